@@ -1,0 +1,80 @@
+"""Game actions (commands to a game) and prompts (questions a game asks the table).
+
+An action is data, boardgame.io style: a ``kind`` naming the move, the acting player, and
+JSON arguments. Each game validates the arguments itself and names the field when they are wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.core.errors import SnapshotError
+from companion.core.jsonvalue import FrozenJson, JsonObject, freeze, thaw
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One move or effect on the table, e.g. ``Action("claim_route", 0, {"route": "…"})``."""
+
+    kind: str
+    player: int | None = None
+    args: FrozenJson = field(default_factory=lambda: freeze({}))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", freeze(self.args))
+
+    def arg(self, name: str, default: Any = None) -> Any:
+        return self.args.get(name, default)
+
+    def to_json(self) -> JsonObject:
+        data: JsonObject = {"kind": self.kind}
+        if self.player is not None:
+            data["player"] = self.player
+        if self.args:
+            data["args"] = thaw(self.args)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "action") -> Action:
+        if not isinstance(data, Mapping):
+            raise SnapshotError(path, f"expected an object, got {data!r}")
+        kind = data.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise SnapshotError(f"{path}.kind", f"expected an action name, got {kind!r}")
+        player = data.get("player")
+        if player is not None and (
+            not isinstance(player, int) or isinstance(player, bool) or player < 0
+        ):
+            raise SnapshotError(f"{path}.player", f"expected a player index ≥ 0, got {player!r}")
+        args = data.get("args", {})
+        if not isinstance(args, Mapping):
+            raise SnapshotError(f"{path}.args", f"expected an object, got {args!r}")
+        unknown = set(data) - {"kind", "player", "args"}
+        if unknown:
+            raise SnapshotError(f"{path}.{sorted(unknown)[0]}", "unknown field")
+        return cls(kind=kind, player=player, args=freeze(args))
+
+    def __str__(self) -> str:
+        who = "" if self.player is None else f"player {self.player}: "
+        return f"{who}{self.kind} {thaw(self.args) if self.args else ''}".rstrip()
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """A question the table must answer before the game can go on.
+
+    ``options`` are the possible answers, each already an action, so the page only picks one.
+    """
+
+    question: str
+    player: int | None = None
+    options: tuple[Action, ...] = ()
+
+    def to_json(self) -> JsonObject:
+        return {
+            "question": self.question,
+            "player": self.player,
+            "options": [o.to_json() for o in self.options],
+        }

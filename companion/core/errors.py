@@ -1,0 +1,76 @@
+"""The error hierarchy.
+
+One base, :class:`TracksideError`; each specific error also subclasses the builtin it resembles
+(python-chess style), so callers may catch either. Messages carry the offending input ``!r`` and
+enough context (field path, rule, rulebook section) for a player to act on them.
+"""
+
+from __future__ import annotations
+
+
+class TracksideError(Exception):
+    """Base of every error Trackside raises on purpose."""
+
+
+class IllegalActionError(TracksideError, ValueError):
+    """An action the rules refuse. The state it was applied to is unchanged.
+
+    ``rule`` says which rule in words, ``section`` where the rulebook says it.
+    """
+
+    def __init__(self, message: str, *, rule: str = "", section: str = "") -> None:
+        self.rule = rule
+        self.section = section
+        parts = [message]
+        if rule:
+            parts.append(f"rule: {rule}")
+        if section:
+            parts.append(f"rulebook: {section}")
+        super().__init__(" — ".join(parts))
+
+
+class SnapshotError(TracksideError, ValueError):
+    """A malformed table snapshot (JSON) or action; ``path`` names the field."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}" if path else reason)
+
+
+class UnknownGameError(TracksideError, LookupError):
+    """No registered game has this name."""
+
+    def __init__(self, name: object, known: tuple[str, ...]) -> None:
+        self.name = name
+        super().__init__(f"unknown game {name!r}; known games: {', '.join(known)}")
+
+
+class UnknownComponentError(TracksideError, LookupError):
+    """A scan names a component the game does not have."""
+
+
+class ConfigError(TracksideError, ValueError):
+    """A bad configuration option; ``path`` is the option (e.g. ``web.port``)."""
+
+    def __init__(self, path: str, reason: str, *, file: str = "") -> None:
+        self.path = path
+        self.reason = reason
+        where = f"{file}: " if file else ""
+        super().__init__(f"{where}{path}: {reason}")
+
+
+class StoreError(TracksideError, RuntimeError):
+    """The event store cannot do what was asked (full disk, read-only, locked)."""
+
+
+class CorruptDatabaseError(StoreError):
+    """The database file is not a Trackside database, or is damaged."""
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer Trackside; it is refused, never overwritten."""
+
+
+class EnrolmentError(TracksideError, ValueError):
+    """A tag cannot be enrolled (e.g. already bound to another component)."""
