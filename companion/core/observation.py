@@ -39,6 +39,9 @@ class Observation:
     seat: Seat | None = None
     monotonic_s: float = field(default_factory=time.monotonic)
     wall_time_s: float = field(default_factory=time.time)
+    ref: str = ""
+    """Where the device got it, for tracing and resuming: e.g. ``"demo.jsonl#17"`` for a
+    replayed line, a frame number for the camera. Empty when there is nothing to say."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ObservationKind(self.kind))
@@ -61,6 +64,7 @@ class Observation:
             "seat": self.seat,
             "monotonic_s": self.monotonic_s,
             "wall_time_s": self.wall_time_s,
+            "ref": self.ref,
         }
 
     @classmethod
@@ -89,7 +93,11 @@ class Observation:
         for name, value in (("monotonic_s", mono), ("wall_time_s", wall)):
             if not isinstance(value, int | float) or isinstance(value, bool):
                 raise SnapshotError(f"{path}.{name}", f"expected a number, got {value!r}")
+        ref = data.get("ref", "")
+        if not isinstance(ref, str):
+            raise SnapshotError(f"{path}.ref", f"expected text, got {ref!r}")
         return cls(
+            ref=ref,
             source=ReaderId(source),
             kind=kind,
             payload=freeze(payload),

@@ -1,0 +1,226 @@
+"""``trackside``: the command line. Bad input: one line on stderr naming what and where, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any, NoReturn
+
+from companion import __version__
+from companion.core.errors import TracksideError
+from companion.games import all_games, find_game
+
+EXIT_BAD_INPUT = 2
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"trackside: error: {message}", file=sys.stderr)
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _read_json(source: str) -> Any:
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{source}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        _fail(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        name = "stdin" if source == "-" else source
+        _fail(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}")
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    data = _read_json(args.file)
+    if not isinstance(data, dict):
+        _fail("the snapshot must be a JSON object")
+    if "game" not in data:
+        _fail('game: missing (e.g. "russian-railroads")')
+    try:
+        sheet = find_game(data["game"]).score_snapshot(data)
+    except TracksideError as exc:
+        _fail(str(exc))
+    print(json.dumps(sheet.to_json(), ensure_ascii=False))
+    return 0
+
+
+def cmd_games(_: argparse.Namespace) -> int:
+    for game in all_games():
+        print(f"{game.name}\t{game.title}\t{game.min_players}–{game.max_players} players")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from companion.service.config import load_settings
+    from companion.service.export import export_game
+    from companion.service.store import EventStore
+
+    db = Path(args.db) if args.db else load_settings(_config_path(args)).database.path
+    store = EventStore.open_readonly(db)
+    try:
+        _, body = export_game(store, args.game_id, args.format)
+    finally:
+        store.close()
+    sys.stdout.write(body)
+    return 0
+
+
+def _config_path(args: argparse.Namespace) -> Path | None:
+    return Path(args.config) if getattr(args, "config", None) else None
+
+
+def _serve(service: Any, *, until: threading.Event | None = None) -> int:
+    stop = until or threading.Event()
+
+    def on_signal(signum: int, _: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        stop.wait()
+    finally:
+        service.stop()
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from companion.service.config import load_settings
+    from companion.service.runtime import Trackside
+
+    settings = load_settings(_config_path(args))
+    service = Trackside(settings)
+    service.start()
+    log = logging.getLogger("trackside")
+    log.info(
+        "Trackside %s running: database %s, scoreboard http://%s:%s/",
+        __version__,
+        settings.database.path,
+        settings.web.host,
+        service.web_port,
+    )
+    return _serve(service)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from companion.service.demo import start_demo
+
+    service, url = start_demo(port=args.port, speed=args.speed, recording=args.recording)
+    print(f"Trackside demo: the scoreboard is at {url} — Ctrl-C to stop.", flush=True)
+    return _serve(service)
+
+
+def cmd_listen(args: argparse.Namespace) -> int:
+    from firmware_bridge.listen import listen  # type: ignore[import-not-found,unused-ignore]
+
+    result: int = listen(args.protocol, args.port, args.baud, args.seat, sys.stdout)
+    return result
+
+
+def cmd_readers(args: argparse.Namespace) -> int:
+    from firmware_bridge.listen import list_ports  # type: ignore[import-not-found,unused-ignore]
+    from firmware_bridge.readers import ReaderConfig  # type: ignore[import-not-found,unused-ignore]
+
+    from companion.service.config import SERIAL_PROTOCOLS, load_settings
+
+    settings = load_settings(_config_path(args))
+    configured = [
+        ReaderConfig(
+            name=r.name,
+            protocol=r.protocol,
+            port=r.port,
+            seat=r.seat,
+            baud=r.baud,
+            vid_pid=r.vid_pid,
+        )
+        for r in settings.readers
+        if r.protocol in (*SERIAL_PROTOCOLS, "hid")
+    ]
+    result: int = list_ports(sys.stdout, configured)
+    return result
+
+
+def cmd_see(args: argparse.Namespace) -> int:
+    from vision.see import see  # type: ignore[import-not-found,unused-ignore]
+
+    result: int = see(args.images, sys.stdout)
+    return result
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trackside",
+        description="A table companion for physical railroad board games.",
+    )
+    parser.add_argument("--version", action="version", version=f"trackside {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("run", help="run the service from the config file")
+    p.add_argument("--config", help="config file (default: <data dir>/config/trackside.toml)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("demo", help="replay a recorded game night with virtual readers")
+    p.add_argument("--port", type=int, default=8080, help="web port on 127.0.0.1 (default 8080)")
+    p.add_argument("--speed", type=float, default=20.0, help="replay speed-up (default 20)")
+    p.add_argument("--recording", help="another recording file to replay")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("score", help="score a table snapshot (JSON file, or - for stdin)")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("games", help="list the games Trackside knows")
+    p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser("export", help="a game's record as JSON or CSV")
+    p.add_argument("game_id", type=int)
+    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.add_argument("--config", help="config file (to find the database)")
+    p.add_argument("--db", help="the database file (instead of the config's)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("listen", help="open one serial reader and print what it reads")
+    p.add_argument("--protocol", required=True, choices=("rdm6300", "id12la", "pn532", "line"))
+    p.add_argument("--port", required=True, help="device, e.g. /dev/serial/by-id/…")
+    p.add_argument("--baud", type=int)
+    p.add_argument("--seat", type=int)
+    p.set_defaults(func=cmd_listen)
+
+    p = sub.add_parser("readers", help="list serial ports and what each is configured as")
+    p.add_argument("--config")
+    p.set_defaults(func=cmd_readers)
+
+    p = sub.add_parser("see", help="run the vision detectors on still images")
+    p.add_argument("images", nargs="+")
+    p.set_defaults(func=cmd_see)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    try:
+        result: int = args.func(args)
+    except TracksideError as exc:
+        _fail(str(exc))
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith(("firmware_bridge", "vision")):
+            _fail(f"{args.command}: this build has no {exc.name} yet")
+        raise
+    return result
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,245 @@
+"""The config file: one TOML file, validated at start-up into frozen settings.
+
+Every option has a documented default (``docs/config.md``); a bad option stops start-up with
+its path and the reason (``readers[1].seat: expected a seat number 1–8, got 0``). Unknown keys
+are refused too, so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+from companion.core.errors import ConfigError
+
+READER_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line", "hid", "virtual", "replay")
+SERIAL_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line")
+MAX_SEATS = 8
+DEFAULT_PORT = 8080
+
+
+def default_data_dir() -> Path:
+    """``$TRACKSIDE_DATA``, else ``/var/lib/trackside`` when it exists (the Pi install), else
+    ``~/.local/share/trackside``."""
+    env = os.environ.get("TRACKSIDE_DATA")
+    if env:
+        return Path(env)
+    system = Path("/var/lib/trackside")
+    if system.is_dir():
+        return system
+    return Path.home() / ".local" / "share" / "trackside"
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    host: str = "0.0.0.0"
+    port: int = DEFAULT_PORT
+    pin: str | None = None
+    """Needed for every action that changes a game; ``None``: changes from the page are off."""
+    enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseSettings:
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class MqttSettings:
+    host: str = "127.0.0.1"
+    port: int = 1883
+    table_id: str = field(default_factory=socket.gethostname)
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    ca_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderSettings:
+    name: str
+    protocol: str
+    port: str = ""
+    """Device path (prefer ``/dev/serial/by-id/…``), or the recording file for ``replay``."""
+    seat: int | None = None
+    baud: int | None = None
+    speed: float = 1.0
+    """``replay`` only: how much faster than recorded the file plays."""
+    vid_pid: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    data_dir: Path
+    web: WebSettings
+    database: DatabaseSettings
+    mqtt: MqttSettings | None = None
+    readers: tuple[ReaderSettings, ...] = ()
+    source: str = ""
+    """The file these settings came from ('' for built-in defaults)."""
+
+
+# -- validation helpers ---------------------------------------------------------------------
+class _Section:
+    def __init__(self, data: Any, path: str, file: str) -> None:
+        self.path = path
+        self.file = file
+        if not isinstance(data, Mapping):
+            self.fail("", f"expected a table, got {data!r}")
+        self.data: Mapping[str, Any] = data
+
+    def fail(self, key: str, reason: str) -> NoReturn:
+        where = f"{self.path}.{key}" if self.path and key else (self.path or key)
+        raise ConfigError(where, reason, file=self.file)
+
+    def only(self, *keys: str) -> None:
+        for key in self.data:
+            if key not in keys:
+                self.fail(key, f"unknown option (known: {', '.join(keys)})")
+
+    def text(self, key: str, default: str | None) -> str | None:
+        value: Any = self.data.get(key, default)
+        if value is not None and not isinstance(value, str):
+            self.fail(key, f"expected text, got {value!r}")
+        return value
+
+    def integer(self, key: str, default: int | None, lo: int, hi: int) -> int | None:
+        value: Any = self.data.get(key, default)
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            self.fail(key, f"expected a whole number {lo}–{hi}, got {value!r}")
+        return value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value: Any = self.data.get(key, default)
+        if not isinstance(value, bool):
+            self.fail(key, f"expected true or false, got {value!r}")
+        return value
+
+
+def _web(data: Any, file: str) -> WebSettings:
+    s = _Section(data, "web", file)
+    s.only("host", "port", "pin", "enabled")
+    pin = s.data.get("pin")
+    if isinstance(pin, int) and not isinstance(pin, bool):
+        s.fail("pin", "write the PIN in quotes (a number would lose leading zeros)")
+    pin = s.text("pin", None)
+    if pin is not None and (len(pin) < 4 or not pin.isdigit()):
+        s.fail("pin", "expected at least 4 digits")
+    return WebSettings(
+        host=s.text("host", "0.0.0.0") or "0.0.0.0",
+        port=s.integer("port", DEFAULT_PORT, 0, 65535) or 0,
+        pin=pin,
+        enabled=s.boolean("enabled", True),
+    )
+
+
+def _mqtt(data: Any, file: str) -> MqttSettings:
+    s = _Section(data, "mqtt", file)
+    s.only("host", "port", "table_id", "username", "password", "tls", "ca_file")
+    table_id = s.text("table_id", None) or socket.gethostname()
+    if not table_id or any(c in table_id for c in "/+#"):
+        s.fail("table_id", f"{table_id!r} may not contain / + or #")
+    ca_file = s.text("ca_file", None)
+    if ca_file is not None and not Path(ca_file).is_file():
+        s.fail("ca_file", f"no such file {ca_file!r}")
+    return MqttSettings(
+        host=s.text("host", "127.0.0.1") or "127.0.0.1",
+        port=s.integer("port", 1883, 1, 65535) or 1883,
+        table_id=table_id,
+        username=s.text("username", None),
+        password=s.text("password", None),
+        tls=s.boolean("tls", False),
+        ca_file=ca_file,
+    )
+
+
+def _reader(data: Any, index: int, file: str, base: Path) -> ReaderSettings:
+    s = _Section(data, f"readers[{index}]", file)
+    s.only("name", "protocol", "port", "seat", "baud", "speed", "vid_pid")
+    name = s.text("name", None)
+    if not name:
+        s.fail("name", "every reader needs a name")
+    protocol = s.text("protocol", None) or ""
+    if protocol not in READER_PROTOCOLS:
+        s.fail("protocol", f"{protocol!r} is not one of {' | '.join(READER_PROTOCOLS)}")
+    port = s.text("port", "") or ""
+    if protocol in (*SERIAL_PROTOCOLS, "hid", "replay") and not port:
+        s.fail("port", f"a {protocol} reader needs a port (device path or file)")
+    if protocol == "replay":
+        path = Path(port) if Path(port).is_absolute() else base / port
+        if not path.is_file():
+            s.fail("port", f"no recording at {str(path)!r}")
+        port = str(path)
+    speed = s.data.get("speed", 1.0)
+    if not isinstance(speed, int | float) or isinstance(speed, bool) or not 0 < speed <= 10000:
+        s.fail("speed", f"expected a number above 0 (up to 10000), got {speed!r}")
+    vid_pid = s.data.get("vid_pid", [])
+    if not isinstance(vid_pid, list) or not all(
+        isinstance(v, str) and len(v.split(":")) == 2 for v in vid_pid
+    ):
+        s.fail("vid_pid", f'expected a list like ["2341:0043"], got {vid_pid!r}')
+    return ReaderSettings(
+        name=name,
+        protocol=protocol,
+        port=port,
+        seat=s.integer("seat", None, 1, MAX_SEATS),
+        baud=s.integer("baud", None, 300, 4_000_000),
+        speed=float(speed),
+        vid_pid=tuple(vid_pid),
+    )
+
+
+def parse_settings(
+    data: Mapping[str, Any], *, file: str = "", data_dir: Path | None = None
+) -> Settings:
+    """Validate a parsed TOML document into :class:`Settings`."""
+    top = _Section(data, "", file)
+    top.only("data_dir", "web", "database", "mqtt", "readers")
+    base = Path(file).parent if file else Path.cwd()
+    raw_dir = top.text("data_dir", None)
+    root = Path(raw_dir) if raw_dir else (data_dir or default_data_dir())
+    db = _Section(data.get("database", {}), "database", file)
+    db.only("path")
+    db_path = Path(db.text("path", None) or root / "db" / "trackside.sqlite3")
+    readers_raw = data.get("readers", [])
+    if not isinstance(readers_raw, list):
+        top.fail("readers", "expected [[readers]] tables")
+    readers = tuple(_reader(r, i, file, base) for i, r in enumerate(readers_raw))
+    names = [r.name for r in readers]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ConfigError(f"readers[{i}].name", f"{name!r} is used twice", file=file)
+    return Settings(
+        data_dir=root,
+        web=_web(data.get("web", {}), file),
+        database=DatabaseSettings(db_path),
+        mqtt=_mqtt(data["mqtt"], file) if "mqtt" in data else None,
+        readers=readers,
+        source=file,
+    )
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Settings from ``path``, or from the data dir's ``config/trackside.toml``, or the built-in
+    defaults when that file does not exist. Raises :class:`ConfigError` naming the option."""
+    explicit = path is not None
+    if path is None:
+        path = default_data_dir() / "config" / "trackside.toml"
+    if not path.exists():
+        if explicit:
+            raise ConfigError("--config", f"no such file {str(path)!r}")
+        return parse_settings({})
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("(syntax)", str(exc), file=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("(file)", str(exc), file=str(path)) from None
+    return parse_settings(data, file=str(path))

@@ -1,0 +1,556 @@
+"""The engine thread: the one writer.
+
+Every input (a reader's scan, the camera, the table page) is an :class:`Observation` on one
+queue. One thread takes them in order and, for each: works out what it means (tag registry →
+game interpreter → rules), records the input, its outcome and the event it caused in one SQLite
+transaction (durable), and only then swaps in the new immutable session, acknowledges the
+sender and publishes the new snapshot. A refused input is recorded as "rejected: reason" and
+shown; it never stops the thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.core.actions import Action, Prompt
+from companion.core.errors import (
+    IllegalActionError,
+    SnapshotError,
+    StoreError,
+    TracksideError,
+    UnknownComponentError,
+)
+from companion.core.events import (
+    ActionApplied,
+    ActionCorrected,
+    ActionRedone,
+    ActionUndone,
+    GameEnded,
+    GameEvent,
+    GameStarted,
+    LogEntry,
+)
+from companion.core.game import PlayerSpec
+from companion.core.ids import GameId
+from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.observation import Observation, ObservationKind
+from companion.core.session import TableSession
+from companion.core.snapshot import Field
+from companion.games import find_game
+from companion.service.store import EventStore, InputOutcome, TagBinding
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_SCHEMA = 1
+RECENT_INPUTS = 12
+SELF_DESCRIBING_PREFIX = "TS:"
+"""Printed labels carry their binding: ``TS:<game id>:<component id>`` needs no enrolment."""
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    """What subscribers (web, MQTT, LEDs) get after each change."""
+
+    version: int
+    snapshot: JsonObject
+    game_id: GameId | None = None
+    entry: LogEntry | None = None
+
+
+class Ticket:
+    """The sender's handle on one input: :meth:`wait` returns its outcome once recorded."""
+
+    def __init__(self, observation: Observation) -> None:
+        self.observation = observation
+        self._done = threading.Event()
+        self._outcome: InputOutcome | None = None
+
+    def _resolve(self, outcome: InputOutcome) -> None:
+        self._outcome = outcome
+        self._done.set()
+
+    def wait(self, timeout_s: float | None = None) -> InputOutcome:
+        if not self._done.wait(timeout_s):
+            raise TimeoutError(f"no outcome for {self.observation.kind} within {timeout_s} s")
+        assert self._outcome is not None
+        return self._outcome
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What one input will do, worked out before anything is written."""
+
+    outcome: InputOutcome
+    session: TableSession | None = None
+    entry: LogEntry | None = None
+    new_game: tuple[str, tuple[str, ...]] | None = None
+    enrol: TagBinding | None = None
+    select: GameId | None = None
+    prompt: Prompt | None = None
+
+
+@dataclass(slots=True)
+class _DeviceStatus:
+    name: str
+    status: JsonObject
+
+
+_STOP = object()
+
+
+@dataclass(slots=True)
+class _State:
+    sessions: dict[GameId, TableSession] = field(default_factory=dict)
+    broken: dict[GameId, str] = field(default_factory=dict)
+    active: GameId | None = None
+    prompt: Prompt | None = None
+    store_error: str | None = None
+    devices: dict[str, JsonObject] = field(default_factory=dict)
+    recent: deque[JsonObject] = field(default_factory=lambda: deque(maxlen=RECENT_INPUTS))
+
+
+class Engine:
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._state = _State()
+        self._subscribers: list[Callable[[Publication], None]] = []
+        self._cond = threading.Condition()
+        self._version = 0
+        self._snapshot: JsonObject = {}
+        self._thread: threading.Thread | None = None
+        self._resume()
+        self._publish(None, None)
+
+    # -- start-up ---------------------------------------------------------------------------
+    def _resume(self) -> None:
+        """Replay every unfinished game from its log, exactly as it was. A game that no longer
+        replays (e.g. the rules changed under it) is held and reported, never dropped."""
+        for record in self.store.unfinished_games():
+            try:
+                entries = self.store.entries(record.id)
+                session = TableSession.replay(find_game(record.game), entries)
+            except TracksideError as exc:
+                self._state.broken[record.id] = str(exc)
+                log.error("game %s (%s) cannot be resumed: %s", record.id, record.game, exc)
+                continue
+            self._state.sessions[record.id] = session
+            self._state.active = record.id
+        for item in reversed(self.store.inputs(RECENT_INPUTS)):
+            self._state.recent.append(_recent(item))
+
+    # -- the thread -------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="trackside-engine", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        if self._thread is None:
+            return
+        self._queue.put(_STOP)
+        self._thread.join(timeout_s)
+        self._thread = None
+
+    def submit(self, observation: Observation) -> Ticket:
+        """Queue an input; thread-safe. ``ticket.wait()`` gives the recorded outcome."""
+        ticket = Ticket(observation)
+        self._queue.put(ticket)
+        return ticket
+
+    def __call__(self, observation: Observation) -> None:
+        """Readers use the engine as their sink: fire and forget."""
+        self.submit(observation)
+
+    def report_device(self, name: str, status: Mapping[str, Any]) -> None:
+        """A device's state changed (``searching | connected | error`` …)."""
+        self._queue.put(_DeviceStatus(name, dict(status)))
+
+    def barrier(self, timeout_s: float = 10.0) -> None:
+        """Return once every input queued before this call has been handled."""
+        done = threading.Event()
+        self._queue.put(done)
+        if not done.wait(timeout_s):
+            raise TimeoutError(f"the engine did not catch up within {timeout_s} s")
+
+    def subscribe(self, callback: Callable[[Publication], None]) -> None:
+        """``callback`` runs on the engine thread after every change; it must not block."""
+        self._subscribers.append(callback)
+        callback(Publication(self._version, self._snapshot))
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
+            try:
+                if isinstance(item, _DeviceStatus):
+                    if self._state.devices.get(item.name) != item.status:
+                        self._state.devices[item.name] = item.status
+                        self._publish(None, None)
+                else:
+                    item._resolve(self.handle(item.observation))
+            except Exception:  # the one writer never dies
+                log.exception("engine: unexpected failure on %r", item)
+                if isinstance(item, Ticket):
+                    item._resolve(InputOutcome("rejected", "internal error; see the log"))
+
+    # -- one input --------------------------------------------------------------------------
+    def handle(self, observation: Observation) -> InputOutcome:
+        """Process one input synchronously (the engine thread, or tests without a thread)."""
+        try:
+            plan = self._plan(observation)
+        except TracksideError as exc:
+            plan = _Plan(InputOutcome("rejected", str(exc), self._state.active))
+        except Exception as exc:  # a bug in a game must not cost the input
+            log.exception("engine: planning %r failed", observation)
+            plan = _Plan(InputOutcome("rejected", f"internal error: {exc!r}", self._state.active))
+        try:
+            _, game_id = self.store.record(
+                observation,
+                plan.outcome,
+                new_game=plan.new_game,
+                entry=plan.entry,
+                enrol=plan.enrol,
+            )
+        except TracksideError as exc:
+            message = f"not recorded, nothing changed: {exc}"
+            if isinstance(exc, StoreError):
+                self._state.store_error = str(exc)
+            log.error("engine: %s", message)
+            outcome = InputOutcome("rejected", message, self._state.active)
+            self._state.recent.append(_recent_from(observation, outcome))
+            self._publish(None, None)
+            return outcome
+        self._state.store_error = None
+        outcome = plan.outcome
+        if plan.session is not None and game_id is not None:
+            self._state.sessions[game_id] = plan.session
+            # an ended game stays on the scoreboard (its final sheet) until the next one starts
+            self._state.active = game_id
+            self._state.prompt = None
+            outcome = InputOutcome(outcome.outcome, outcome.message, game_id, outcome.seq)
+        if plan.select is not None:
+            self._state.active = plan.select
+        if plan.prompt is not None:
+            self._state.prompt = plan.prompt
+        self._state.recent.append(_recent_from(observation, outcome))
+        self._publish(game_id, plan.entry)
+        return outcome
+
+    def _plan(self, obs: Observation) -> _Plan:
+        kind = obs.kind
+        if kind is ObservationKind.COMMAND:
+            return self._plan_command(obs)
+        if kind is ObservationKind.ACTION:
+            session, game_id = self._active_session()
+            action = Action.from_json(
+                Field(thaw(obs.payload)).get("action").value, "payload.action"
+            )
+            if action.player is None and obs.seat is not None:
+                action = Action(action.kind, self._player_at(session, obs.seat), action.args)
+            return self._plan_event(session, game_id, ActionApplied(action), obs, "applied")
+        if kind in (ObservationKind.TAG_PRESENT, ObservationKind.TEXT):
+            return self._plan_scan(obs)
+        if kind is ObservationKind.ERROR:
+            message = obs.payload.get("message", "")
+            return _Plan(InputOutcome("logged", str(message), self._state.active))
+        return _Plan(InputOutcome("logged", "", self._state.active))
+
+    def _plan_scan(self, obs: Observation) -> _Plan:
+        uid = obs.tag
+        if not uid:
+            raise SnapshotError("payload", "a scan carries a 'uid' or a 'text'")
+        session, game_id = self._active_session()
+        game_name = session.game.name
+        component = self._resolve_tag(uid, game_name)
+        player = self._player_at(session, obs.seat) if obs.seat is not None else None
+        try:
+            result = session.game.interpret(session.state, player, component)
+        except UnknownComponentError as exc:
+            raise UnknownComponentError(f"tag {uid!r} → {component!r}: {exc}") from None
+        if isinstance(result, Prompt):
+            return _Plan(
+                InputOutcome("prompt", result.question, game_id),
+                prompt=result,
+            )
+        return self._plan_event(session, game_id, ActionApplied(result), obs, "applied")
+
+    def _resolve_tag(self, uid: str, game_name: str) -> str:
+        if uid.startswith(SELF_DESCRIBING_PREFIX):
+            parts = uid.split(":", 2)
+            if len(parts) == 3 and parts[1] and parts[2]:
+                if parts[1] != game_name:
+                    raise IllegalActionError(
+                        f"label {uid!r} belongs to {parts[1]}, but {game_name} is on the table"
+                    )
+                return parts[2]
+        binding = self.store.tag(uid)
+        if binding is None:
+            self._state.prompt = Prompt(f"unknown tag {uid!r}: enrol it on the table page")
+            raise UnknownComponentError(f"unknown tag {uid!r}: enrol it on the table page")
+        if binding.game != game_name:
+            raise IllegalActionError(
+                f"tag {uid!r} is enrolled as {binding.game} {binding.component!r}, "
+                f"but {game_name} is on the table"
+            )
+        return binding.component
+
+    def _plan_command(self, obs: Observation) -> _Plan:
+        doc = Field(thaw(obs.payload), "payload")
+        command = doc.get("command").str(
+            frozenset({"start_game", "undo", "redo", "correct", "end_game", "enrol", "select_game"})
+        )
+        active = self._state.active
+        if command == "start_game":
+            return self._plan_start(doc, obs)
+        if command == "enrol":
+            doc.only("command", "uid", "component", "game")
+            uid = doc.get("uid").str()
+            component = doc.get("component").str()
+            if active is not None and not doc.has("game"):
+                game_name = self._state.sessions[active].game.name
+            else:
+                game_name = doc.get("game").str()
+            game = find_game(game_name)
+            known = {c.id for c in game.components}
+            if component not in known:
+                raise UnknownComponentError(f"{game.name} has no component {component!r}")
+            return _Plan(
+                InputOutcome("enrolled", f"{uid} → {game.name} {component}", active),
+                enrol=TagBinding(uid, game.name, component),
+            )
+        if command == "select_game":
+            game_id = GameId(doc.get("game_id").int(lo=1))
+            if game_id not in self._state.sessions or self._state.sessions[game_id].is_ended:
+                raise IllegalActionError(f"game {game_id} is not an unfinished game")
+            return _Plan(InputOutcome("selected", f"game {game_id}", game_id), select=game_id)
+        session, game_id = self._active_session()
+        event: GameEvent
+        if command == "undo":
+            if not session.applied:
+                raise IllegalActionError("nothing to undo")
+            target = doc.get("target_seq", session.applied[-1].seq).int(lo=1)
+            event = ActionUndone(target)
+        elif command == "redo":
+            if not session.redo_stack:
+                raise IllegalActionError("nothing to redo")
+            event = ActionRedone(doc.get("target_seq", session.redo_stack[-1].seq).int(lo=1))
+        elif command == "correct":
+            event = ActionCorrected(
+                doc.get("target_seq").int(lo=1),
+                Action.from_json(doc.get("action").value, "payload.action"),
+            )
+        else:
+            default = "finished" if session.game.is_over(session.state) else "abandoned"
+            event = GameEnded(doc.get("reason", default).str(frozenset({"finished", "abandoned"})))
+        return self._plan_event(session, game_id, event, obs, command)
+
+    def _plan_start(self, doc: Field, obs: Observation) -> _Plan:
+        doc.only("command", "game", "players", "options")
+        running = self.session()
+        if running is not None and not running.is_ended:
+            raise IllegalActionError(
+                f"game {self._state.active} ({running.game.name}) is still running; end it first"
+            )
+        game = find_game(doc.get("game").str())
+        players = []
+        for p in doc.get("players").list(max_len=game.max_players):
+            p.only("name", "colour", "seat")
+            seat = p.get("seat", None)
+            players.append(
+                PlayerSpec(
+                    name=p.get("name").str(),
+                    colour=p.get("colour", "").str(),
+                    seat=None if seat.value is None else seat.int(lo=1, hi=8),
+                )
+            )
+        names = [p.name for p in players]
+        if len(set(names)) != len(names) or not all(names):
+            doc.get("players").fail("every player needs a different, non-empty name")
+        seats = [p.seat for p in players if p.seat is not None]
+        if len(set(seats)) != len(seats):
+            doc.get("players").fail("two players at one seat")
+        started = GameStarted(game.name, tuple(players), doc.get("options", {}).obj())
+        entry = LogEntry(1, started, obs.source, obs.wall_time_s)
+        session = TableSession.start(game, entry)
+        return _Plan(
+            InputOutcome("applied", f"{game.title} started", None, 1),
+            session=session,
+            entry=entry,
+            new_game=(game.name, tuple(names)),
+        )
+
+    def _plan_event(
+        self, session: TableSession, game_id: GameId, event: GameEvent, obs: Observation, verb: str
+    ) -> _Plan:
+        entry = LogEntry(session.next_seq, event, obs.source, obs.wall_time_s)
+        new_session = session.append(entry)
+        if isinstance(event, ActionApplied):
+            message = str(event.action)
+        else:
+            message = f"{verb} #{getattr(event, 'target_seq', entry.seq)}"
+        return _Plan(
+            InputOutcome("applied", message, game_id, entry.seq),
+            session=new_session,
+            entry=entry,
+        )
+
+    def _active_session(self) -> tuple[TableSession, GameId]:
+        game_id = self._state.active
+        if game_id is None:
+            raise IllegalActionError("no game is running: start one on the table page")
+        session = self._state.sessions[game_id]
+        if session.is_ended:
+            raise IllegalActionError(
+                f"game {game_id} has ended ({session.ended}): start a new one on the table page"
+            )
+        return session, game_id
+
+    @staticmethod
+    def _player_at(session: TableSession, seat: int) -> int | None:
+        for index, player in enumerate(session.started.players):
+            if player.seat == seat:
+                return index
+        return None
+
+    # -- snapshots --------------------------------------------------------------------------
+    def _publish(self, game_id: GameId | None, entry: LogEntry | None) -> None:
+        snapshot = self._build_snapshot()
+        with self._cond:
+            self._version += 1
+            self._snapshot = snapshot
+            publication = Publication(self._version, snapshot, game_id, entry)
+            self._cond.notify_all()
+        for callback in list(self._subscribers):
+            try:
+                callback(publication)
+            except Exception:
+                log.exception("engine: a subscriber failed")
+
+    def latest(self) -> tuple[int, JsonObject]:
+        with self._cond:
+            return self._version, self._snapshot
+
+    def wait_newer(self, version: int, timeout_s: float) -> tuple[int, JsonObject]:
+        """Block until a snapshot newer than ``version`` exists (or the timeout passes)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._version > version, timeout_s)
+            return self._version, self._snapshot
+
+    def session(self, game_id: GameId | None = None) -> TableSession | None:
+        gid = self._state.active if game_id is None else game_id
+        return None if gid is None else self._state.sessions.get(gid)
+
+    def _build_snapshot(self) -> JsonObject:
+        state = self._state
+        status: JsonObject = {
+            "devices": dict(state.devices),
+            "store_error": state.store_error,
+            "recent": list(state.recent),
+            "broken_games": {str(k): v for k, v in state.broken.items()},
+            "prompt": None if state.prompt is None else state.prompt.to_json(),
+            "unfinished_games": [
+                gid for gid, s in sorted(state.sessions.items()) if not s.is_ended
+            ],
+        }
+        snapshot: JsonObject = {
+            "schema": SNAPSHOT_SCHEMA,
+            "game": None,
+            "game_id": None,
+            "title": "",
+            "seq": 0,
+            "over": False,
+            "players": [],
+            "winners": [],
+            "notes": [],
+            "problems": [],
+            "table": None,
+            "status": status,
+            "updated_at": time.time(),
+        }
+        session = self.session()
+        if session is None:
+            status["waiting_for"] = "a game to start"
+            return snapshot
+        game = session.game
+        st = session.state
+        try:
+            sheet = game.score(st)
+            turn = game.status(st)
+            public = getattr(game, "public_json", game.to_json)
+            table: JsonObject = public(st)
+            problems = [p.to_json() for p in game.problems(st)]
+        except Exception as exc:  # a scoring bug must not blank the scoreboard
+            log.exception("engine: building the snapshot failed")
+            status["waiting_for"] = f"internal error while scoring: {exc!r}"
+            return snapshot
+        players = []
+        for index, (spec, score) in enumerate(
+            zip(session.started.players, sheet.players, strict=False)
+        ):
+            players.append(
+                {
+                    "index": index,
+                    "name": spec.name,
+                    "colour": spec.colour,
+                    "seat": spec.seat,
+                    "total": score.total,
+                    "lines": [line.to_json() for line in score.lines],
+                }
+            )
+        status.update(turn.to_json())
+        if state.prompt is not None:
+            status["prompt"] = state.prompt.to_json()
+        snapshot.update(
+            game=game.name,
+            game_id=state.active,
+            title=game.title,
+            seq=session.entries[-1].seq,
+            over=game.is_over(st),
+            players=players,  # type: ignore[arg-type]
+            winners=list(sheet.winners),
+            notes=list(sheet.notes),
+            problems=problems,  # type: ignore[arg-type]
+            table=table,
+            can_undo=bool(session.applied),
+            can_redo=bool(session.redo_stack),
+        )
+        return snapshot
+
+
+def _recent_from(obs: Observation, outcome: InputOutcome) -> JsonObject:
+    return {
+        "source": obs.source,
+        "seat": obs.seat,
+        "kind": obs.kind.value,
+        "what": obs.tag or "",
+        "outcome": outcome.outcome,
+        "message": outcome.message,
+        "wall_time_s": obs.wall_time_s,
+    }
+
+
+def _recent(item: Mapping[str, Any]) -> JsonObject:
+    payload = item.get("payload") or {}
+    what = payload.get("uid") or payload.get("text") or "" if isinstance(payload, dict) else ""
+    return {
+        "source": item["source"],
+        "seat": item["seat"],
+        "kind": item["kind"],
+        "what": what,
+        "outcome": item["outcome"] or "unprocessed",
+        "message": item["message"] or "",
+        "wall_time_s": item["wall_time_s"],
+    }

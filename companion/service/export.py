@@ -1,0 +1,81 @@
+"""A game's record for people and other tools: JSON (everything) and CSV (the score sheet)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from companion.core.errors import TracksideError
+from companion.core.events import event_to_json
+from companion.core.session import TableSession
+from companion.games import find_game
+from companion.service.store import EventStore
+
+
+def _replay(store: EventStore, game_id: int) -> TableSession:
+    record = store.game(game_id)
+    return TableSession.replay(find_game(record.game), store.entries(game_id))
+
+
+def game_summaries(store: EventStore) -> list[dict[str, Any]]:
+    """Every game, newest first, with its current totals (replayed from the log)."""
+    result = []
+    for record in reversed(store.games()):
+        summary: dict[str, Any] = {
+            "id": record.id,
+            "game": record.game,
+            "players": list(record.players),
+            "started_at": record.started_at,
+            "ended_at": record.ended_at,
+            "end_reason": record.end_reason,
+        }
+        try:
+            session = _replay(store, record.id)
+            sheet = session.game.score(session.state)
+            summary["totals"] = {p.name: p.total for p in sheet.players}
+            summary["winners"] = list(sheet.winners)
+        except TracksideError as exc:
+            summary["error"] = str(exc)
+        result.append(summary)
+    return result
+
+
+def export_game(store: EventStore, game_id: int, fmt: str) -> tuple[str, str]:
+    """(mimetype, body) of one game's record. JSON: players, every log entry, the final table
+    snapshot and score sheet. CSV: the score sheet, one row per line of each player."""
+    record = store.game(game_id)
+    session = _replay(store, game_id)
+    game = session.game
+    sheet = game.score(session.state)
+    if fmt == "json":
+        data = {
+            "trackside_export": 1,
+            "game_id": record.id,
+            "game": record.game,
+            "title": game.title,
+            "started_at": record.started_at,
+            "ended_at": record.ended_at,
+            "end_reason": record.end_reason,
+            "players": [p.to_json() for p in session.started.players],
+            "events": [
+                {"seq": e.seq, "by": e.by, "wall_time_s": e.wall_time_s, **event_to_json(e.event)}
+                for e in session.entries
+            ],
+            "snapshot": game.to_json(session.state),
+            "score": sheet.to_json(),
+        }
+        return "application/json", json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["game_id", "game", "player", "category", "points", "note"])
+        for player in sheet.players:
+            for line in player.lines:
+                writer.writerow(
+                    [record.id, record.game, player.name, line.category, line.points, line.note]
+                )
+            writer.writerow([record.id, record.game, player.name, "total", player.total, ""])
+        return "text/csv", out.getvalue()
+    raise TracksideError(f"unknown export format {fmt!r}; use json or csv")

@@ -1,0 +1,169 @@
+"""The composition root: builds the store, the engine thread, the readers and the web server
+from settings, starts them, and stops them in order. Each part may be absent."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from companion.core.jsonvalue import JsonObject
+from companion.core.observation import Observation
+from companion.service.config import ReaderSettings, Settings
+from companion.service.engine import Engine
+from companion.service.export import export_game, game_summaries
+from companion.service.store import EventStore
+from firmware_bridge.virtual import ReplayReader, VirtualReader
+from web import create_app
+
+log = logging.getLogger(__name__)
+STATUS_POLL_S = 1.0
+
+
+class Device(Protocol):
+    def start(self) -> None: ...
+
+    def stop(self, timeout_s: float = ...) -> None: ...
+
+    def status(self) -> Any: ...
+
+
+def _status_json(status: Any) -> JsonObject:
+    if is_dataclass(status) and not isinstance(status, type):
+        return dict(asdict(status))
+    if isinstance(status, Mapping):
+        return dict(status)
+    return {"state": str(status)}
+
+
+class Trackside:
+    """The running service."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.store = EventStore(settings.database.path)
+        self.engine = Engine(self.store)
+        self.devices: dict[str, Device] = {}
+        self.virtual: dict[str, VirtualReader] = {}
+        for reader in settings.readers:
+            self.devices[reader.name] = self._make_reader(reader)
+        self._closing = threading.Event()
+        self._server: BaseWSGIServer | None = None
+        self._threads: list[threading.Thread] = []
+        self.app = create_app(self)
+
+    def _make_reader(self, reader: ReaderSettings) -> Device:
+        if reader.protocol == "virtual":
+            virtual = VirtualReader(reader.name, self.engine, reader.seat)
+            self.virtual[reader.name] = virtual
+            return virtual
+        if reader.protocol == "replay":
+            return ReplayReader(
+                reader.name,
+                Path(reader.port),
+                self.engine,
+                speed=reader.speed,
+                resume_after=self.store.last_ref_index,
+            )
+        from firmware_bridge.readers import ReaderConfig, open_reader  # type: ignore[import-not-found,unused-ignore]
+
+        config = ReaderConfig(
+            name=reader.name,
+            protocol=reader.protocol,
+            port=reader.port,
+            seat=reader.seat,
+            baud=reader.baud,
+            vid_pid=reader.vid_pid,
+        )
+        device: Device = open_reader(config, self.engine)
+        return device
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def start(self, *, web: bool = True) -> None:
+        self.engine.start()
+        for name, device in self.devices.items():
+            try:
+                device.start()
+            except Exception as exc:  # one broken device never stops the table
+                log.error("device %s failed to start: %s", name, exc)
+                self.engine.report_device(name, {"state": "error", "last_error": str(exc)})
+        self._spawn(self._poll_devices, "device-status")
+        if web and self.settings.web.enabled:
+            self._server = make_server(
+                self.settings.web.host, self.settings.web.port, self.app, threaded=True
+            )
+            self._server.daemon_threads = True  # type: ignore[attr-defined]
+            self._spawn(self._server.serve_forever, "web")
+
+    @property
+    def web_port(self) -> int | None:
+        return None if self._server is None else int(self._server.server_port)
+
+    def _spawn(self, target: Any, name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _poll_devices(self) -> None:
+        while not self._closing.is_set():
+            for name, device in self.devices.items():
+                try:
+                    self.engine.report_device(name, _status_json(device.status()))
+                except Exception as exc:
+                    self.engine.report_device(name, {"state": "error", "last_error": str(exc)})
+            self._closing.wait(STATUS_POLL_S)
+
+    def stop(self) -> None:
+        self._closing.set()
+        for device in self.devices.values():
+            with contextlib.suppress(Exception):
+                device.stop(2.0)
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        self.engine.stop()
+        self.store.close()
+
+    # -- what the web pages use (web.TableService) ----------------------------------------
+    @property
+    def pin(self) -> str | None:
+        return self.settings.web.pin
+
+    @property
+    def closing(self) -> bool:
+        return self._closing.is_set()
+
+    def latest(self) -> tuple[int, dict[str, Any]]:
+        return self.engine.latest()
+
+    def wait_newer(self, version: int, timeout_s: float) -> tuple[int, dict[str, Any]]:
+        return self.engine.wait_newer(version, timeout_s)
+
+    def submit_and_wait(self, observation: Observation, timeout_s: float) -> Mapping[str, Any]:
+        outcome = self.engine.submit(observation).wait(timeout_s)
+        return {
+            "outcome": outcome.outcome,
+            "message": outcome.message,
+            "game_id": outcome.game_id,
+            "seq": outcome.seq,
+        }
+
+    def games(self) -> list[dict[str, Any]]:
+        return game_summaries(self.store)
+
+    def export(self, game_id: int, fmt: str) -> tuple[str, str]:
+        return export_game(self.store, game_id, fmt)
+
+    def scan(self, reader: str, uid: str | None = None, *, text: str | None = None) -> Observation:
+        """Scan on a virtual reader (tests, the demo)."""
+        return self.virtual[reader].scan(uid, text=text)
+
+    def wait_idle(self, timeout_s: float = 10.0) -> None:
+        """Block until every input queued so far has been handled (tests, the demo)."""
+        self.engine.barrier(timeout_s)

@@ -1,0 +1,123 @@
+"""The command line, run as users run it: a real subprocess of the installed entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.service.engine import Engine
+from companion.service.store import EventStore
+
+from .conftest import action, command, start_tiny
+
+TINY = {
+    "game": "tiny-race",
+    "format": 1,
+    "target": 10,
+    "turn": 0,
+    "finished_by": 0,
+    "players": [{"name": "Red", "position": 10}, {"name": "Blue", "position": 6}],
+}
+
+
+def trackside(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "companion.service.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_version() -> None:
+    result = trackside("--version")
+    assert result.returncode == 0 and result.stdout.startswith("trackside ")
+
+
+def test_games_lists_no_test_games() -> None:
+    result = trackside("games")
+    assert result.returncode == 0
+    assert "tiny-race" not in result.stdout
+
+
+def test_score_from_stdin_prints_the_contract_shape() -> None:
+    result = trackside("score", "-", stdin=json.dumps(TINY))
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["game"] == "tiny-race" and out["winners"] == ["Red"]
+    red = out["players"][0]
+    assert red["total"] == 15 == sum(line["points"] for line in red["lines"])
+
+
+def test_score_from_file(tmp_path: Path) -> None:
+    path = tmp_path / "table.json"
+    path.write_text(json.dumps(TINY))
+    assert json.loads(trackside("score", str(path)).stdout)["winners"] == ["Red"]
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("{not json", "stdin:1:2: not valid JSON"),
+        ("[1, 2]", "the snapshot must be a JSON object"),
+        ('{"format": 1}', "game: missing"),
+        ('{"game": "chess"}', "unknown game 'chess'"),
+        (
+            json.dumps({**TINY, "players": [{"name": "Red", "position": -1}]}),
+            "players[0].position: -1 is below the minimum 0",
+        ),
+    ],
+)
+def test_bad_snapshot_is_one_line_exit_2(stdin: str, message: str) -> None:
+    result = trackside("score", "-", stdin=stdin)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_file_is_exit_2(tmp_path: Path) -> None:
+    result = trackside("score", str(tmp_path / "nope.json"))
+    assert result.returncode == 2 and "nope.json" in result.stderr
+
+
+def test_export_json_and_csv(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite3"
+    store = EventStore(db)
+    engine = Engine(store)
+    engine.handle(start_tiny(target=3))
+    engine.handle(action("advance", 0, steps=3))
+    engine.handle(command({"command": "end_game"}))
+    store.close()
+    out = json.loads(trackside("export", "1", "--db", str(db)).stdout)
+    assert out["game"] == "tiny-race" and out["end_reason"] == "finished"
+    assert [e["type"] for e in out["events"]] == ["game_started", "action_applied", "game_ended"]
+    assert out["score"]["winners"] == ["Red"]
+    csv = trackside("export", "1", "--db", str(db), "--format", "csv").stdout.splitlines()
+    assert csv[0] == "game_id,game,player,category,points,note"
+    assert "1,tiny-race,Red,total,8," in csv
+
+
+def test_export_unknown_game_and_foreign_db_exit_2(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite3"
+    EventStore(db).close()
+    result = trackside("export", "7", "--db", str(db))
+    assert result.returncode == 2 and "no game 7" in result.stderr
+    foreign = tmp_path / "foreign.db"
+    foreign.write_bytes(b"garbage" * 200)
+    result = trackside("export", "1", "--db", str(foreign))
+    assert result.returncode == 2 and "not a Trackside database" in result.stderr
+    assert foreign.read_bytes() == b"garbage" * 200
+
+
+def test_bad_config_stops_run_with_option_path(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("[web]\nport = 'eighty'\n")
+    result = trackside("run", "--config", str(config))
+    assert result.returncode == 2
+    assert "web.port: expected a whole number" in result.stderr

@@ -1,0 +1,100 @@
+"""The config file: documented defaults; a bad option stops start-up naming it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.core import ConfigError
+from companion.service.config import load_settings, parse_settings
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "trackside.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_without_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRACKSIDE_DATA", str(tmp_path))
+    settings = load_settings()
+    assert settings.web.port == 8080 and settings.web.pin is None
+    assert settings.database.path == tmp_path / "db" / "trackside.sqlite3"
+    assert settings.mqtt is None and settings.readers == ()
+
+
+def test_the_contract_example_parses(tmp_path: Path) -> None:
+    recording = tmp_path / "night.jsonl"
+    recording.write_text("{}\n")
+    path = write(
+        tmp_path,
+        f"""
+[web]
+host = "0.0.0.0"
+port = 8080
+pin = "4711"
+
+[database]
+path = "{tmp_path}/db.sqlite3"
+
+[mqtt]
+host = "127.0.0.1"
+port = 1883
+table_id = "table-1"
+
+[[readers]]
+name = "red-seat"
+protocol = "rdm6300"
+port = "/dev/serial/by-id/usb-FTDI-if00"
+seat = 1
+
+[[readers]]
+name = "night"
+protocol = "replay"
+port = "night.jsonl"
+speed = 10
+""",
+    )
+    s = load_settings(path)
+    assert s.web.pin == "4711" and s.mqtt is not None and s.mqtt.table_id == "table-1"
+    assert [r.name for r in s.readers] == ["red-seat", "night"]
+    assert s.readers[1].port == str(recording) and s.readers[1].speed == 10.0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[web]\nport = 99999", "web.port: expected a whole number 0–65535, got 99999"),
+        ("[web]\npin = 4711", "web.pin: write the PIN in quotes"),
+        ("[web]\nprot = 1", "web.prot: unknown option"),
+        ("[[readers]]\nname = 'a'\nprotocol = 'nfc'", "readers[0].protocol: 'nfc' is not one of"),
+        (
+            "[[readers]]\nname = 'a'\nprotocol = 'rdm6300'",
+            "readers[0].port: a rdm6300 reader needs a port",
+        ),
+        ("[[readers]]\nname = 'a'\nprotocol = 'virtual'\nseat = 0", "readers[0].seat"),
+        (
+            "[[readers]]\nname = 'a'\nprotocol = 'virtual'\n[[readers]]\nname = 'a'\nprotocol = 'virtual'",
+            "readers[1].name: 'a' is used twice",
+        ),
+        ("[mqtt]\ntable_id = 'a/b'", "mqtt.table_id"),
+        ("web = [", "(syntax)"),
+    ],
+)
+def test_bad_option_names_its_path(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings(write(tmp_path, text))
+    assert message in str(info.value)
+    assert str(tmp_path) in str(info.value)
+
+
+def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="--config: no such file"):
+        load_settings(tmp_path / "nope.toml")
+
+
+def test_settings_are_frozen(tmp_path: Path) -> None:
+    settings = parse_settings({}, data_dir=tmp_path)
+    with pytest.raises(AttributeError):
+        settings.web = None  # type: ignore[misc]
