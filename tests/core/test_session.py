@@ -91,7 +91,7 @@ def test_correction_that_breaks_a_later_action_is_refused() -> None:
         GAME, LogEntry(1, GameStarted("tiny-race", PLAYERS, {"target": 3}))
     ).append(LogEntry(2, advance(0, 2)))
     session = session.append(LogEntry(3, advance(1, 1)))
-    with pytest.raises(IllegalActionError, match="#3 .* would no longer be legal"):
+    with pytest.raises(IllegalActionError, match=r"#3 .* would no longer be legal"):
         session.append(LogEntry(4, ActionCorrected(2, Action("advance", 0, {"steps": 3}))))
 
 

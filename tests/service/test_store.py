@@ -18,6 +18,7 @@ from companion.core import (
     ObservationKind,
     PlayerSpec,
     SchemaTooNewError,
+    StoreError,
 )
 from companion.service.store import SCHEMA_VERSION, EventStore, InputOutcome
 
@@ -55,7 +56,7 @@ def test_duplicate_seq_is_refused_and_nothing_is_half_written(store: EventStore)
     _, game_id = store.record(
         obs(), InputOutcome("applied"), new_game=("tiny-race", ("Red",)), entry=started
     )
-    with pytest.raises(Exception, match="UNIQUE|PRIMARY"):
+    with pytest.raises(StoreError, match=r"UNIQUE|PRIMARY"):
         store.record(obs("dup"), InputOutcome("applied", game_id=game_id), entry=started)
     # the input of the failed transaction is not in the raw log either
     assert [i["payload"]["uid"] for i in store.inputs()] == ["04A1"]
