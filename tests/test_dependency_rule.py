@@ -1,0 +1,71 @@
+"""The dependency rule (DESIGN.md): core ← games ← adapters ← service.
+
+core and games import only the standard library (and each other, in that order); the adapters
+(firmware_bridge, vision, web) import core and games but never each other. Checked on the
+source with ``ast``, so a lazy import inside a function counts too.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ADAPTERS = ("firmware_bridge", "vision", "web")
+STDLIB = set(sys.stdlib_module_names)
+
+
+def modules_imported(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return found
+
+
+def sources(package: str) -> list[Path]:
+    return sorted((ROOT / package.replace(".", "/")).rglob("*.py"))
+
+
+def top(name: str) -> str:
+    return name.split(".", maxsplit=1)[0]
+
+
+@pytest.mark.parametrize("package", ["companion.core", "companion.games"])
+def test_core_and_games_import_only_the_standard_library(package: str) -> None:
+    allowed = (
+        {"companion.core"} if package == "companion.core" else {"companion.core", "companion.games"}
+    )
+    offences = []
+    for path in sources(package):
+        for name in modules_imported(path):
+            if top(name) in STDLIB or name == "__future__":
+                continue
+            if any(name == a or name.startswith(a + ".") for a in allowed):
+                continue
+            offences.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offences == []
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_adapters_never_import_each_other_or_the_service(adapter: str) -> None:
+    forbidden = [a for a in ADAPTERS if a != adapter] + ["companion.service"]
+    offences = []
+    for path in sources(adapter):
+        for name in modules_imported(path):
+            if any(name == f or name.startswith(f + ".") for f in forbidden):
+                offences.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offences == []
+
+
+def test_the_rule_finds_offences(tmp_path: Path) -> None:
+    """The checker itself works: a file importing flask is caught."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f():\n    import flask\n    from web import app\n")
+    assert modules_imported(bad) == {"flask", "web"}
