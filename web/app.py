@@ -19,6 +19,22 @@ SSE_KEEPALIVE_S = 15.0
 PIN_FAILURES_ALLOWED = 5
 PIN_FAILURE_WINDOW_S = 60.0
 LIGHT_COLOURS = {"yellow", "white", "orange", "pink", "lime", "cyan", "natural", "beige"}
+# Seat colours as players name them, in shades that read well on a dark TV page.
+SEAT_PALETTE = {
+    "red": "#d32f2f",
+    "blue": "#1e63c4",
+    "green": "#2e8b3e",
+    "yellow": "#f2c12e",
+    "black": "#3a3a3a",
+    "white": "#eeeeee",
+    "purple": "#7b3fa8",
+    "orange": "#ef7d1a",
+    "pink": "#e86aa6",
+    "brown": "#8d5a35",
+    "grey": "#7d8791",
+    "gray": "#7d8791",
+    "natural": "#d8c49a",
+}
 
 
 class TableService(Protocol):
@@ -55,6 +71,10 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     @app.template_filter("text_colour")
     def text_colour(colour: str) -> str:
         return _text_colour(colour or "")
+
+    @app.template_filter("seat_colour")
+    def seat_colour(colour: str) -> str:
+        return SEAT_PALETTE.get((colour or "").lower(), colour or "#555")
 
     @app.template_filter("clock")
     def clock(wall_time_s: float | None) -> str:

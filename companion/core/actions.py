@@ -58,7 +58,15 @@ class Action:
 
     def __str__(self) -> str:
         who = "" if self.player is None else f"player {self.player}: "
-        return f"{who}{self.kind} {thaw(self.args) if self.args else ''}".rstrip()
+        return f"{who}{self.describe()}"
+
+    def describe(self) -> str:
+        """The move in words for people: ``claim_route route=paris-wien cards=red,red``."""
+        parts = [self.kind.replace("_", " ")]
+        for key, value in thaw(self.args).items():  # type: ignore[union-attr]
+            text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+            parts.append(f"{key}={text}")
+        return " ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

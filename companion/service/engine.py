@@ -398,7 +398,10 @@ class Engine:
         entry = LogEntry(session.next_seq, event, obs.source, obs.wall_time_s)
         new_session = session.append(entry)
         if isinstance(event, ActionApplied):
-            message = str(event.action)
+            who = event.action.player
+            players = session.started.players
+            name = players[who].name if who is not None and 0 <= who < len(players) else "table"
+            message = f"{name}: {event.action.describe()}"
         else:
             message = f"{verb} #{getattr(event, 'target_seq', entry.seq)}"
         return _Plan(
