@@ -81,6 +81,8 @@ from companion.games.trains_and_stations.state import (
     counts,
     from_json,
     full_json,
+    private_json,
+    public_json,
 )
 
 HIDDEN_NOTE = "goods and special cards are hidden until the end: monopolies are scored then"
@@ -169,7 +171,7 @@ class TrainsAndStations:
 
     # -- actions ----------------------------------------------------------------------------
     def apply(self, state: TSState, action: Action) -> TSState:
-        if state.over:
+        if state.over and action.kind != "report_special_goods":
             raise refuse(
                 "the game is over", "the game ends before the conductor's turn", "Konec hry"
             )
@@ -615,7 +617,8 @@ class TrainsAndStations:
 
     def _report_special_goods(self, state: TSState, player: int, args: Field) -> TSState:
         """The owner's private report of which special cards in hand show two goods
-        ("Speciální karty"; "Veřejná informace": others never see it)."""
+        ("Speciální karty"; "Veřejná informace": others never see it). Allowed after the end
+        too: the cards kept for scoring are revealed then ("Bodování")."""
         args.only("cards")
         pairs = []
         for card in args.get("cards").list():
@@ -1010,6 +1013,15 @@ class TrainsAndStations:
 
     def from_json(self, data: Any) -> TSState:
         return from_json(data)
+
+    def public_json(self, state: TSState) -> JsonObject:
+        """The scoreboard's view: no goods, special cards or speculation offers before the
+        end ("Veřejná informace")."""
+        return public_json(state)
+
+    def private_json(self, state: TSState, player: int) -> JsonObject:
+        """``player``'s own PIN-protected view: the public view plus their hidden holdings."""
+        return private_json(state, player)
 
 
 def holdings(state: TSState) -> tuple[FinalHolding, ...]:

@@ -200,6 +200,11 @@ def test_the_last_round_runs_up_to_the_conductor() -> None:
     sheet = GAME.score(state)
     assert sheet.winners == ("Sára",)
     assert sheet.player("Sára").total == 3 + 2
+    # at the scoring, Bohouš reveals a special card he kept: gold + coal (9 + 6 monopolies)
+    state = act(state, "report_special_goods", 2, cards=[["gold", "coal"]])
+    sheet = GAME.score(state)
+    assert sheet.player("Bohouš").total == 3 + 9 + 6
+    assert sheet.winners == ("Bohouš",)
 
 
 def test_the_final_score_adds_monopolies_and_breaks_ties_on_gold() -> None:
