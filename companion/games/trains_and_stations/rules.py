@@ -114,7 +114,7 @@ class TrainsAndStations:
 
     # -- setup ------------------------------------------------------------------------------
     def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> TSState:
-        """ "Příprava" and "Příprava hry": VP by player count, 3 coins, three 1-VP cards, two
+        """Rulebook, Příprava and "Příprava hry": VP by player count, 3 coins, three 1-VP cards, two
         special cards kept of three, goods decks on the ranch, mine and hotel, the conductor
         plays first."""
         n = len(players)
@@ -224,7 +224,7 @@ class TrainsAndStations:
 
     # step 1 ---------------------------------------------------------------------------------
     def _withdraw(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Stažení kostek": with 5 or more dice on the board, take them all back and skip the
+        """Rulebook, Stažení kostek: with 5 or more dice on the board, take them all back and skip the
         rest of the turn (bonus dice on the board belong to nobody)."""
         self._active(state, player, "withdraw", ("gather",))
         args.only()
@@ -240,7 +240,7 @@ class TrainsAndStations:
 
     # step 2 ---------------------------------------------------------------------------------
     def _roll(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Krok 1: Sběr kostek" and "Krok 2: Hod kostkami": the faces of the dice in play."""
+        """Rulebook, Krok 1: Sběr kostek and "Krok 2: Hod kostkami": the faces of the dice in play."""
         self._active(state, player, "roll", ("gather",))
         args.only("dice", "bonus")
         dice = tuple(f.str(FACES) for f in args.get("dice").list())
@@ -279,7 +279,7 @@ class TrainsAndStations:
         return self._strike_check(state, player)
 
     def _reroll(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Přehazování": pay 1 coin, reroll any dice except locked trains; not after a
+        """Rulebook, Přehazování: pay 1 coin, reroll any dice except locked trains; not after a
         strike."""
         self._active(state, player, "reroll", ("rolled",))
         args.only("dice", "bonus")
@@ -312,7 +312,7 @@ class TrainsAndStations:
         return self._strike_check(state, player)
 
     def _strike_check(self, state: TSState, player: int) -> TSState:
-        """ "Stávka!": 3 or more locked trains: lose 3 VP (all if fewer), no more rerolls."""
+        """Rulebook, Stávka!: 3 or more locked trains: lose 3 VP (all if fewer), no more rerolls."""
         t = state.turn
         if t.struck or (t.dice + t.bonus).count("locked") < STRIKE_LOCKED:
             return state
@@ -324,7 +324,7 @@ class TrainsAndStations:
 
     # step 3 ---------------------------------------------------------------------------------
     def _resolve(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Krok 3: Vyhodnocení kostek": every train and locked train is placed (mandatory),
+        """Rulebook, Krok 3: Vyhodnocení kostek: every train and locked train is placed (mandatory),
         sets of 3 build, coin dice pay 2 coins each (max 5), building and coin dice may be
         kept; rolled bonus dice go back to the supply."""
         self._active(state, player, "resolve", ("rolled",))
@@ -370,7 +370,7 @@ class TrainsAndStations:
         return replace(state, turn=replace(state.turn, phase="deliver", dice=(), bonus=()))
 
     def _build(self, state: TSState, player: int, field: Field) -> TSState:
-        """ "Stavba budov": Místo (2 or 3 spaces per station) and Úroveň (no second building
+        """Rulebook, Stavba budov: Místo (2 or 3 spaces per station) and Úroveň (no second building
         anywhere until every station has one; no third until every station has two)."""
         field.only("building", "station", "capacity")
         section = "Krok 3: Vyhodnocení kostek — Stavba budov"
@@ -447,7 +447,7 @@ class TrainsAndStations:
         return replace(state, vp_supply=supply, final_round=state.final_round or supply == 0)
 
     def _deliver(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Krok 4: Doručení!" as the table reports it: the cities joined with their printed
+        """Rulebook, Krok 4: Doručení! as the table reports it: the cities joined with their printed
         bonuses, each player's dice on the completed route, the bonus dice on it."""
         self._active(state, player, "deliver", ("deliver",))
         args.only("cities", "dice", "bonus_dice", "majority", "goods_order")
@@ -537,7 +537,7 @@ class TrainsAndStations:
         return state.with_player(player, replace(p, bonus_dice=p.bonus_dice + 1))
 
     def _pick_up_goods(self, state: TSState, cities: list[str], order_f: Field) -> TSState:
-        """ "Vyzvednutí zboží" (Krok 4, 3)."""
+        """Rulebook, Vyzvednutí zboží (Krok 4, 3)."""
         claims: dict[int, list[str]] = {}
         for s in state.stations:
             if s.name in cities:
@@ -577,7 +577,7 @@ class TrainsAndStations:
         return state
 
     def _complete_task(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Ukončení úkolů": a task card naming two cities joined by this turn's deliveries is
+        """Rulebook, Ukončení úkolů: a task card naming two cities joined by this turn's deliveries is
         laid face up (worth its printed value at the end); no dice needed on the route; one
         card per pair and turn; a forgotten task waits for another delivery."""
         args.only("cities", "points")
@@ -636,7 +636,7 @@ class TrainsAndStations:
 
     # step 5 ---------------------------------------------------------------------------------
     def _end_turn(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Krok 5: Vyčerpání zboží a vylepšování": one exhausted deck (the active player
+        """Rulebook, Krok 5: Vyčerpání zboží a vylepšování: one exhausted deck (the active player
         picks which) is upgraded; the others wait for the end of the next turn."""
         self._active(state, player, "end the turn", ("deliver", "end"))
         args.only("upgrade", "hotel_to", "printed_next")
@@ -721,7 +721,7 @@ class TrainsAndStations:
         return replace(state, decks=decks, goods_in_play=in_play), new
 
     def _next_turn(self, state: TSState) -> TSState:
-        """ "Konec hry": once the VP supply is out, players up to the conductor play one last
+        """Rulebook, Konec hry: once the VP supply is out, players up to the conductor play one last
         turn; the game ends before the conductor's turn."""
         n = len(state.players)
         nxt = (state.turn.player + 1) % n
@@ -730,7 +730,7 @@ class TrainsAndStations:
 
     # speculation ----------------------------------------------------------------------------
     def _speculate(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Spekulace při vylepšování": every player secretly trades goods 2 for 1 of the new
+        """Rulebook, Spekulace při vylepšování: every player secretly trades goods 2 for 1 of the new
         goods (a two-goods special card counts as 2); traded cards leave the game."""
         spec = state.speculation
         section = "Krok 5 — Spekulace při vylepšování"
@@ -776,7 +776,7 @@ class TrainsAndStations:
         return self._settle(state, wanted)
 
     def _allocate(self, state: TSState, player: int, args: Field) -> TSState:
-        """ "Spekulace při vylepšování": with too few cards the active player shares them out;
+        """Rulebook, Spekulace při vylepšování: with too few cards the active player shares them out;
         everyone left without gets 1 VP per 2 cards traded."""
         spec = state.speculation
         section = "Krok 5 — Spekulace při vylepšování"
