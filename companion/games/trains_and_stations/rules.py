@@ -867,8 +867,9 @@ class TrainsAndStations:
                 found.append(
                     Problem(
                         "goods_count",
-                        f"{g}: {state.left(g)} in the deck + {held} held + {removed} traded "
-                        f"away = {total}, the game has {GOODS_PER_TYPE}",
+                        # the scoreboard shows problems: no hand counts in the message
+                        f"{g}: the deck, the players' hands and the traded cards do not add "
+                        f"up to {GOODS_PER_TYPE}",
                         f"goods_left.{g}",
                     )
                 )
@@ -896,7 +897,8 @@ class TrainsAndStations:
             found.append(
                 Problem(
                     "special_count",
-                    f"{specials} special cards accounted for, the game has {SPECIAL_CARDS}",
+                    "the special cards (deck, hands, tasks, traded) do not add up to "
+                    f"{SPECIAL_CARDS}",
                     "special_deck",
                 )
             )

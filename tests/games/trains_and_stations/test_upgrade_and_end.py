@@ -226,6 +226,7 @@ def test_the_scoreboard_never_sees_goods_or_special_cards_before_the_end() -> No
     state = give(table("Erik", "Sára", "Bohouš"), 1, goods={"gold": 2})
     state = act(state, "report_special_goods", 1, cards=[["coal", "food"]])
     public = public_json(state)
+    assert GAME.public_json(state) == public  # what the service's scoreboard publishes
     for p in public["players"]:  # type: ignore[union-attr]
         assert not {"goods", "special_goods", "special_cards"} & set(p)  # type: ignore[arg-type]
     assert public["hidden"] == [
