@@ -70,28 +70,28 @@ def choose_action(state: TSState, rng: random.Random) -> Action:
         keep = [f for f in t.dice if f in ("hotel", "mine", "ranch") and rng.random() < 0.3]
         return Action("resolve", me, {"build": build, "coins": coins, "keep": keep[:1]})
     if t.phase == "deliver" and rng.random() < 0.5:
-        dice = [rng.randint(0, q.dice_on_board) for q in state.players]
+        on_route = [rng.randint(0, q.dice_on_board) for q in state.players]
         cities = rng.sample(CITIES, rng.randint(2, 4))
-        most = max(dice)
-        tied = [i for i, d in enumerate(dice) if d == most]
-        args: dict[str, Any] = {
+        most = max(on_route)
+        tied = [i for i, d in enumerate(on_route) if d == most]
+        deliver_args: dict[str, Any] = {
             "cities": [{"name": c, "bonus": rng.choice(["vp", "special", "die"])} for c in cities],
-            "dice": dice,
+            "dice": on_route,
             "bonus_dice": rng.randint(0, state.bonus_on_board),
             "goods_order": rng.sample(range(n), n),
         }
         if most and len(tied) > 1:
-            args["majority"] = rng.choice(tied)
-        if sum(dice) + args["bonus_dice"] == 0:
-            args["bonus_dice"] = 0
-            dice[me] = min(1, state.players[me].dice_on_board)
-        return Action("deliver", me, args)
+            deliver_args["majority"] = rng.choice(tied)
+        if sum(on_route) + deliver_args["bonus_dice"] == 0:
+            deliver_args["bonus_dice"] = 0
+            on_route[me] = min(1, state.players[me].dice_on_board)
+        return Action("deliver", me, deliver_args)
     if t.phase == "deliver" and t.deliveries and rng.random() < 0.3:
         who = rng.randrange(n)
         a, b = t.deliveries[-1][:2]
         return Action("complete_task", who, {"cities": [a, b], "points": rng.randint(1, 12)})
-    args = {}
-    exhausted = [b for b in BUILDINGS if (g := state.deck(b)) and state.left(g) == 0]
+    args: dict[str, Any] = {}
+    exhausted = [b for b in BUILDINGS if (on := state.deck(b)) and state.left(on) == 0]
     if exhausted:
         args["upgrade"] = rng.choice(exhausted)
         args["printed_next"] = "silver" if args["upgrade"] == "mine" else None
