@@ -110,12 +110,10 @@ def parse_special_goods(field: Field) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def check_players(field: Field) -> list[Field]:
+def check_players(field: Field, lo: int = MIN_PLAYERS) -> list[Field]:
     players = field.list()
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        field.fail(
-            f"Trains & Stations takes {MIN_PLAYERS}–{MAX_PLAYERS} players, got {len(players)}"
-        )
+    if not lo <= len(players) <= MAX_PLAYERS:
+        field.fail(f"Trains & Stations takes {lo}–{MAX_PLAYERS} players, got {len(players)}")
     return players
 
 
@@ -148,7 +146,8 @@ def parse_contract(data: Any) -> tuple[FinalHolding, ...]:
     if doc.get("game").str() != NAME:
         doc.get("game").fail(f"expected {NAME!r}")
     doc.get("format").int(lo=FORMAT, hi=FORMAT)
-    players = check_players(doc.get("players"))
+    # the contract's own example lists one player: a scoring snapshot may be partial
+    players = check_players(doc.get("players"), lo=1)
     holdings, names, goods = [], [], []
     specials = 0
     for p in players:
@@ -180,8 +179,17 @@ def is_contract_snapshot(data: Any) -> bool:
     return isinstance(data, Mapping) and set(data) <= set(CONTRACT_KEYS)
 
 
+FEW_PLAYERS_NOTE = (
+    "Trains & Stations is for {lo}–{hi} players; this snapshot lists {n}, scored as given"
+)
+
+
 def score_contract(data: Any) -> ScoreSheet:
-    return final_sheet(parse_contract(data))
+    holdings = parse_contract(data)
+    notes: tuple[str, ...] = ()
+    if len(holdings) < MIN_PLAYERS:
+        notes = (FEW_PLAYERS_NOTE.format(lo=MIN_PLAYERS, hi=MAX_PLAYERS, n=len(holdings)),)
+    return final_sheet(holdings, notes)
 
 
 __all__ = [

@@ -49,6 +49,28 @@ def test_the_contract_example_scores_vp_tasks_and_monopolies() -> None:
     assert sheet.winners == ("Erik",)
 
 
+def test_the_contract_example_verbatim() -> None:
+    # shared/contracts/trains-and-stations.md lists Erik alone: every type he holds is his
+    # monopoly (coal 3 + 1 and cattle 4 + 1 from his special card; no silver).
+    doc = {
+        "game": "trains-and-stations",
+        "format": 1,
+        "players": [
+            {
+                "name": "Erik",
+                "vp": 23,
+                "task_points": 8,
+                "goods": {"workers": 2, "coal": 3, "silver": 0, "food": 1, "cattle": 4, "gold": 1},
+                "special_goods": [["cattle", "coal"]],
+            }
+        ],
+    }
+    sheet = GAME.score_snapshot(doc)
+    assert lines(sheet, "Erik") == {"vp": 23, "tasks": 8, "monopolies": 4 + 6 + 7 + 6 + 9}
+    assert sheet.totals == (63,) and sheet.winners == ("Erik",)
+    assert "3–5 players" in sheet.notes[0]
+
+
 def test_every_player_tied_for_most_gets_the_full_monopoly_bonus() -> None:
     # "Pokud nejvyšší počet karet zboží mají dva nebo více hráčů, získávají plný bonus…"
     sheet = GAME.score_snapshot(
@@ -125,7 +147,7 @@ def _with(path: list[Any], value: Any) -> dict[str, Any]:
     [
         (_with(["game"], "mini-express"), "game: expected 'trains-and-stations'"),
         (_with(["format"], 2), "format: 2 is above the maximum 1"),
-        (_with(["players"], []), "players: Trains & Stations takes 3–5 players, got 0"),
+        (_with(["players"], []), "players: Trains & Stations takes 1–5 players, got 0"),
         (_with(["players", 1, "vp"], -1), "players[1].vp: -1 is below the minimum 0"),
         (_with(["players", 2, "vp"], "7"), "players[2].vp: expected a whole number"),
         (_with(["players", 0, "goods", "coal"], 11), "players[0].goods.coal: 11 is above"),
