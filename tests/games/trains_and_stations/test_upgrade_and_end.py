@@ -112,6 +112,9 @@ def test_the_rulebook_speculation_example() -> None:
     with pytest.raises(IllegalActionError, match="every player answers the speculation"):
         act(state, "roll", 1, dice=["coin"] * 5)
     state = act(state, "speculate", 0, goods={"cattle": 4, "workers": 2})
+    status = GAME.status(state)
+    assert status.phase == "speculation" and status.active_players == (1, 2)
+    assert status.waiting_for == "Sára, Bohouš to speculate on food"
     assert public_json(state)["speculation"] == {"goods": "food", "answered": [True, False, False]}
     with pytest.raises(IllegalActionError, match="already answered"):
         act(state, "speculate", 0, goods={})
@@ -162,6 +165,7 @@ def test_a_short_deck_is_shared_by_the_active_player_and_the_rest_paid_in_vp() -
     state = act(state, "speculate", 1, goods={"coal": 2})
     state = act(state, "speculate", 2, goods={"coal": 4})
     assert state.speculation is not None  # 3 food wanted, 1 left: Erik decides
+    assert GAME.status(state).waiting_for == "Erik to share out the short food deck"
     with pytest.raises(IllegalActionError, match="the active player decides"):
         act(state, "allocate_speculation", 1, cards=[0, 1, 0])
     with pytest.raises(SnapshotError, match="share out exactly the 1 food"):
@@ -283,3 +287,14 @@ def test_an_impossible_table_lists_its_problems() -> None:
     assert codes == {"goods_count"}
     bad = replace(state, special_deck=5)
     assert {p.code for p in GAME.problems(bad)} == {"special_count"}
+
+
+def test_printed_codes_end_the_turn_or_withdraw_and_unknown_ones_are_named() -> None:
+    from companion.core import Action, UnknownComponentError
+
+    state = table("Erik", "Sára", "Bohouš")
+    assert GAME.interpret(state, None, "end-turn") == Action("end_turn", 0)
+    assert GAME.interpret(state, 2, "withdraw") == Action("withdraw", 2)
+    with pytest.raises(UnknownComponentError, match="no component 'die-7'"):
+        GAME.interpret(state, 0, "die-7")
+    assert GAME.status(state).waiting_for == "Erik to roll (or take their dice back)"
