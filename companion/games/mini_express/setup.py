@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.core.errors import IllegalActionError
+from companion.core.errors import IllegalActionError, SnapshotError
 from companion.core.game import PlayerSpec
 from companion.core.snapshot import Field
 from companion.games.mini_express.board_table import ShareValueTable
@@ -86,9 +86,10 @@ def setup(players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> MiniExpr
     count = len(players)
     default = STANDARD if count >= 3 else ""
     if not opts.has("variant") and not default:
-        opts.get("variant").fail(
+        raise SnapshotError(
+            "options.variant",
             f"{count} player(s): say which variant (two_player_automa, two_experienced, "
-            f"solo:<{'|'.join(LEVELS)}>)"
+            f"solo:<{'|'.join(LEVELS)}>)",
         )
     variant = parse_variant(opts.get("variant", default))
     lo, hi = HUMANS[variant.name]
