@@ -78,7 +78,7 @@ def test_a_pick_needs_a_set_aside_share_left(table: Any) -> None:
     state = table.new(3)  # 2 set aside per company
     state = table.act(state, "draft_share", 0, company="cotton")
     state = table.act(state, "draft_share", 1, company="cotton")
-    with pytest.raises(IllegalActionError, match="no Cotton .* share is left among the set-aside"):
+    with pytest.raises(IllegalActionError, match=r"no Cotton .* share is left among the set-aside"):
         table.act(state, "draft_share", 2, company="cotton")
 
 
