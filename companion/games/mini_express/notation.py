@@ -24,6 +24,7 @@ from companion.games.mini_express.data import (
     SOLO,
     TRACK_LENGTH_MAX,
     TRAIN_FIELD_MAX,
+    TRAINS_ON_MAP_AT_START,
     TRAINS_PER_COMPANY,
     TWO_EXPERIENCED_VARIANT,
     TWO_PLAYER_AUTOMA,
@@ -316,9 +317,15 @@ def problems(state: MiniExpressState) -> tuple[Problem, ...]:
     found: list[Problem] = []
     for i, (name, c) in enumerate(zip(COMPANIES, state.companies, strict=True)):
         where = f"companies.{name}"
-        if c.trains_on_map < 0:
+        if c.trains_on_map < TRAINS_ON_MAP_AT_START:
+            # one train always stands on the start location (setup step 4)
             found.append(
-                Problem("trains_overflow", f"more than {TRAINS_PER_COMPANY} trains in play", where)
+                Problem(
+                    "trains_overflow",
+                    f"field {c.trains_on_field} + supply {c.trains_in_supply}: more trains than "
+                    f"the {TRAINS_PER_COMPANY} of the game, one of them on the start location",
+                    where,
+                )
             )
         held = sum(p.shares[i] for p in state.players)
         if held + c.shares_on_board + c.shares_set_aside > SHARES_PER_COMPANY:
