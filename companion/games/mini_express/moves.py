@@ -18,6 +18,7 @@ from companion.games.mini_express.data import (
     GOLDEN_SPIKE,
     HARBOURS,
     LEVELS,
+    POINTER_ORDER,
     TAKE_SHARE,
     TRACK_LENGTH_MAX,
     TRAIN_FIELD_MAX,
@@ -52,6 +53,9 @@ class BuildReport:
     Francisco reached before Omaha) or ``joined`` (Omaha and San Francisco are now joined)."""
     west_company: str | None = None
     """With ``joined``: the company the builder picks for the western branch."""
+    west_candidates: tuple[str, ...] = ()
+    """With ``joined`` built by the automa: the companies (other than the eastern branch) on
+    the space(s) where the railway was joined; Trackside picks the western branch by rule."""
     harbour: bool = False
     """Harbours variant: this first track into a wild-demand city opens a harbour."""
 
@@ -59,7 +63,7 @@ class BuildReport:
     def parse(cls, field: Field, company: str | None = None) -> BuildReport:
         field.only(
             "company", "trains", "landscape", "compensated", "demand", "wild_company",
-            "city_full", "golden_spike", "west_company", "harbour",
+            "city_full", "golden_spike", "west_company", "west_candidates", "harbour",
         )  # fmt: skip
         name = field.get("company").str(COMPANIES) if company is None else company
         if company is not None and field.has("company"):
@@ -85,6 +89,9 @@ class BuildReport:
             city_full=field.get("city_full", False).bool(),
             golden_spike=None if spike.value is None else spike.str(GOLDEN_SPIKE_EVENTS),
             west_company=None if west.value is None else west.str(COMPANIES),
+            west_candidates=tuple(
+                c.str(COMPANIES) for c in field.get("west_candidates", []).list(max_len=4)
+            ),
             harbour=field.get("harbour", False).bool(),
         )
 
@@ -229,6 +236,14 @@ def build(
                 f"{BUILD}, 4.",
             )
     _check_demand(state, report, by_automa)
+    if report.golden_spike == "joined" and by_automa:
+        report = replace(report, west_company=automa_west_choice(state, report))
+    elif report.west_candidates:
+        raise _refuse(
+            "west_candidates are for the automa's choice; a player names west_company",
+            "the builder picks the western branch",
+            GOLDEN_SPIKE,
+        )
     _check_variant_events(state, report)
 
     # 3. the trains go from the train field onto the map
@@ -352,6 +367,38 @@ def _check_variant_events(state: MiniExpressState, report: BuildReport) -> None:
                 "each company opens at most one harbour (one wild token per company)",
                 HARBOURS,
             )
+
+
+def automa_west_choice(state: MiniExpressState, report: BuildReport) -> str:
+    """Zlatý hřeb, Pozn.: the automa picks the western branch among the companies at the
+    joining space: the one it holds most shares of; tied, the one the player(s) hold fewer
+    shares of; still tied, the one its company pointer is on, else the next one after it."""
+    candidates = [c for c in dict.fromkeys(report.west_candidates) if c != state.golden_spike_east]
+    if not candidates:
+        raise _refuse(
+            "list the companies at the joining space as west_candidates (not the eastern branch)",
+            "the automa picks the western branch by rule",
+            GOLDEN_SPIKE,
+        )
+    automa_index = state.automa_index
+    assert automa_index is not None and state.automa is not None
+    pointer = state.automa.company_pointer
+
+    def key(name: str) -> tuple[int, int, int]:
+        i = COMPANIES.index(name)
+        mine = state.players[automa_index].shares[i]
+        theirs = sum(p.shares[i] for p in state.players if not p.is_automa)
+        distance = (POINTER_ORDER.index(name) - pointer) % len(POINTER_ORDER)
+        return (-mine, theirs, distance)
+
+    choice = min(candidates, key=key)
+    if report.west_company is not None and report.west_company != choice:
+        raise _refuse(
+            f"the automa takes {choice} for the western branch, not {report.west_company}",
+            "most automa shares; then fewer player shares; then the company pointer's order",
+            GOLDEN_SPIKE,
+        )
+    return choice
 
 
 def _variant_events(state: MiniExpressState, report: BuildReport) -> MiniExpressState:

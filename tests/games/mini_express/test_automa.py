@@ -242,3 +242,43 @@ def test_two_players_with_the_automa_take_turns_ann_ben_automa(table: Any, game:
             state = table.act(state, "build", who, company="cotton", trains=1, landscape=0)
     assert order == [0, 1, 2]
     assert state.automa.company_pointer == 1  # Steel
+
+
+def spike_joined_by_the_automa(table: Any, candidates: list[str], **extra: Any) -> Any:
+    from dataclasses import replace
+
+    state = table.new(1, variant="solo:cestujici", golden_spike=True)
+    state = table.act(state, "draft_share", 0, company="steel")
+    state = table.act(state, "draft_share", 0, company="cotton")
+    state = table.act(state, "automa_setup_draw", 1, token={"city": 2, "company": 1})  # Steel
+    state = table.act(state, "automa_setup_draw", 1, token={"city": 2, "company": 3})  # Lumber
+    state = table.act(state, "build", 0, company="steel", trains=1, landscape=0)
+    state = replace(state, golden_spike_state="east", golden_spike_east="lumber")
+    build = {"trains": 1, "landscape": 0, "golden_spike": "joined", "west_candidates": candidates}
+    # Lumber + 2 = Leather (4 trains): the automa builds and joins the two coasts
+    return table.act(
+        state, "automa_turn", 1, draws=[{"city": 1, "company": 2}], build=build | extra
+    )
+
+
+@pytest.mark.parametrize(
+    ("candidates", "west"),
+    [
+        (["leather", "steel"], "steel"),  # the automa holds a Steel share, no Leather
+        (["cotton", "leather"], "leather"),  # tied at 0: Ann holds Cotton, not Leather
+        (["lumber", "cotton", "leather"], "leather"),  # the eastern branch is never a candidate
+    ],
+)
+def test_the_automa_picks_the_western_branch_by_rule(
+    table: Any, candidates: list[str], west: str
+) -> None:
+    after = spike_joined_by_the_automa(table, candidates)
+    assert after.golden_spike_west == west
+    assert after.golden_spike_state == "done"
+
+
+def test_the_automas_western_branch_is_checked_when_named(table: Any) -> None:
+    with pytest.raises(IllegalActionError, match="the automa takes steel"):
+        spike_joined_by_the_automa(table, ["leather", "steel"], west_company="leather")
+    with pytest.raises(IllegalActionError, match="list the companies at the joining space"):
+        spike_joined_by_the_automa(table, [])
