@@ -69,7 +69,7 @@ def _check_players(doc: Field, variant: Variant, names: list[str], seats: list[i
         players.fail(
             f"{variant.label} is scored for {lo + automa}–{hi + automa} players"
             + (f" (the automa, named {AUTOMA_NAME!r}, included)" if automa else "")
-            + f", got {len(names)}"
+            + f", got {len(names)} (influence ranks need every player)"
         )
     if len(set(names)) != len(names):
         players.fail(f"player names must differ, got {names!r}")

@@ -23,10 +23,12 @@ from companion.games.mini_express.automa import (
 )
 from companion.games.mini_express.board_table import cell_path
 from companion.games.mini_express.data import (
+    AUTOMA_TURN,
     COMPANIES,
     GAME_END,
     LEVELS,
     PLAY,
+    SETUP,
     SOLO,
     SOLO_END,
     SOLO_SETUP,
@@ -102,13 +104,16 @@ class MiniExpress:
         action: Action,
         kinds: tuple[str, ...],
         who: int | None,
+        *,
         phase: str,
+        rule: str,
+        section: str,
     ) -> None:
         if action.kind not in kinds:
             raise IllegalActionError(
                 f"{action.kind!r} during {phase}; expected {' or '.join(kinds)}",
-                rule=f"{phase} comes first",
-                section=SOLO_SETUP if phase == AUTOMA_SETUP else GAME_END,
+                rule=rule,
+                section=section,
             )
         if who is not None and action.player != who:
             raise IllegalActionError(
@@ -119,14 +124,30 @@ class MiniExpress:
 
     def _draft(self, state: MiniExpressState, action: Action, args: Field) -> MiniExpressState:
         who = next_drafter(state)
-        self._expect(state, action, ("draft_share",), who, "the starting share draft")
+        self._expect(
+            state,
+            action,
+            ("draft_share",),
+            who,
+            phase="the starting share draft",
+            rule="step 9: the starting shares are drafted before the first turn",
+            section=SETUP,
+        )
         args.only("company")
         return draft_share(state, who if who is not None else 0, args.get("company").str(COMPANIES))
 
     def _automa_setup(
         self, state: MiniExpressState, action: Action, args: Field
     ) -> MiniExpressState:
-        self._expect(state, action, ("automa_setup_draw",), state.automa_index, AUTOMA_SETUP)
+        self._expect(
+            state,
+            action,
+            ("automa_setup_draw",),
+            state.automa_index,
+            phase=AUTOMA_SETUP,
+            rule="IV.: the automa draws its starting shares before the first turn",
+            section=SOLO_SETUP,
+        )
         args.only("token")
         state = setup_draw(state, parse_draw(args.get("token")))
         assert state.automa is not None
@@ -138,7 +159,17 @@ class MiniExpress:
         who = state.current_player
         is_automa = state.players[who].is_automa
         kinds = ("automa_turn",) if is_automa else ("take_share", "build")
-        self._expect(state, action, kinds, who, "play")
+        self._expect(
+            state,
+            action,
+            kinds,
+            who,
+            phase="play",
+            rule="the automa's turn is played from its tokens"
+            if is_automa
+            else "on your turn: take a share or build track",
+            section=AUTOMA_TURN if is_automa else PLAY,
+        )
         if action.kind == "automa_turn":
             args.only("draws", "city_number", "build")
             draws = [parse_draw(d) for d in args.get("draws").list()]
