@@ -287,3 +287,16 @@ def test_golden_spike_san_francisco_first_cancels_the_event(table: Any) -> None:
     assert after.golden_spike_state == "removed"
     with pytest.raises(IllegalActionError, match="golden spike event 'omaha'"):
         table.act(after, "build", 1, company="steel", trains=2, landscape=1, golden_spike="omaha")
+
+
+def test_with_harbours_a_harbour_space_on_the_way_is_not_landscape(table: Any) -> None:
+    state = table.playing(4, map="europe", harbours=True)
+    after = table.act(state, "build", 0, company="steel", trains=3, landscape=1)
+    assert after.company("steel").track_length == state.company("steel").track_length + 1
+
+
+def test_an_unknown_component_is_refused_by_name(table: Any, game: Any) -> None:
+    from companion.core import UnknownComponentError
+
+    with pytest.raises(UnknownComponentError, match="'share-coal'"):
+        game.interpret(table.playing(4), 0, "share-coal")
