@@ -1,0 +1,364 @@
+"""Mini Express behind the Game protocol: setup, actions, turns and the end, scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from companion.core.actions import Action, Prompt
+from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
+from companion.core.game import Component, PlayerSpec, TurnStatus
+from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.problems import Problem
+from companion.core.scoring import ScoreSheet
+from companion.core.snapshot import Field
+from companion.games.mini_express import notation
+from companion.games.mini_express.automa import (
+    automa_turn,
+    build_guidance,
+    chosen_company,
+    parse_draw,
+    setup_draw,
+)
+from companion.games.mini_express.board_table import cell_path
+from companion.games.mini_express.data import (
+    AUTOMA_TURN,
+    COMPANIES,
+    GAME_END,
+    LEVELS,
+    PLAY,
+    SETUP,
+    SOLO,
+    SOLO_END,
+    SOLO_SETUP,
+    TURISTA_LAST_CITY,
+    TWO_EXPERIENCED,
+    TWO_EXPERIENCED_VARIANT,
+)
+from companion.games.mini_express.moves import BuildReport, build, take_share
+from companion.games.mini_express.scoring import NAME, Holding, score_holdings
+from companion.games.mini_express.setup import (
+    AUTOMA_SETUP_DRAWS,
+    draft_share,
+    finish_automa_setup,
+    next_drafter,
+)
+from companion.games.mini_express.setup import setup as setup_state
+from companion.games.mini_express.state import AUTOMA_SETUP, DRAFT, OVER, MiniExpressState
+from companion.games.mini_express.state import PLAY as PLAY_PHASE
+
+
+class MissingShareValueError(SnapshotError):
+    """Scoring needs cells of the board table the snapshot does not give. The message is the
+    contract's: ``share_values.7.2nd missing`` (then any other missing cells)."""
+
+    def __init__(self, cells: Sequence[tuple[int, str]]) -> None:
+        first, *more = cells
+        also = f" (also needed: {', '.join(cell_path(c) for c in more)})" if more else ""
+        super().__init__(cell_path(first), f"missing{also}")
+        self.cells = tuple(cells)
+        self.args = (f"{cell_path(first)} missing{also}",)
+
+
+ACTIONS = ("draft_share", "automa_setup_draw", "take_share", "build", "automa_turn")
+
+
+class MiniExpress:
+    name = NAME
+    title = "Mini Express"
+    min_players = 1
+    max_players = 5
+    hidden = False
+    components = tuple(
+        Component(f"share-{c}", f"{c.capitalize()} share", "share") for c in COMPANIES
+    )
+
+    # -- setup ---------------------------------------------------------------------------------
+    def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> MiniExpressState:
+        return setup_state(players, options)
+
+    # -- actions -------------------------------------------------------------------------------
+    def apply(self, state: MiniExpressState, action: Action) -> MiniExpressState:
+        if action.kind not in ACTIONS:
+            raise IllegalActionError(
+                f"unknown action {action.kind!r}; Mini Express knows {', '.join(ACTIONS)}"
+            )
+        if state.phase == OVER:
+            raise IllegalActionError(
+                f"the game is over ({state.ended_reason})", rule="no action after the game end"
+            )
+        args = Field(thaw(action.args), "args")
+        try:
+            if state.phase == DRAFT:
+                return self._draft(state, action, args)
+            if state.phase == AUTOMA_SETUP:
+                return self._automa_setup(state, action, args)
+            return self._play(state, action, args)
+        except SnapshotError as exc:
+            raise IllegalActionError(f"malformed action: {exc}") from exc
+
+    def _expect(
+        self,
+        state: MiniExpressState,
+        action: Action,
+        kinds: tuple[str, ...],
+        who: int | None,
+        *,
+        phase: str,
+        rule: str,
+        section: str,
+    ) -> None:
+        if action.kind not in kinds:
+            raise IllegalActionError(
+                f"{action.kind!r} during {phase}; expected {' or '.join(kinds)}",
+                rule=rule,
+                section=section,
+            )
+        if who is not None and action.player != who:
+            raise IllegalActionError(
+                f"player {action.player!r} acted, but it is {state.players[who].name}'s turn",
+                rule="players take turns clockwise from the start player",
+                section=PLAY,
+            )
+
+    def _draft(self, state: MiniExpressState, action: Action, args: Field) -> MiniExpressState:
+        who = next_drafter(state)
+        self._expect(
+            state,
+            action,
+            ("draft_share",),
+            who,
+            phase="the starting share draft",
+            rule="step 9: the starting shares are drafted before the first turn",
+            section=SETUP,
+        )
+        args.only("company")
+        return draft_share(state, who if who is not None else 0, args.get("company").str(COMPANIES))
+
+    def _automa_setup(
+        self, state: MiniExpressState, action: Action, args: Field
+    ) -> MiniExpressState:
+        self._expect(
+            state,
+            action,
+            ("automa_setup_draw",),
+            state.automa_index,
+            phase=AUTOMA_SETUP,
+            rule="IV.: the automa draws its starting shares before the first turn",
+            section=SOLO_SETUP,
+        )
+        args.only("token")
+        state = setup_draw(state, parse_draw(args.get("token")))
+        assert state.automa is not None
+        if len(state.automa.drawn) == AUTOMA_SETUP_DRAWS:
+            return finish_automa_setup(state)
+        return state
+
+    def _play(self, state: MiniExpressState, action: Action, args: Field) -> MiniExpressState:
+        who = state.current_player
+        is_automa = state.players[who].is_automa
+        kinds = ("automa_turn",) if is_automa else ("take_share", "build")
+        self._expect(
+            state,
+            action,
+            kinds,
+            who,
+            phase="play",
+            rule="the automa's turn is played from its tokens"
+            if is_automa
+            else "on your turn: take a share or build track",
+            section=AUTOMA_TURN if is_automa else PLAY,
+        )
+        if action.kind == "automa_turn":
+            args.only("draws", "city_number", "build")
+            draws = [parse_draw(d) for d in args.get("draws").list()]
+            city = args.get("city_number", None)
+            city_number = None if city.value is None else city.int(lo=1, hi=99)
+            report = args.get("build") if args.has("build") else None
+            after = automa_turn(state, draws, city_number, report)
+            company = None
+        elif action.kind == "take_share":
+            args.only("company")
+            company = args.get("company").str(COMPANIES)
+            self._check_two_experienced_company(state, company)
+            after = take_share(state, who, company)
+        else:
+            report_ = BuildReport.parse(args)
+            company = report_.company
+            self._check_two_experienced_company(state, company)
+            after = build(state, who, report_)
+        return self._end_of_action(state, after, company)
+
+    # -- turns and the game end ----------------------------------------------------------------
+    def _check_two_experienced_company(self, state: MiniExpressState, company: str) -> None:
+        if state.variant == TWO_EXPERIENCED_VARIANT and company in state.actions_this_turn:
+            raise IllegalActionError(
+                f"{company} was already used this turn",
+                rule="A: the two actions of a turn are for two different companies",
+                section=TWO_EXPERIENCED,
+            )
+
+    def _end_of_action(
+        self, before: MiniExpressState, state: MiniExpressState, company: str | None
+    ) -> MiniExpressState:
+        if state.variant == TWO_EXPERIENCED_VARIANT:
+            return self._two_experienced_end(before, state, company)
+        turn = state.turns_taken
+        if (
+            state.variant == SOLO
+            and state.players[state.current_player].is_automa
+            and state.level_at >= LEVELS.index("turista")
+            and state.automa is not None
+            and state.automa.city_number == TURISTA_LAST_CITY
+        ):
+            # Nastavení obtížnosti, Turista: the game ends at once when the city pointer
+            # reaches city 32
+            return replace(
+                state,
+                turns_taken=turn + 1,
+                phase=OVER,
+                ended_reason=f"the automa's city pointer reached city {TURISTA_LAST_CITY}",
+            )
+        triggered = state.end_triggered_at
+        if triggered is None and state.exhausted_count >= 2:
+            # KONEC HRY: two companies' share offers exhausted at the end of a turn
+            triggered = turn
+        state = replace(state, turns_taken=turn + 1, end_triggered_at=triggered)
+        if triggered is not None and state.turns_taken % len(state.players) == 0:
+            # everyone has had the same number of turns: the player right of the start player
+            # (the automa, when it plays) takes the last turn (KONEC HRY; Konec sólové hry)
+            section = SOLO_END if state.variant == SOLO else GAME_END
+            return replace(
+                state,
+                phase=OVER,
+                ended_reason=f"two companies exhausted, equal turns played ({section})",
+            )
+        return state
+
+    def _two_experienced_end(
+        self, before: MiniExpressState, state: MiniExpressState, company: str | None
+    ) -> MiniExpressState:
+        """HRA PRO 2 ZKUŠENÉ HRÁČE: the start player's first turn is 1 action, then 2 actions a
+        turn; the game ends at once when one company is exhausted, but never by a player's
+        second action."""
+        assert company is not None
+        used = (*before.actions_this_turn, company)
+        if state.exhausted_count >= 1:
+            if len(before.actions_this_turn) == 1:
+                raise IllegalActionError(
+                    "this second action would end the game (a company's shares would be exhausted)",
+                    rule="B: nobody may end the game with the second action of a turn",
+                    section=TWO_EXPERIENCED,
+                )
+            return replace(
+                state,
+                actions_this_turn=used,
+                phase=OVER,
+                ended_reason="a company's share offer is exhausted",
+            )
+        per_turn = 1 if state.turns_taken == 0 else 2
+        if len(used) == per_turn:
+            return replace(state, actions_this_turn=(), turns_taken=state.turns_taken + 1)
+        return replace(state, actions_this_turn=used)
+
+    # -- scans ---------------------------------------------------------------------------------
+    def interpret(
+        self, state: MiniExpressState, player: int | None, component: str
+    ) -> Action | Prompt:
+        for c in COMPANIES:
+            if component == f"share-{c}":
+                if state.phase == DRAFT:
+                    who = next_drafter(state) if player is None else player
+                    return Action("draft_share", who, {"company": c})
+                who = state.current_player if player is None else player
+                return Action("take_share", who, {"company": c})
+        raise UnknownComponentError(f"Mini Express has no component {component!r}")
+
+    # -- checks --------------------------------------------------------------------------------
+    def problems(self, state: MiniExpressState) -> tuple[Problem, ...]:
+        return notation.problems(state)
+
+    def is_over(self, state: MiniExpressState) -> bool:
+        return state.phase == OVER
+
+    def status(self, state: MiniExpressState) -> TurnStatus:
+        if state.phase == OVER:
+            return TurnStatus(phase=OVER, waiting_for="", round=None)
+        if state.phase == DRAFT:
+            who = next_drafter(state)
+            assert who is not None
+            return TurnStatus((who,), DRAFT, f"{state.players[who].name} to pick a starting share")
+        index = state.automa_index
+        if state.phase == AUTOMA_SETUP:
+            assert index is not None
+            return TurnStatus(
+                (index,), AUTOMA_SETUP, "draw an automa token for the automa's starting share"
+            )
+        who = state.current_player
+        name = state.players[who].name
+        if state.players[who].is_automa:
+            assert state.automa is not None
+            waiting = (
+                f"draw an automa token (company pointer on {chosen_company(state.automa)}); "
+                f"0–2 trains on the chosen company's field: it takes a share; 3–5: it builds. "
+                f"{build_guidance()}"
+            )
+        elif state.variant == TWO_EXPERIENCED_VARIANT:
+            per_turn = 1 if state.turns_taken == 0 else 2
+            waiting = f"{name}: action {len(state.actions_this_turn) + 1} of {per_turn}"
+        else:
+            waiting = f"{name}: take a share or build track"
+        if state.end_triggered_at is not None:
+            waiting += " (the game end is triggered: finishing the round)"
+        rounds = state.turns_taken // len(state.players) + 1
+        return TurnStatus((who,), PLAY_PHASE, waiting, rounds)
+
+    # -- scoring -------------------------------------------------------------------------------
+    def _holdings(self, state: MiniExpressState) -> list[Holding]:
+        return [
+            Holding(p.name, state.seat_from_start(i), p.shares, p.influence, p.is_automa)
+            for i, p in enumerate(state.players)
+        ]
+
+    def score(self, state: MiniExpressState) -> ScoreSheet:
+        """The final scoring as if the game ended now (the final score once it is over).
+        Cells missing from the board table score 0, are named in the notes, and leave the
+        winners open."""
+        result = score_holdings(
+            state.variant,
+            state.level,
+            state.share_values,
+            [c.track_length for c in state.companies],
+            self._holdings(state),
+        )
+        if state.phase != OVER:
+            return replace(result.sheet, winners=())
+        return result.sheet
+
+    def score_snapshot(self, data: Any) -> ScoreSheet:
+        """Score the contract's snapshot (or a full table snapshot)."""
+        doc = Field(data)
+        if doc.has("phase"):
+            state = self.from_json(data)
+            variant, level, table = state.variant, state.level, state.share_values
+            lengths = [c.track_length for c in state.companies]
+            holdings = self._holdings(state)
+        else:
+            variant, level, table, lengths, holdings = notation.parse_scoring_snapshot(doc)
+        result = score_holdings(variant, level, table, lengths, holdings)
+        if result.missing:
+            raise MissingShareValueError(result.missing)
+        return result.sheet
+
+    # -- notation ------------------------------------------------------------------------------
+    def to_json(self, state: MiniExpressState) -> JsonObject:
+        return notation.to_json(state)
+
+    def from_json(self, data: Any) -> MiniExpressState:
+        return notation.from_json(data)
+
+
+GAME = MiniExpress()
+
+__all__ = ["GAME", "MiniExpress", "MissingShareValueError"]
