@@ -13,9 +13,11 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NoReturn
 
 from companion.core.errors import ConfigError
+from companion.games import game_names
 
 READER_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line", "hid", "virtual", "replay")
 SERIAL_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line")
@@ -80,6 +82,10 @@ class Settings:
     database: DatabaseSettings
     mqtt: MqttSettings | None = None
     readers: tuple[ReaderSettings, ...] = ()
+    game_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """``[games."<game id>"]``: default options for every new game of that kind (e.g. the
+    owner's Mini Express share-value table, Russian Railroads board figures). A game's own
+    setup checks them when a game starts; options given at the start win."""
     source: str = ""
     """The file these settings came from ('' for built-in defaults)."""
 
@@ -201,7 +207,7 @@ def parse_settings(
 ) -> Settings:
     """Validate a parsed TOML document into :class:`Settings`."""
     top = _Section(data, "", file)
-    top.only("data_dir", "web", "database", "mqtt", "readers")
+    top.only("data_dir", "web", "database", "mqtt", "readers", "games")
     base = Path(file).parent if file else Path.cwd()
     raw_dir = top.text("data_dir", None)
     root = Path(raw_dir) if raw_dir else (data_dir or default_data_dir())
@@ -216,7 +222,14 @@ def parse_settings(
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ConfigError(f"readers[{i}].name", f"{name!r} is used twice", file=file)
+    games = _Section(data.get("games", {}), "games", file)
+    for game_id, options in games.data.items():
+        if game_id not in game_names(include_hidden=True):
+            games.fail(game_id, f"unknown game; known: {', '.join(game_names())}")
+        if not isinstance(options, Mapping):
+            games.fail(game_id, f"expected a table of options, got {options!r}")
     return Settings(
+        game_options=MappingProxyType({k: dict(v) for k, v in games.data.items()}),
         data_dir=root,
         web=_web(data.get("web", {}), file),
         database=DatabaseSettings(db_path),

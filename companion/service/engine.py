@@ -117,8 +117,11 @@ class _State:
 
 
 class Engine:
-    def __init__(self, store: EventStore) -> None:
+    def __init__(
+        self, store: EventStore, *, game_options: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> None:
         self.store = store
+        self._game_options = dict(game_options or {})
         self._queue: queue.Queue[Any] = queue.Queue()
         self._state = _State()
         self._subscribers: list[Callable[[Publication], None]] = []
@@ -382,7 +385,10 @@ class Engine:
         seats = [p.seat for p in players if p.seat is not None]
         if len(set(seats)) != len(seats):
             doc.get("players").fail("two players at one seat")
-        started = GameStarted(game.name, tuple(players), doc.get("options", {}).obj())
+        # the config's defaults for this game, then what the table chose; the merged options go
+        # into the log, so a later config change never alters a game already started
+        options = {**self._game_options.get(game.name, {}), **doc.get("options", {}).obj()}
+        started = GameStarted(game.name, tuple(players), options)
         entry = LogEntry(1, started, obs.source, obs.wall_time_s)
         session = TableSession.start(game, entry)
         return _Plan(

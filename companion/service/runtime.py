@@ -48,7 +48,7 @@ class Trackside:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.store = EventStore(settings.database.path)
-        self.engine = Engine(self.store)
+        self.engine = Engine(self.store, game_options=settings.game_options)
         self.devices: dict[str, Device] = {}
         self.virtual: dict[str, VirtualReader] = {}
         for reader in settings.readers:

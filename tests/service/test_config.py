@@ -8,6 +8,10 @@ import pytest
 
 from companion.core import ConfigError
 from companion.service.config import load_settings, parse_settings
+from companion.service.engine import Engine
+from companion.service.store import EventStore
+
+from .conftest import command, start_tiny
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -98,3 +102,24 @@ def test_settings_are_frozen(tmp_path: Path) -> None:
     settings = parse_settings({}, data_dir=tmp_path)
     with pytest.raises(AttributeError):
         settings.web = None  # type: ignore[misc]
+
+
+def test_game_defaults_from_config_go_into_the_game_log(tmp_path: Path) -> None:
+    settings = load_settings(write(tmp_path, '[games."tiny-race"]\ntarget = 5\n'))
+    assert settings.game_options["tiny-race"] == {"target": 5}
+    store = EventStore(tmp_path / "t.sqlite3")
+    engine = Engine(store, game_options=settings.game_options)
+    engine.handle(start_tiny(target=8))  # the table's choice wins over the config
+    assert engine.session().state.target == 8  # type: ignore[union-attr]
+    engine.handle(command({"command": "end_game"}))
+    players = [{"name": "Ana"}, {"name": "Ben"}]
+    engine.handle(command({"command": "start_game", "game": "tiny-race", "players": players}))
+    assert engine.session().state.target == 5  # type: ignore[union-attr]
+    # the merged options are in the log: a later config change never alters this game
+    assert store.entries(2)[0].event.options["target"] == 5  # type: ignore[union-attr]
+    store.close()
+
+
+def test_unknown_game_section_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"games\.chess: unknown game"):
+        load_settings(write(tmp_path, "[games.chess]\nx = 1\n"))
