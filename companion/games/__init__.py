@@ -16,6 +16,7 @@ from companion.core.game import Game
 
 # game id → module. Add one line per game (keep the list sorted).
 _GAME_MODULES: dict[str, str] = {
+    "russian-railroads": "companion.games.russian_railroads",
     "tiny-race": "companion.games.tiny_race",
 }
 
