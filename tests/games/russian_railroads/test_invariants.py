@@ -14,6 +14,7 @@ from companion.games.russian_railroads import GAME, RussianRailroadsState
 from companion.games.russian_railroads.board_data import (
     BONUS_CARDS,
     COLOURS,
+    DEFAULT_BOARD,
     FACTORY_FUNCTIONS,
     QUESTION_CARDS,
     STARTING_BONUS_CARDS,
@@ -21,7 +22,6 @@ from companion.games.russian_railroads.board_data import (
     TRACKS,
 )
 from companion.games.russian_railroads.contract import score_contract_snapshot
-from companion.games.russian_railroads.board_data import DEFAULT_BOARD
 from companion.games.russian_railroads.interpret import placement_options
 
 KINDS = (
@@ -160,6 +160,7 @@ def test_legal_effects_keep_the_board_invariants(data: st.DataObject, players: i
     industry=st.integers(0, 14),
 )
 def test_scoring_any_valid_board_never_throws(
+    *,
     ts: list[int],
     locos: list[int],
     doublers: int,
@@ -170,8 +171,8 @@ def test_scoring_any_valid_board_never_throws(
     # make the rails a valid descending chain: black ≥ 1, each later colour strictly behind
     rails: dict[str, int] = {}
     ahead = 16
-    for colour, pos in zip(COLOURS, sorted(ts, reverse=True), strict=True):
-        pos = min(pos, ahead - 1)
+    for colour, drawn in zip(COLOURS, sorted(ts, reverse=True), strict=True):
+        pos = min(drawn, ahead - 1)
         if colour == "black":
             pos = max(pos, 1)
         if pos <= 0:
