@@ -175,13 +175,17 @@ class RussianRailroads:
         if action.kind not in ACTION_KINDS:
             raise refuse(
                 f"unknown action {action.kind!r}; Russian Railroads knows "
-                f"{', '.join(sorted(ACTION_KINDS))}"
+                f"{', '.join(sorted(ACTION_KINDS))}",
+                "the game knows these effects",
             )
         if state.phase == "over":
             raise refuse("the game is over", "the game ends after the final scoring")
         p = action.player
         if not isinstance(p, int) or not 0 <= p < len(state.players):
-            raise refuse(f"player {p!r}: name a player 0–{len(state.players) - 1}")
+            raise refuse(
+                f"player {p!r}: name a player 0–{len(state.players) - 1}",
+                "every effect belongs to a player at the table",
+            )
         args = Field(thaw(action.args), "args")
         try:
             state = self._check_turn(state, p, action.kind)
@@ -215,9 +219,16 @@ class RussianRailroads:
         if kind in ("decline", "question_card", "bonus_card", "factory_function") or (
             kind == "use_token" and state.phase != "play"
         ):
-            raise refuse(f"{name}: {kind} — no such decision is owed")
+            raise refuse(
+                f"{name}: {kind} — no such decision is owed",
+                "a choice is made only when a space, token or card asks for it",
+            )
         if state.phase != "play":
-            raise refuse(f"{name}: {kind} during {state.phase}")
+            raise refuse(
+                f"{name}: {kind} during {state.phase}",
+                "the starting bonus draft comes before the first round",
+                S_START,
+            )
         if p in state.passed:
             raise refuse(
                 f"{name} has passed this round",
@@ -650,7 +661,11 @@ class RussianRailroads:
         else:
             # The industry token space is not public: the table declares it fired.
             if args.get("space", "").value != TOKEN_SPACE_INDUSTRY:
-                raise refuse(f"{board.name}: no token space has fired", "no decision is owed")
+                raise refuse(
+                    f"{board.name}: no token space has fired",
+                    "a token is used when a token space fires",
+                    br.S_SPECIAL,
+                )
             known = self._token_space(state)
             if known is not None or TOKEN_SPACE_INDUSTRY in board.token_spaces:
                 raise refuse(
@@ -840,7 +855,7 @@ class RussianRailroads:
                 phase=state.phase,
                 waiting_for=f"{state.players[first.player].name}: {describe(first)}",
                 round=state.round,
-                prompt=Prompt(describe(first), first.player),
+                prompt=Prompt(describe(first), first.player, pending_options(state)),
             )
         current = state.current if state.current is not None else state.turn_order[0]
         following = next_active(state, current)
@@ -960,6 +975,52 @@ def new_turn_order(state: RussianRailroadsState) -> tuple[int, ...]:
     claimed = {pos: who for pos, who in ((0, first), (1, second)) if who is not None}
     others = iter(p for p in order if p not in claimed.values())
     return tuple(claimed[pos] if pos in claimed else next(others) for pos in range(len(order)))
+
+
+def pending_options(state: RussianRailroadsState) -> tuple[Action, ...]:
+    """The answers to the first decision owed, each an action (for the table page)."""
+    first = state.pending[0]
+    p = first.player
+    board = state.players[p]
+    match first.kind:
+        case "token":
+            return (
+                *(
+                    Action("use_token", p, {"token": t})
+                    for t in TOKENS
+                    if t not in board.tokens_used
+                ),
+                Action("decline", p),
+            )
+        case "bonus_card":
+            held = {c for b in state.players for c in b.bonus_cards}
+            cards = [c for c in BONUS_CARDS if c not in held] if state.bonus_deck else []
+            return (
+                *(Action("bonus_card", p, {"card": c}) for c in cards),
+                Action("bonus_card", p, {"points_instead": True}),
+                Action("decline", p),
+            )
+        case "factory":
+            known = state.known_factory_function(first.level)
+            functions = FACTORY_FUNCTIONS if known is None else (known,)
+            return tuple(Action("factory_function", p, {"function": f}) for f in functions)
+        case "question_card":
+            return tuple(
+                Action("question_card", p, {"card": c})
+                for c in state.question_cards
+                if c not in ("engineer_and_coin", "locomotive_9")
+            )
+        case "starting_bonus":
+            options: list[Action] = []
+            for card in state.starting_bonus_cards:
+                if card == "black_step":
+                    options.extend(
+                        Action("starting_bonus", p, {"card": card, "track": t}) for t in TRACKS
+                    )
+                else:
+                    options.append(Action("starting_bonus", p, {"card": card}))
+            return tuple(options)
+    return (Action("pass", p),)
 
 
 def describe(pending: Pending) -> str:

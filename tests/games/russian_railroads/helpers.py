@@ -25,8 +25,9 @@ def act(state: RussianRailroadsState, kind: str, player: int, **args: Any) -> Ru
 def refused(state: RussianRailroadsState, kind: str, player: int, match: str, **args: Any) -> None:
     """The action is refused with a message matching ``match`` and the state is unchanged."""
     before = GAME.to_json(state)
-    with pytest.raises(IllegalActionError, match=match):
+    with pytest.raises(IllegalActionError, match=match) as info:
         act(state, kind, player, **args)
+    assert info.value.rule, "every refusal names the rule"
     assert GAME.to_json(state) == before
 
 

@@ -254,3 +254,19 @@ def test_a_full_snapshot_round_trips_and_scores_through_score_snapshot() -> None
     data = GAME.to_json(s)
     assert GAME.from_json(data) == s
     assert GAME.score_snapshot(data) == GAME.score(s)
+
+
+def test_the_status_says_who_owes_which_decision_with_every_answer() -> None:
+    s = GAME.setup([PlayerSpec(n) for n in ("A", "B", "C")], {})
+    status = GAME.status(s)
+    assert status.active_players == (2,)
+    assert status.prompt is not None
+    assert len(status.prompt.options) == 6  # black step ×3 tracks, industry, doubler, coin
+    for option in status.prompt.options:
+        GAME.apply(s, option)
+    s = with_board(new_game(4), 0, factories=(2,), industry=(4,))
+    s = act(s, "industry", 0, steps=1)
+    prompt = GAME.status(s).prompt
+    assert prompt is not None and len(prompt.options) == 9
+    s = act(s, "factory_function", 0, function="coin")
+    assert "Red to act or pass" in GAME.status(s).waiting_for
