@@ -191,6 +191,12 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
             )
         return Action("question_card", who, {"card": ident})
     if kind == "engineer":
+        if state.engineer_row and ident != state.engineer_row[-1]:
+            return Prompt(
+                f"the engineer '{ENGINEERS[ident]}' is not on the hiring space; if {name} used "
+                "its action space, enter the effects",
+                who,
+            )
         number = state.board.engineer_number(ident)
         if number is None:
             return Prompt(

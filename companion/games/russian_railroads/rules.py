@@ -135,13 +135,21 @@ class RussianRailroads:
         if not self.min_players <= n <= self.max_players:
             raise refuse(f"{n} players; Russian Railroads takes 2–4", "player count")
         opts = Field(dict(options), "options")
-        opts.only("turn_order", "board", "starting_bonus")
+        opts.only("turn_order", "board", "starting_bonus", "engineer_row")
         order_doc = opts.get("turn_order", list(range(n)))
         order = tuple(i.int(lo=0, hi=n - 1) for i in order_doc.list(max_len=n))
         if sorted(order) != list(range(n)):
             order_doc.fail(f"a turn order lists every player 0–{n - 1} once")
         board = BoardData.from_options(opts.get("board", {}).value)
         draft = opts.get("starting_bonus", True).bool()
+        # Engineers dealt: 4 B + 3 A with 4 players, 3 + 3 with 2–3 (seed 000 setup step 9,
+        # "ÚPRAVA PRO HRU DVOU A TŘÍ HRÁČŮ"); the table may say which, left to right.
+        row_doc = opts.get("engineer_row", [])
+        row = tuple(e.str(frozenset(ENGINEERS)) for e in row_doc.list(max_len=7))
+        if row and len(row) != (7 if n == 4 else 6):
+            row_doc.fail(f"{7 if n == 4 else 6} engineers are dealt with {n} players")
+        if len(set(row)) != len(row):
+            row_doc.fail("an engineer appears twice")
         removed = LOCOMOTIVES_REMOVED[n]
         # Every player takes a level-1 locomotive from the supply (seed 004, Preparar).
         supply = [LOCOMOTIVES_PER_LEVEL[lv] - removed for lv in range(1, 10)]
@@ -168,6 +176,7 @@ class RussianRailroads:
             starting_bonus_cards=STARTING_BONUS_CARDS,
             pending=pending,
             board=board,
+            engineer_row=row,
         )
 
     # -- apply ------------------------------------------------------------------------------
@@ -516,6 +525,15 @@ class RussianRailroads:
                 S_ENGINEERS,
             )
         number, ability = self._engineer_args(args)
+        if state.engineer_row:
+            available = state.engineer_row[-1]
+            if ability and ability != available:
+                raise refuse(
+                    f"engineer '{ability}' named, but the one on the hiring space is '{available}'",
+                    "only the rightmost engineer can be hired",
+                    S_ENGINEERS,
+                )
+            ability = available
         return replace(self._hire(state, p, number, ability), engineer_hired=True)
 
     def _do_turn_order(
@@ -642,6 +660,9 @@ class RussianRailroads:
             passed=frozenset(),
             turn_order_claims=(None, None),
             engineer_hired=False,
+            # Seed 000, "PŘÍPRAVA DALŠÍHO KOLA": the engineers move one space right; the one
+            # on the hiring space leaves (hired, or back to the box when nobody hired it).
+            engineer_row=state.engineer_row[:-1],
             temporary_taken=False,
             figures_used=used,
         )

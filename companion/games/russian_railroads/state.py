@@ -135,6 +135,9 @@ class RussianRailroadsState:
     """Final bonus cards still in the deck (8 after two are removed unseen)."""
     starting_bonus_cards: tuple[str, ...] = ()
     engineer_hired: bool = False
+    engineer_row: tuple[str, ...] = ()
+    """Engineer abilities on the board, left to right, when the table says them (empty: not
+    tracked); the rightmost can be hired this round."""
     """This round's engineer has been hired (at most one per round)."""
     temporary_taken: bool = False
     doubler_supply: int = 20

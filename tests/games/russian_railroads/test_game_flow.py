@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from companion.core import IllegalActionError, PlayerSpec
+from companion.core import IllegalActionError, PlayerSpec, Prompt, SnapshotError
 from companion.games.russian_railroads import GAME
 from companion.games.russian_railroads.rules import new_turn_order
 from tests.games.russian_railroads.helpers import (
@@ -270,3 +270,26 @@ def test_the_status_says_who_owes_which_decision_with_every_answer() -> None:
     assert prompt is not None and len(prompt.options) == 9
     s = act(s, "factory_function", 0, function="coin")
     assert "Red to act or pass" in GAME.status(s).waiting_for
+
+
+def test_the_engineer_row_moves_right_and_the_hiring_space_empties_each_round() -> None:
+    row = [
+        "two_any",
+        "black_grey",
+        "any_3points",
+        "black_3points",
+        "industry_two",
+        "any_black",
+        "grey_brown",
+    ]
+    s = new_game(4, engineer_row=row)
+    refused(s, "hire_engineer", 0, "only the rightmost", number=3, ability="two_any")
+    s = act(s, "hire_engineer", 0, number=3)
+    assert board_of(s, 0).engineers[0].ability == "grey_brown"
+    s = all_pass(s)
+    assert s.engineer_row == tuple(row[:-1])
+    s = all_pass(s)  # nobody hires 'any_black': it leaves the game
+    assert s.engineer_row == tuple(row[:-2])
+    assert isinstance(GAME.interpret(s, 0, "engineer:two_any"), Prompt)
+    with pytest.raises(SnapshotError, match="7 engineers"):
+        new_game(4, engineer_row=row[:3])
