@@ -225,9 +225,13 @@ class RussianRailroads:
                     "a decision owed is made before play goes on",
                 )
             return state
-        if kind in ("decline", "question_card", "bonus_card", "factory_function") or (
-            kind == "use_token" and state.phase != "play"
-        ):
+        if kind in (
+            "decline",
+            "question_card",
+            "bonus_card",
+            "factory_function",
+            "starting_bonus",
+        ) or (kind == "use_token" and state.phase != "play"):
             raise refuse(
                 f"{name}: {kind} — no such decision is owed",
                 "a choice is made only when a space, token or card asks for it",

@@ -170,6 +170,7 @@ def test_starting_bonus_draft_runs_4th_to_2nd() -> None:
     assert board_of(s, 3).doublers == 1
     assert board_of(s, 0).industry == (1,)
     assert s.starting_bonus_cards == ("coin",)
+    refused(s, "starting_bonus", 1, "no such decision", card="coin")
 
 
 def test_the_question_card_token_then_a_card_then_a_bonus_card() -> None:
