@@ -294,3 +294,24 @@ def test_the_engineer_row_moves_right_and_the_hiring_space_empties_each_round() 
     assert isinstance(GAME.interpret(s, 0, "engineer:two_any"), Prompt)
     with pytest.raises(SnapshotError, match="7 engineers"):
         new_game(4, engineer_row=row[:3])
+
+
+def test_round_end_applies_st_petersburg_doubling_kiev_stars_and_the_medal() -> None:
+    s = with_board(
+        new_game(2),
+        0,
+        rails=((3, 2, 0, 0, 0), (9, 7, 2, 0, 0), (6, 5, 0, 0, 0)),
+        colours=frozenset({"black", "grey", "brown"}),
+        fired=frozenset({"rails:2", "rails:6"}),
+        locomotives=((1,), (7,), (5,)),
+        kiev_medal=True,
+    )
+    s = all_pass(s)
+    red = GAME.score(s).player("Red")
+    # St. Petersburg: brown 1–2 = 4, grey 3–7 = 5 → 9, ×2 = 18
+    assert red.points(SP) == 18
+    # Kiev: grey 1–5 = 5, stars 1+2+3+4 = 10, medal 20
+    assert red.points(KV) == 35
+    assert red.points(TS) == 1
+    notes = GAME.score(s).notes
+    assert any("Kiev space 4" in n for n in notes)
