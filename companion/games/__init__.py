@@ -17,6 +17,7 @@ from companion.core.game import Game
 # game id → module. Add one line per game (keep the list sorted).
 _GAME_MODULES: dict[str, str] = {
     "mini-express": "companion.games.mini_express",
+    "russian-railroads": "companion.games.russian_railroads",
     "tiny-race": "companion.games.tiny_race",
     "trains-and-stations": "companion.games.trains_and_stations",
 }

@@ -1,0 +1,433 @@
+"""Player board rules: rail steps, locomotives (with the displacement chain), factories,
+industry steps, doublers, and the special spaces that fire by themselves once.
+
+Pure functions over :class:`PlayerBoard`; a refusal raises ``IllegalActionError`` naming the
+rule and the rulebook section (seed 000 = the Czech rulebook, complete).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import NoReturn
+
+from companion.core.errors import IllegalActionError
+from companion.games.russian_railroads.board_data import (
+    BLACK,
+    BROWN,
+    COLOURS,
+    FACTORY_SLOTS,
+    INDUSTRY_GAPS,
+    INDUSTRY_LAST,
+    KIEV,
+    KIEV_EXTRA_WORKER_SPACE,
+    LOCOMOTIVE_SLOTS,
+    MAX_DOUBLERS,
+    NEW_RAILS_AT,
+    TERMINUS_POINTS,
+    TOKEN_SPACES,
+    TRACK_COLOURS,
+    TRACK_LENGTH,
+    TRACK_TITLES,
+    TRACKS,
+    TRANS_SIBERIAN,
+    TS_EXTRA_WORKER_SPACE,
+    WHITE,
+    WHITE_FREE_STEPS,
+)
+from companion.games.russian_railroads.state import TOKEN_SPACE_INDUSTRY, Pending, PlayerBoard
+
+S_RAILS = "seed 000, ZÁSADY STAVBY KOLEJÍ"
+S_NEW_RAILS = "seed 000, BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV"
+S_LOCO_TAKE = "seed 000, ZÁSADY PLATNÉ PŘI ZÍSKÁVÁNÍ LOKOMOTIV A STAVBĚ TOVÁREN"
+S_LOCO_REPLACE = "seed 000, ZVÝŠENÍ VÝKONU LOKOMOTIVY"
+S_FACTORY = "seed 000, STAVBA TOVÁREN"
+S_INDUSTRY = "seed 000, VÝZNAM VÝŘEZŮ PRO TOVÁRNY"
+S_DOUBLERS = "seed 000, ŽETONY ZDVOJNÁSOBENÍ"
+S_SPECIAL = "seed 000, ZVLÁŠTNÍ POLÍČKA NA DESCE HRÁČE"
+S_SECOND_MARKER = "seed 000, POPIS KARET A ŽETONŮ (second industry marker)"
+
+MAX_STEPS_PER_MOVE = 15
+
+
+def refuse(message: str, rule: str, section: str) -> NoReturn:
+    raise IllegalActionError(message, rule=rule, section=section)
+
+
+def _set_rail(board: PlayerBoard, track: str, colour: str, space: int) -> PlayerBoard:
+    t, c = TRACKS.index(track), COLOURS.index(colour)
+    row = list(board.rails[t])
+    row[c] = space
+    rails = list(board.rails)
+    rails[t] = tuple(row)
+    return replace(board, rails=tuple(rails))
+
+
+def check_rail_step(board: PlayerBoard, track: str, colour: str) -> int:
+    """The space one step of ``colour`` on ``track`` reaches, or a refusal (seed 000, "ZÁSADY
+    STAVBY KOLEJÍ"): allowed colours per track, colours in order, only free spaces, a later
+    colour never reaches or passes the one before it, nothing beyond the track's end."""
+    if colour not in TRACK_COLOURS[track]:
+        refuse(
+            f"{colour} rail on {TRACK_TITLES[track]}",
+            f"{TRACK_TITLES[track]} allows {', '.join(TRACK_COLOURS[track])} only",
+            S_RAILS,
+        )
+    if colour not in board.colours:
+        refuse(
+            f"{board.name} has no {colour} rails yet",
+            "new colours come when black reaches Trans-Siberian 2 / 6 / 10 / 15",
+            S_NEW_RAILS,
+        )
+    here = board.rail(track, colour)
+    target = here + 1
+    index = COLOURS.index(colour)
+    if index == 0:
+        if target > TRACK_LENGTH[track]:
+            refuse(
+                f"black is already at the end of {TRACK_TITLES[track]}",
+                "a rail never goes beyond the last space",
+                S_SPECIAL + " (KONEČNÁ STANICE)",
+            )
+        return target
+    before = COLOURS[index - 1]
+    ahead = board.rail(track, before)
+    if target >= ahead:
+        refuse(
+            f"{colour} step to {TRACK_TITLES[track]} {target}: {before} stands on {ahead}",
+            "a later colour never reaches or passes the colour before it",
+            S_RAILS,
+        )
+    return target
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A board after an effect, with what it set off: decisions owed and factories returned
+    to the supply."""
+
+    board: PlayerBoard
+    pending: tuple[Pending, ...] = ()
+    returned: tuple[int, ...] = ()
+
+    def then(self, other: Outcome) -> Outcome:
+        return Outcome(other.board, self.pending + other.pending, self.returned + other.returned)
+
+
+def rail_step(
+    board: PlayerBoard, player: int, track: str, colour: str, token_space: int | None
+) -> Outcome:
+    target = check_rail_step(board, track, colour)
+    return settle(_set_rail(board, track, colour, target), player, token_space)
+
+
+def build(
+    board: PlayerBoard,
+    player: int,
+    moves: Sequence[tuple[str, str, int]],
+    token_space: int | None,
+) -> Outcome:
+    """Rail steps split over tracks and colours, one step at a time, in the order given; a
+    colour gained on the way can be used by the later moves (seed 000, "?" token "4 steps")."""
+    outcome = Outcome(board)
+    for track, colour, steps in moves:
+        for _ in range(steps):
+            outcome = outcome.then(rail_step(outcome.board, player, track, colour, token_space))
+    return outcome
+
+
+def settle(board: PlayerBoard, player: int, token_space: int | None) -> Outcome:
+    """Fire every special space whose condition has just become true, once each (seed 000,
+    "ZVLÁŠTNÍ POLÍČKA NA DESCE HRÁČE"). Conditions only ever become true (rails and
+    locomotive reach never go back), so firing on the state is firing on the event."""
+    fired = set(board.fired)
+    pending: list[Pending] = []
+    points = list(board.points)
+    colours = set(board.colours)
+    extra = board.extra_workers
+    token_spaces = list(board.token_spaces)
+    ts_black = board.rail(TRANS_SIBERIAN, BLACK)
+    white_steps = 0
+    # New rails at Trans-Siberian 2 / 6 / 10 / 15, reached or passed by black.
+    for space, colour in sorted(NEW_RAILS_AT.items()):
+        key = f"rails:{space}"
+        if ts_black >= space and key not in fired:
+            fired.add(key)
+            colours.add(colour)
+            if colour == WHITE:
+                white_steps = WHITE_FREE_STEPS
+    # Terminus: black on the last space, 10 points once (seed 000, "KONEČNÁ STANICE").
+    for track in TRACKS:
+        key = f"terminus:{track}"
+        if board.rail(track, BLACK) >= TRACK_LENGTH[track] and key not in fired:
+            fired.add(key)
+            points.append(("terminus", TERMINUS_POINTS, f"black reached the end of {track}"))
+    # Extra workers: black at Kiev 7; brown + locomotive at Trans-Siberian 3.
+    if board.rail(KIEV, BLACK) >= KIEV_EXTRA_WORKER_SPACE and "worker:kiev7" not in fired:
+        fired.add("worker:kiev7")
+        extra += 1
+    if (
+        board.rail(TRANS_SIBERIAN, BROWN) >= TS_EXTRA_WORKER_SPACE
+        and board.reach(TRANS_SIBERIAN) >= TS_EXTRA_WORKER_SPACE
+        and "worker:ts3" not in fired
+    ):
+        fired.add("worker:ts3")
+        extra += 1
+    # "?" token spaces: black + locomotive at Trans-Siberian 13, St. Petersburg 4 and 6.
+    for track, space in TOKEN_SPACES:
+        key = f"{track}:{space}"
+        if (
+            board.rail(track, BLACK) >= space
+            and board.reach(track) >= space
+            and key not in token_spaces
+        ):
+            token_spaces.append(key)
+            pending.append(Pending("token", player, key))
+    # The industry token space ("ZVLÁŠTNÍ POLÍČKO NA LIŠTĚ PRŮMYSLOVÉHO ROZVOJE"), where known.
+    if (
+        token_space is not None
+        and max(board.industry) >= token_space
+        and TOKEN_SPACE_INDUSTRY not in token_spaces
+    ):
+        token_spaces.append(TOKEN_SPACE_INDUSTRY)
+        pending.append(Pending("token", player, TOKEN_SPACE_INDUSTRY))
+    board = replace(
+        board,
+        fired=frozenset(fired),
+        colours=frozenset(colours),
+        points=tuple(points),
+        extra_workers=extra,
+        token_spaces=tuple(token_spaces),
+    )
+    outcome = Outcome(board, tuple(pending))
+    # Trans-Siberian 15: the white rail and two white steps, lost where no space is free.
+    for _ in range(white_steps):
+        try:
+            target = check_rail_step(outcome.board, TRANS_SIBERIAN, WHITE)
+        except IllegalActionError:
+            break
+        outcome = outcome.then(
+            settle(_set_rail(outcome.board, TRANS_SIBERIAN, WHITE, target), player, token_space)
+        )
+    return outcome
+
+
+# --- locomotives --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a locomotive goes: a track (replacing ``replace`` there when the track is full),
+    or, for a displaced locomotive only, ``to_factory``: turned over and returned to the
+    supply as a factory."""
+
+    track: str = ""
+    replace: int | None = None
+    to_factory: bool = False
+
+
+def _free_slots(board: PlayerBoard) -> list[str]:
+    return [t for t in TRACKS if len(board.locos(t)) < LOCOMOTIVE_SLOTS[t]]
+
+
+def _can_replace_somewhere(board: PlayerBoard, level: int) -> bool:
+    return any(lv < level for t in TRACKS for lv in board.locos(t))
+
+
+def _set_locos(board: PlayerBoard, track: str, levels: tuple[int, ...]) -> PlayerBoard:
+    locos = list(board.locomotives)
+    locos[TRACKS.index(track)] = tuple(sorted(levels, reverse=True))
+    return replace(board, locomotives=tuple(locos))
+
+
+def place_locomotive(
+    board: PlayerBoard,
+    player: int,
+    level: int,
+    placements: Sequence[Placement],
+    token_space: int | None,
+) -> Outcome:
+    """Place a new locomotive and the chain of locomotives it displaces (seed 000, "ZVÝŠENÍ
+    VÝKONU LOKOMOTIVY"): a locomotive goes to a track with a free space or replaces a weaker
+    one there; the displaced one goes on the same way; one that fits nowhere is turned into a
+    factory and returned to the supply. Stopping the chain early (turning a displaced
+    locomotive into a factory although a weaker one could still be replaced) is allowed only
+    when no locomotive space is free."""
+    carrying: int | None = level
+    returned: list[int] = []
+    first = True
+    for n, place in enumerate(placements):
+        where = f"placement {n + 1}"
+        if carrying is None:
+            refuse(
+                f"{where}: nothing is left to place, the chain has ended",
+                "the chain moves only displaced locomotives",
+                S_LOCO_REPLACE,
+            )
+        if place.to_factory:
+            if first:
+                refuse(
+                    f"{where}: the new level-{carrying} locomotive cannot go straight to the "
+                    "supply as a factory (build a factory instead)",
+                    "a locomotive taken is placed at a track",
+                    S_LOCO_REPLACE,
+                )
+            free = _free_slots(board)
+            if free:
+                refuse(
+                    f"{where}: the displaced level-{carrying} locomotive must take the free "
+                    f"space at {', '.join(TRACK_TITLES[t] for t in free)}",
+                    "while a locomotive space is free, no locomotive may be returned",
+                    S_LOCO_REPLACE,
+                )
+            returned.append(carrying)
+            carrying = None
+            continue
+        track = place.track
+        locos = board.locos(track)
+        if len(locos) < LOCOMOTIVE_SLOTS[track]:
+            if place.replace is not None:
+                refuse(
+                    f"{where}: {TRACK_TITLES[track]} has a free locomotive space; nothing to "
+                    "replace",
+                    "a locomotive replaces another only at a full track",
+                    S_LOCO_REPLACE,
+                )
+            board = _set_locos(board, track, (*locos, carrying))
+            carrying = None
+        else:
+            target = place.replace
+            if target is None:
+                if len(set(locos)) > 1:
+                    refuse(
+                        f"{where}: {TRACK_TITLES[track]} holds levels "
+                        f"{', '.join(map(str, locos))}; say which one level {carrying} replaces",
+                        "a locomotive replaces one weaker locomotive",
+                        S_LOCO_REPLACE,
+                    )
+                target = locos[0]
+            if target not in locos:
+                refuse(
+                    f"{where}: no level-{target} locomotive at {TRACK_TITLES[track]}",
+                    "a locomotive replaces one that is there",
+                    S_LOCO_REPLACE,
+                )
+            if target >= carrying:
+                refuse(
+                    f"{where}: level {carrying} cannot replace level {target} at "
+                    f"{TRACK_TITLES[track]}",
+                    "a locomotive only goes where no locomotive or a weaker one lies",
+                    S_LOCO_REPLACE,
+                )
+            rest = list(locos)
+            rest.remove(target)
+            board = _set_locos(board, track, (*rest, carrying))
+            carrying = target
+        first = False
+    if carrying is not None:
+        if first:
+            refuse(
+                f"say where the level-{carrying} locomotive goes",
+                "a locomotive taken is placed at one of your tracks",
+                S_LOCO_TAKE,
+            )
+        if _free_slots(board) or _can_replace_somewhere(board, carrying):
+            refuse(
+                f"the displaced level-{carrying} locomotive still needs a place (a free space, "
+                "a weaker locomotive, or the supply as a factory when no space is free)",
+                "the displaced locomotive goes on along the chain",
+                S_LOCO_REPLACE,
+            )
+        # It fits nowhere: it becomes a factory in the supply.
+        returned.append(carrying)
+    outcome = settle(board, player, token_space)
+    return Outcome(outcome.board, outcome.pending, tuple(returned))
+
+
+# --- factories and industry ---------------------------------------------------------------
+
+
+def add_factory(board: PlayerBoard, level: int, replace_slot: int | None) -> Outcome:
+    """A factory goes into the first free slot, left to right; with all five full it replaces
+    any factory of the player's choice, which returns to the supply (seed 000, "STAVBA
+    TOVÁREN")."""
+    factories = list(board.factories)
+    if len(factories) < FACTORY_SLOTS:
+        if replace_slot is not None:
+            refuse(
+                f"replace factory slot {replace_slot}: slot {len(factories) + 1} is still free",
+                "factory slots are filled left to right; a factory is replaced only when all "
+                "five are full",
+                S_FACTORY,
+            )
+        factories.append(level)
+        return Outcome(replace(board, factories=tuple(factories)))
+    if replace_slot is None:
+        refuse(
+            "all five factory slots are full; say which factory (slot 1–5) the new one replaces",
+            "with all slots full a new factory replaces one of the player's choice",
+            S_FACTORY,
+        )
+    if not 1 <= replace_slot <= FACTORY_SLOTS:
+        refuse(f"factory slot {replace_slot}", "factory slots are 1–5", S_FACTORY)
+    old = factories[replace_slot - 1]
+    factories[replace_slot - 1] = level
+    return Outcome(replace(board, factories=tuple(factories)), returned=(old,))
+
+
+def industry_steps(
+    board: PlayerBoard, player: int, marker: int, steps: int, token_space: int | None
+) -> Outcome:
+    """Move one industry marker step by step (seed 000, "PRŮMYSLOVÝ ROZVOJ"): an empty factory
+    gap can be neither entered nor jumped; a factory space reached fires its function (the
+    table says which when unknown); two markers never end on the same space."""
+    if not 0 <= marker < len(board.industry):
+        refuse(
+            f"industry marker {marker + 1}: {board.name} has {len(board.industry)}",
+            "the second marker comes only with its '?' token",
+            S_SECOND_MARKER,
+        )
+    position = board.industry[marker]
+    pending: list[Pending] = []
+    for _ in range(steps):
+        target = position + 1
+        if target > INDUSTRY_LAST:
+            refuse(
+                f"industry marker {marker + 1} is at the end of the track",
+                "the industry track ends after the fifth factory",
+                S_INDUSTRY,
+            )
+        if target in INDUSTRY_GAPS:
+            gap = INDUSTRY_GAPS.index(target)
+            if gap >= len(board.factories):
+                refuse(
+                    f"industry step to {target}: factory gap {gap + 1} is empty",
+                    "an empty factory gap can be neither entered nor jumped; build a factory",
+                    S_INDUSTRY,
+                )
+            pending.append(Pending("factory", player, "industry", board.factories[gap], marker))
+        position = target
+    others = [p for i, p in enumerate(board.industry) if i != marker]
+    if position in others:
+        refuse(
+            f"industry marker {marker + 1} would end on {position}, where the other marker is",
+            "the two industry markers never share a space",
+            S_SECOND_MARKER,
+        )
+    industry = list(board.industry)
+    industry[marker] = position
+    outcome = settle(replace(board, industry=tuple(industry)), player, token_space)
+    return Outcome(outcome.board, tuple(pending) + outcome.pending)
+
+
+def add_doublers(board: PlayerBoard, count: int, *, up_to: bool = False) -> PlayerBoard:
+    """Doublers fill the eight spaces over Trans-Siberian 1–8 left to right (seed 000,
+    "ŽETONY ZDVOJNÁSOBENÍ"). ``up_to``: place as many as fit (a "may place N")."""
+    room = MAX_DOUBLERS - board.doublers
+    if count > room and not up_to:
+        refuse(
+            f"{count} doubler(s) with {board.doublers} already placed",
+            "at most 8 doublers, one per space over Trans-Siberian 1–8",
+            S_DOUBLERS,
+        )
+    return replace(board, doublers=board.doublers + min(count, room))
