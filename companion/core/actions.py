@@ -64,8 +64,7 @@ class Action:
         """The move in words for people: ``claim_route route=paris-wien cards=red,red``."""
         parts = [self.kind.replace("_", " ")]
         for key, value in thaw(self.args).items():  # type: ignore[union-attr]
-            text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-            parts.append(f"{key}={text}")
+            parts.append(f"{key}={_words(value)}")
         return " ".join(parts)
 
 
@@ -86,3 +85,13 @@ class Prompt:
             "player": self.player,
             "options": [o.to_json() for o in self.options],
         }
+
+
+def _words(value: object) -> str:
+    """``[{"track": "kiev", "steps": 2}, …]`` → ``kiev 2; …``: short enough for a status line."""
+    if isinstance(value, dict):
+        return " ".join(_words(v) for v in value.values())
+    if isinstance(value, list):
+        sep = "; " if any(isinstance(v, dict | list) for v in value) else ","
+        return sep.join(_words(v) for v in value)
+    return str(value)

@@ -15,7 +15,7 @@ from firmware_bridge.virtual import read_recording
 
 RECORDINGS = Path(__file__).parent / "recordings"
 # The game nights the demo plays, in order of preference.
-DEMO_RECORDINGS = ("russian-railroads.jsonl", "ticket-to-ride-europe.jsonl", "tiny-race.jsonl")
+DEMO_RECORDINGS = ("game-night.jsonl",)
 
 
 def default_recording() -> Path:
