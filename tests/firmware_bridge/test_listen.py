@@ -1,0 +1,121 @@
+"""``trackside listen`` and ``trackside readers`` as a hobbyist sees them."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion.core import ConfigError
+from firmware_bridge.listen import list_ports, listen
+from firmware_bridge.ports import PortInfo
+from firmware_bridge.readers import Backoff, ReaderConfig
+from tests.firmware_bridge.frame_fixtures import rdm6300_frame
+from tests.firmware_bridge.ptys import PtyDevice, wait_until
+
+
+class Lines(io.StringIO):
+    def lines(self) -> list[dict[str, object]]:
+        return [json.loads(line) for line in self.getvalue().splitlines()]
+
+
+def test_listen_prints_one_json_object_per_observation_and_its_status(tmp_path: Path) -> None:
+    device = PtyDevice(tmp_path / "usb-rdm6300").plug()
+    out, stop = Lines(), threading.Event()
+    args = ("rdm6300", str(device.link), None, 1, out, stop)
+    thread = threading.Thread(target=listen, args=args, kwargs={"backoff": Backoff(0.02, 0.1)})
+    thread.start()
+    try:
+        wait_until(lambda: any(line.get("state") == "connected" for line in out.lines()))
+        device.write(rdm6300_frame("0F002A7F8A") + rdm6300_frame("0F002A7F8A", checksum=0))
+        wait_until(lambda: len([x for x in out.lines() if x["kind"] == "tag_removed"]) == 1)
+    finally:
+        stop.set()
+        thread.join(5)
+        device.unplug()
+    lines = [x for x in out.lines() if x["kind"] != "status"]
+    for line in lines:
+        assert line.pop("at")
+    assert lines == [
+        {"kind": "tag_present", "uid": "0F002A7F8A", "reader": str(device.link), "seat": 1},
+        {
+            "kind": "error",
+            "message": "rdm6300: bad checksum 00, expected D0 in 02 30 46 30 30 32 41 37 46 38 41 30 30 03",
+            "reader": str(device.link),
+            "seat": 1,
+        },
+        {"kind": "tag_removed", "uid": "0F002A7F8A", "reader": str(device.link), "seat": 1},
+    ]
+
+
+def test_listen_shows_a_missing_port_as_searching(tmp_path: Path) -> None:
+    out, stop = Lines(), threading.Event()
+    thread = threading.Thread(
+        target=listen, args=("line", str(tmp_path / "nope"), 9600, None, out, stop)
+    )
+    thread.start()
+    try:
+        wait_until(lambda: any(line.get("error") for line in out.lines()))
+    finally:
+        stop.set()
+        thread.join(5)
+    status = next(x for x in out.lines() if x.get("error"))
+    assert status["state"] == "searching"
+    assert str(status["error"]).startswith(f"{tmp_path / 'nope'} not found")
+    assert status["seat"] is None
+
+
+def test_listen_refuses_an_unknown_protocol_naming_it() -> None:
+    with pytest.raises(
+        ConfigError, match="protocol: 'wiegand' is not one of rdm6300, id12la, pn532, line, hid"
+    ):
+        listen("wiegand", "/dev/ttyUSB0", None, None, io.StringIO())
+
+
+def test_readers_lists_ports_with_stable_names_and_configuration() -> None:
+    ports = [
+        PortInfo(
+            device="/dev/ttyUSB0",
+            vid_pid="1a86:7523",
+            description="USB Serial",
+            by_id=("/dev/serial/by-id/usb-1a86_USB_Serial-if00-port0",),
+            by_path=("/dev/serial/by-path/platform-fd500000.pcie-usb-0:1.2:1.0-port0",),
+        ),
+        PortInfo(device="/dev/ttyAMA0", description="ttyAMA0"),
+        PortInfo(device="/dev/ttyACM0", vid_pid="2341:0043", description="Arduino Uno"),
+    ]
+    configured = [
+        ReaderConfig("red-seat", "rdm6300", "usb-1a86_USB_Serial-if00-port0", seat=1),
+        ReaderConfig("blue-seat", "line", "", seat=2, vid_pid=("2341:0043",)),
+        ReaderConfig("green-seat", "pn532", "/dev/serial/by-id/usb-FTDI-gone", seat=3),
+        ReaderConfig("scanner", "hid", "Honeywell Scanner"),
+    ]
+    out = io.StringIO()
+    assert list_ports(out, configured, lister=lambda: ports) == 0
+    assert out.getvalue().splitlines() == [
+        "/dev/ttyUSB0  [1a86:7523]  USB Serial",
+        "    by-id:   /dev/serial/by-id/usb-1a86_USB_Serial-if00-port0",
+        "    by-path: /dev/serial/by-path/platform-fd500000.pcie-usb-0:1.2:1.0-port0",
+        "    configured as: red-seat (rdm6300, seat 1)",
+        "/dev/ttyAMA0  [no USB id]  ttyAMA0",
+        "    not configured",
+        "/dev/ttyACM0  [2341:0043]  Arduino Uno",
+        "    configured as: blue-seat (line, seat 2)",
+        "configured but not detected: green-seat (pn532, seat 3) at /dev/serial/by-id/usb-FTDI-gone",
+        "HID scanner (not a serial port): scanner (hid) at Honeywell Scanner",
+    ]
+
+
+def test_readers_with_nothing_attached_says_so() -> None:
+    out = io.StringIO()
+    assert list_ports(out, lister=list) == 0
+    assert out.getvalue() == "no serial ports detected\n"
+
+
+def test_readers_on_this_machine_does_not_fail() -> None:
+    out = io.StringIO()
+    assert list_ports(out) == 0
+    assert out.getvalue()
