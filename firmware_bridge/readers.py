@@ -360,6 +360,8 @@ class SerialReader(_ThreadedReader):
         base_ok, base_bad = self._counted
         while not self._stop_event.is_set():
             data = port.read(port.in_waiting or 1)
+            if data and port.in_waiting:  # the rest of a frame that was arriving
+                data += port.read(port.in_waiting)
             now = self._clock()
             events: list[ParsedEvent] = []
             to_write = b""
