@@ -13,16 +13,18 @@ Needs read access to ``/dev/input/event*``: run as a user in the ``input`` group
 from __future__ import annotations
 
 import contextlib
+import os
 import select
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from companion.core import ObservationKind
-from firmware_bridge.keymaps import KeyDecoder, Scan
+from firmware_bridge.keymaps import KEY_ENTER, KeyDecoder, Scan
 from firmware_bridge.ports import PortNotFoundError
-from firmware_bridge.readers import Backoff, ReaderConfig, Sink, _ThreadedReader
+from firmware_bridge.readers import Backoff, ReaderConfig, Sink, _ThreadedReader, with_hint
 
 EV_KEY = 1
 
@@ -66,6 +68,39 @@ def find_event_device(port: str) -> str:
     raise PortNotFoundError(f"no input device named {port!r} (found: {seen})")
 
 
+@dataclass(frozen=True, slots=True)
+class InputInfo:
+    """A keyboard-like input device (a candidate HID scanner) and its stable names."""
+
+    path: str
+    name: str
+    by_id: tuple[str, ...] = ()
+
+
+def detected_input_devices(by_id: Path = Path("/dev/input/by-id")) -> list[InputInfo]:
+    """Readable input devices that can type Enter (keyboards and keyboard-wedge scanners)."""
+    import evdev
+
+    links: dict[str, list[str]] = {}
+    with contextlib.suppress(OSError):
+        for entry in sorted(by_id.iterdir()):
+            links.setdefault(os.path.realpath(entry), []).append(str(entry))
+    found = []
+    for path in sorted(evdev.list_devices()):
+        try:
+            device = evdev.InputDevice(path)
+        except OSError:
+            continue
+        try:
+            keys = device.capabilities().get(EV_KEY, [])
+            if KEY_ENTER in keys:
+                real = os.path.realpath(path)
+                found.append(InputInfo(str(path), device.name, tuple(links.get(real, ()))))
+        finally:
+            device.close()
+    return found
+
+
 def _open_evdev(path: str) -> KeyEventSource:
     import evdev
 
@@ -98,7 +133,10 @@ class HidReader(_ThreadedReader):
 
     def _attempt(self) -> None:
         path = self._find(self.config.port)
-        device = self._opener(path)
+        try:
+            device = self._opener(path)
+        except PermissionError as error:
+            raise PermissionError(with_hint(f"{path}: {error}", "input")) from error
         try:
             device.grab()  # EBUSY when another program holds it: an error, retried
             self._backoff.reset()

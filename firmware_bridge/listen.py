@@ -10,7 +10,8 @@ JSON object per line for every observation (``/work``'s public contract)::
 It also prints the reader's state whenever it changes, as ``{"kind": "status", "state":
 "searching" | "connected" | "error", "error": "…", "device": "…", …}``, so a wrong path or a
 missing ``dialout`` group shows at once. :func:`list_ports` prints the detected serial ports
-with their ``/dev/serial/by-id`` and ``by-path`` names and what each is configured as.
+with their ``/dev/serial/by-id`` and ``by-path`` names, and the keyboard-like input devices (HID
+scanners), and what each is configured as.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from companion.core import Observation
+from firmware_bridge.hid import InputInfo, detected_input_devices
 from firmware_bridge.ports import PortInfo, detected_ports
 from firmware_bridge.readers import Backoff, ReaderConfig, ReaderStatus, open_reader
 
@@ -126,13 +128,22 @@ def _configured_for(port: PortInfo, configured: Sequence[ReaderConfig]) -> list[
     return found
 
 
+def _input_devices() -> Sequence[InputInfo]:
+    try:
+        return detected_input_devices()
+    except (ImportError, OSError):
+        return []  # no evdev, or no /dev/input: nothing to list
+
+
 def list_ports(
     out: TextIO,
     configured: Sequence[ReaderConfig] = (),
     *,
     lister: Callable[[], Sequence[PortInfo]] = detected_ports,
+    inputs: Callable[[], Sequence[InputInfo]] = _input_devices,
 ) -> int:
-    """Print the detected serial ports, their stable names and configured readers; returns 0."""
+    """Print the detected serial ports and keyboard-like input devices, their stable names
+    and the readers configured on them; returns 0."""
     ports = list(lister())
     matched: set[str] = set()
     if not ports:
@@ -154,8 +165,21 @@ def list_ports(
     for config in missing:
         where = config.port or f"USB id {', '.join(config.vid_pid)}"
         out.write(f"configured but not detected: {_describe(config)} at {where}\n")
-    for config in configured:
-        if config.protocol == "hid":
-            out.write(f"HID scanner (not a serial port): {_describe(config)} at {config.port}\n")
+    hid_readers = [c for c in configured if c.protocol == "hid"]
+    hid_matched: set[str] = set()
+    for device in inputs():
+        names = {device.path, device.name, *device.by_id}
+        users = [c for c in hid_readers if c.port in names]
+        hid_matched.update(c.name for c in users)
+        out.write(f"{device.path}  input device  {device.name}\n")
+        for name in device.by_id:
+            out.write(f"    by-id:   {name}\n")
+        if users:
+            out.write(f"    configured as: {', '.join(_describe(c) for c in users)}\n")
+        else:
+            out.write("    not configured\n")
+    for config in hid_readers:
+        if config.name not in hid_matched:
+            out.write(f"configured but not detected: {_describe(config)} at {config.port}\n")
     out.flush()
     return 0

@@ -295,6 +295,13 @@ class _ThreadedReader:
         raise NotImplementedError
 
 
+def with_hint(message: str, group: str) -> str:
+    """A permission error says which group the service user is missing."""
+    if "Permission denied" in message or "Errno 13" in message:
+        return f"{message} (is the service user in the {group!r} group?)"
+    return message
+
+
 class SerialReader(_ThreadedReader):
     """A serial reader (RDM6300, ID-12LA, PN532 over HSU, line readers) on one port."""
 
@@ -330,7 +337,7 @@ class SerialReader(_ThreadedReader):
                     exclusive=True,
                 )
             except (serial.SerialException, OSError) as error:
-                problems.append(f"{device}: {error}")
+                problems.append(with_hint(f"{device}: {error}", "dialout"))
                 continue
             self._read_port(port, device)
             return

@@ -282,6 +282,26 @@ def test_a_scanner_grabbed_by_another_program_is_an_error(scanners: list[HidRead
     assert device.closed
 
 
+def test_a_scanner_we_may_not_read_names_the_input_group(scanners: list[HidReader]) -> None:
+    def opener(path: str) -> FakeScanner:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    reader = HidReader(
+        ReaderConfig("s", "hid", "/dev/input/event3"),
+        Collector(),
+        backoff=Backoff(0.02, 0.1),
+        find=lambda port: port,
+        opener=opener,
+    )
+    reader.start()
+    scanners.append(reader)
+    wait_until(lambda: reader.status().state == "error")
+    assert reader.status().last_error == (
+        "/dev/input/event3: [Errno 13] Permission denied "
+        "(is the service user in the 'input' group?)"
+    )
+
+
 def test_finding_an_event_device_that_is_not_there(tmp_path: Path) -> None:
     with pytest.raises(PortNotFoundError, match="not found"):
         find_event_device(str(tmp_path / "event99"))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from companion.core import ConfigError
+from firmware_bridge.hid import InputInfo
 from firmware_bridge.listen import list_ports, listen
 from firmware_bridge.ports import PortInfo
 from firmware_bridge.readers import Backoff, ReaderConfig
@@ -93,8 +94,16 @@ def test_readers_lists_ports_with_stable_names_and_configuration() -> None:
         ReaderConfig("green-seat", "pn532", "/dev/serial/by-id/usb-FTDI-gone", seat=3),
         ReaderConfig("scanner", "hid", "Honeywell Scanner"),
     ]
+    inputs = [
+        InputInfo(
+            "/dev/input/event3",
+            "Honeywell Scanner",
+            ("/dev/input/by-id/usb-Honeywell_Scanner-event-kbd",),
+        ),
+        InputInfo("/dev/input/event0", "AT Translated Set 2 keyboard"),
+    ]
     out = io.StringIO()
-    assert list_ports(out, configured, lister=lambda: ports) == 0
+    assert list_ports(out, configured, lister=lambda: ports, inputs=lambda: inputs) == 0
     assert out.getvalue().splitlines() == [
         "/dev/ttyUSB0  [1a86:7523]  USB Serial",
         "    by-id:   /dev/serial/by-id/usb-1a86_USB_Serial-if00-port0",
@@ -105,13 +114,17 @@ def test_readers_lists_ports_with_stable_names_and_configuration() -> None:
         "/dev/ttyACM0  [2341:0043]  Arduino Uno",
         "    configured as: blue-seat (line, seat 2)",
         "configured but not detected: green-seat (pn532, seat 3) at /dev/serial/by-id/usb-FTDI-gone",
-        "HID scanner (not a serial port): scanner (hid) at Honeywell Scanner",
+        "/dev/input/event3  input device  Honeywell Scanner",
+        "    by-id:   /dev/input/by-id/usb-Honeywell_Scanner-event-kbd",
+        "    configured as: scanner (hid)",
+        "/dev/input/event0  input device  AT Translated Set 2 keyboard",
+        "    not configured",
     ]
 
 
 def test_readers_with_nothing_attached_says_so() -> None:
     out = io.StringIO()
-    assert list_ports(out, lister=list) == 0
+    assert list_ports(out, lister=list, inputs=list) == 0
     assert out.getvalue() == "no serial ports detected\n"
 
 

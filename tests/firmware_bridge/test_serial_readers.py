@@ -14,7 +14,14 @@ import pytest
 
 from companion.core import ObservationKind
 from firmware_bridge.ports import PortInfo
-from firmware_bridge.readers import Backoff, Reader, ReaderConfig, SerialReader, open_reader
+from firmware_bridge.readers import (
+    Backoff,
+    Reader,
+    ReaderConfig,
+    SerialReader,
+    open_reader,
+    with_hint,
+)
 from tests.firmware_bridge.frame_fixtures import pn532_response, pn532_target, rdm6300_frame
 from tests.firmware_bridge.ptys import Collector, PtyDevice, wait_until
 
@@ -406,3 +413,9 @@ def test_through_socat_the_reader_survives_the_cable_being_cut_and_restored(
     finally:
         if cable.process is not None:
             cable.cut()
+
+
+def test_a_permission_error_names_the_missing_group() -> None:
+    message = with_hint("/dev/ttyUSB0: [Errno 13] Permission denied: '/dev/ttyUSB0'", "dialout")
+    assert message.endswith("(is the service user in the 'dialout' group?)")
+    assert with_hint("/dev/ttyUSB0: [Errno 16] Device or resource busy", "dialout").endswith("busy")
