@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from companion.core import Observation
+from companion.core import ConfigError, Observation
 from firmware_bridge.hid import InputInfo, detected_input_devices
 from firmware_bridge.ports import PortInfo, detected_ports
 from firmware_bridge.readers import Backoff, ReaderConfig, ReaderStatus, open_reader
@@ -76,13 +76,17 @@ def listen(  # noqa: PLR0917  (the CLI passes these positionally)
 
     A bad protocol, seat or baud raises :class:`companion.core.ConfigError` naming it.
     """
-    config = ReaderConfig(
-        name=port,
-        protocol=protocol,  # type: ignore[arg-type]  # validated by ReaderConfig
-        port=port,
-        seat=seat,
-        baud=baud,
-    )
+    try:
+        config = ReaderConfig(
+            name=port or "listen",
+            protocol=protocol,  # type: ignore[arg-type]  # validated by ReaderConfig
+            port=port,
+            seat=seat,
+            baud=baud,
+        )
+    except ConfigError as error:
+        option = error.path.rsplit(".", 1)[-1]  # readers.<name>.seat → --seat
+        raise ConfigError(f"--{option}", error.reason) from None
     observations: queue.Queue[Observation] = queue.Queue()
     reader = open_reader(config, observations.put, backoff=backoff)
     stop = stop or threading.Event()

@@ -69,11 +69,14 @@ def test_listen_shows_a_missing_port_as_searching(tmp_path: Path) -> None:
     assert status["seat"] is None
 
 
-def test_listen_refuses_an_unknown_protocol_naming_it() -> None:
-    with pytest.raises(
-        ConfigError, match="protocol: 'wiegand' is not one of rdm6300, id12la, pn532, line, hid"
-    ):
+def test_listen_refuses_bad_options_naming_them() -> None:
+    known = "rdm6300, id12la, pn532, line, hid"
+    with pytest.raises(ConfigError, match=f"^--protocol: 'wiegand' is not one of {known}$"):
         listen("wiegand", "/dev/ttyUSB0", None, None, io.StringIO())
+    with pytest.raises(ConfigError, match="^--seat: expected a seat number ≥ 1, got 0$"):
+        listen("rdm6300", "/dev/ttyUSB0", None, 0, io.StringIO())
+    with pytest.raises(ConfigError, match="^--port: give a port"):
+        listen("rdm6300", "", None, None, io.StringIO())
 
 
 def test_readers_lists_ports_with_stable_names_and_configuration() -> None:
