@@ -73,9 +73,9 @@ def test_listen_refuses_bad_options_naming_them() -> None:
     known = "rdm6300, id12la, pn532, line, hid"
     with pytest.raises(ConfigError, match=f"^--protocol: 'wiegand' is not one of {known}$"):
         listen("wiegand", "/dev/ttyUSB0", None, None, io.StringIO())
-    with pytest.raises(ConfigError, match="^--seat: expected a seat number ≥ 1, got 0$"):
+    with pytest.raises(ConfigError, match=r"^--seat: expected a seat number ≥ 1, got 0$"):
         listen("rdm6300", "/dev/ttyUSB0", None, 0, io.StringIO())
-    with pytest.raises(ConfigError, match="^--port: give a port"):
+    with pytest.raises(ConfigError, match=r"^--port: give a port"):
         listen("rdm6300", "", None, None, io.StringIO())
 
 
