@@ -22,6 +22,7 @@ import json
 import logging
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, Literal, Protocol, get_args
@@ -226,7 +227,7 @@ class RawLog:
             self._file = None
 
 
-class _ThreadedReader:
+class _ThreadedReader(ABC):
     """The thread, the stop flag and the published status shared by every reader kind."""
 
     def __init__(self, config: ReaderConfig, sink: Sink, backoff: Backoff | None) -> None:
@@ -291,8 +292,9 @@ class _ThreadedReader:
                 break
             self._stop_event.wait(self._backoff.next_delay())
 
+    @abstractmethod
     def _attempt(self) -> None:
-        raise NotImplementedError
+        """Find and open the device, then read until an error or :meth:`stop`."""
 
 
 def with_hint(message: str, group: str) -> str:
