@@ -146,12 +146,12 @@ def test_a_card_resting_on_the_pad_through_a_cable_hiccup_is_one_scan(
     device: PtyDevice, readers: list[Reader]
 ) -> None:
     sink = Collector()
-    config = ReaderConfig("r", "rdm6300", str(device.link), removal_timeout_s=0.25)
+    config = ReaderConfig("r", "rdm6300", str(device.link), removal_timeout_s=0.6)
     reader = start(readers, config, sink)
     connected(reader)
     hold_card(device, CARD_A, times=2)
     device.unplug()
-    time.sleep(0.4)  # longer than the removal timeout: the reader cannot see, so it waits
+    time.sleep(0.9)  # longer than the removal timeout: the reader cannot see, so it waits
     device.plug()
     connected(reader, connections=2)
     hold_card(device, CARD_A, times=3)
@@ -352,7 +352,7 @@ def test_stop_ends_the_thread_promptly(device: PtyDevice) -> None:
     connected(reader)
     started = time.monotonic()
     reader.stop(timeout_s=2)
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 1.5  # the read timeout is 50 ms; generous under load
     assert not any(t.name == "reader-r" for t in threading.enumerate())
     assert os.path.exists(device.tty)
 
