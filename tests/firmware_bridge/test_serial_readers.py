@@ -71,7 +71,7 @@ def test_a_card_held_on_the_seat_pad_is_one_present_then_removed(
     device: PtyDevice, readers: list[Reader]
 ) -> None:
     sink = Collector()
-    config = ReaderConfig("red-seat", "rdm6300", str(device.link), seat=1, removal_timeout_s=0.3)
+    config = ReaderConfig("red-seat", "rdm6300", str(device.link), seat=1, removal_timeout_s=0.5)
     reader = start(readers, config, sink)
     connected(reader)
     hold_card(device, CARD_A, times=6)
@@ -80,7 +80,7 @@ def test_a_card_held_on_the_seat_pad_is_one_present_then_removed(
     present, removed = sink.observations
     assert (present.source, present.seat) == ("red-seat", 1)
     assert dict(present.payload) == {"uid": CARD_A}
-    assert removed.monotonic_s - present.monotonic_s >= 0.3
+    assert removed.monotonic_s - present.monotonic_s >= 0.5
     assert reader.status().frames_ok == 6
     assert device.read() == b""  # a passive reader never writes to its port
 
@@ -121,7 +121,7 @@ def test_unplugged_and_plugged_back_the_reader_reconnects_without_lost_or_double
     device: PtyDevice, readers: list[Reader]
 ) -> None:
     sink = Collector()
-    config = ReaderConfig("r", "rdm6300", str(device.link), removal_timeout_s=0.2)
+    config = ReaderConfig("r", "rdm6300", str(device.link), removal_timeout_s=0.4)
     reader = start(readers, config, sink)
     connected(reader)
     hold_card(device, CARD_A, times=2)
