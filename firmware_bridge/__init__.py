@@ -1,2 +1,7 @@
-"""Hardware at the edge: serial and HID readers (pure frame parsers + thin port loops), the
-virtual and replay twins, MQTT, LED scenes and drivers. Imports only companion.core/games."""
+"""Hardware at the edge: serial RFID and barcode readers, HID scanners, seat pads, the virtual
+and replay twins, MQTT, LED scenes and drivers.
+
+Each device has a pure part (frame parsers, key maps, the presence model, LED scenes) with the
+logic and the tests, and a thin part that only moves bytes (the port loops). Imports
+``companion.core`` and ``companion.games`` only.
+"""

@@ -1,0 +1,5 @@
+#pragma once
+struct HostSPI {
+  void begin() {}
+};
+extern HostSPI SPI;
