@@ -44,13 +44,26 @@ class KeyEventSource(Protocol):
     def close(self) -> None: ...
 
 
+def _evdev() -> Any:
+    """python-evdev, imported only when a HID scanner is configured (``trackside[hid]``)."""
+    try:
+        import evdev
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "HID scanners need python-evdev: pip install 'trackside[hid]' "
+            "(it builds from source: apt-get install gcc python3-dev)",
+            name="evdev",
+        ) from None
+    return evdev
+
+
 def find_event_device(port: str) -> str:
     """The event device path for a configured path or device name."""
     if "/" in port:
         if not Path(port).exists():
             raise PortNotFoundError(f"{port} not found")
         return port
-    import evdev
+    evdev = _evdev()
 
     names = []
     for path in evdev.list_devices():
@@ -79,7 +92,7 @@ class InputInfo:
 
 def detected_input_devices(by_id: Path = Path("/dev/input/by-id")) -> list[InputInfo]:
     """Readable input devices that can type Enter (keyboards and keyboard-wedge scanners)."""
-    import evdev
+    evdev = _evdev()
 
     links: dict[str, list[str]] = {}
     with contextlib.suppress(OSError):
@@ -102,7 +115,7 @@ def detected_input_devices(by_id: Path = Path("/dev/input/by-id")) -> list[Input
 
 
 def _open_evdev(path: str) -> KeyEventSource:
-    import evdev
+    evdev = _evdev()
 
     device: KeyEventSource = evdev.InputDevice(path)
     return device

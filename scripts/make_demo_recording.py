@@ -44,8 +44,19 @@ def game_lines(name: str, rng: random.Random, t: float) -> tuple[list[dict[str, 
         t += dt
         lines.append({"at_s": round(t, 2), "observation": observation})
 
-    add(5.0, {"source": "table-page", "kind": "command", "payload": {
-        "command": "start_game", "game": name, "players": players, "options": golden.get("options", {})}})
+    add(
+        5.0,
+        {
+            "source": "table-page",
+            "kind": "command",
+            "payload": {
+                "command": "start_game",
+                "game": name,
+                "players": players,
+                "options": golden.get("options", {}),
+            },
+        },
+    )
     for step in golden["steps"]:
         if "scan" in step:
             scan = step["scan"]
@@ -59,8 +70,15 @@ def game_lines(name: str, rng: random.Random, t: float) -> tuple[list[dict[str, 
             who = action.get("player")
             seat = players[who].get("seat") if who is not None else None
             quick = action["kind"] in ("pass", "draw_card", "draw_cards")
-            add(rng.uniform(6, 15) if quick else rng.uniform(20, 60), {
-                "source": "table-page", "kind": "action", "seat": seat, "payload": {"action": action}})
+            add(
+                rng.uniform(6, 15) if quick else rng.uniform(20, 60),
+                {
+                    "source": "table-page",
+                    "kind": "action",
+                    "seat": seat,
+                    "payload": {"action": action},
+                },
+            )
     add(30.0, {"source": "table-page", "kind": "command", "payload": {"command": "end_game"}})
     return lines, t + 120.0  # a break before the next game
 
@@ -75,7 +93,9 @@ def main() -> None:
         if not (GOLDEN / f"{name}.json").is_file():
             continue
         game = find_game(name)
-        enrol += [{"uid": uid_for(name, c.id), "game": name, "component": c.id} for c in game.components]
+        enrol += [
+            {"uid": uid_for(name, c.id), "game": name, "component": c.id} for c in game.components
+        ]
         lines, t = game_lines(name, rng, t)
         body += lines
         played.append(game.title)
@@ -87,8 +107,13 @@ def main() -> None:
         "enrol": enrol,
     }
     out = OUT / "game-night.jsonl"
-    out.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in [header, *body]) + "\n", encoding="utf-8")
-    print(f"{out}: {len(body)} inputs over {t / 60:.0f} minutes of table time, {len(enrol)} tags enrolled")
+    out.write_text(
+        "\n".join(json.dumps(x, ensure_ascii=False) for x in [header, *body]) + "\n",
+        encoding="utf-8",
+    )
+    print(
+        f"{out}: {len(body)} inputs over {t / 60:.0f} minutes of table time, {len(enrol)} tags enrolled"
+    )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Install everything the tests need (Debian: mosquitto, socat, chromium; Python: the [test]
+# Install everything the tests need (Debian: mosquitto, socat, chromium, gcc; Python: the [test]
 # extra) and run the whole suite: lint, types, tests. Exits non-zero on any failure.
 source "$(dirname "$0")/_venv.sh"
-apt_install mosquitto socat chromium
+apt_install mosquitto socat chromium gcc python3-dev  # gcc, headers: evdev builds from source
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 echo "== ruff"; .venv/bin/ruff check . && .venv/bin/ruff format --check .
 echo "== mypy"; .venv/bin/mypy

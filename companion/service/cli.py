@@ -118,17 +118,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_listen(args: argparse.Namespace) -> int:
-    from firmware_bridge.listen import listen  # type: ignore[import-not-found,unused-ignore]
+    from firmware_bridge.listen import listen
 
     result: int = listen(args.protocol, args.port, args.baud, args.seat, sys.stdout)
     return result
 
 
 def cmd_readers(args: argparse.Namespace) -> int:
+    from companion.service.config import SERIAL_PROTOCOLS, load_settings
     from firmware_bridge.listen import list_ports  # type: ignore[import-not-found,unused-ignore]
     from firmware_bridge.readers import ReaderConfig  # type: ignore[import-not-found,unused-ignore]
-
-    from companion.service.config import SERIAL_PROTOCOLS, load_settings
 
     settings = load_settings(_config_path(args))
     configured = [

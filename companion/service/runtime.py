@@ -9,7 +9,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
@@ -19,6 +19,7 @@ from companion.service.config import ReaderSettings, Settings
 from companion.service.engine import Engine
 from companion.service.export import export_game, game_summaries
 from companion.service.store import EventStore
+from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
 from web import create_app
 
@@ -40,6 +41,18 @@ def _status_json(status: Any) -> JsonObject:
     if isinstance(status, Mapping):
         return dict(status)
     return {"state": str(status)}
+
+
+def reader_config(reader: ReaderSettings) -> ReaderConfig:
+    """The serial/HID reader's own config from the ``[[readers]]`` settings."""
+    return ReaderConfig(
+        name=reader.name,
+        protocol=cast(ProtocolName, reader.protocol),
+        port=reader.port,
+        seat=reader.seat,
+        baud=reader.baud,
+        vid_pid=reader.vid_pid,
+    )
 
 
 class Trackside:
@@ -71,17 +84,7 @@ class Trackside:
                 speed=reader.speed,
                 resume_after=self.store.last_ref_index,
             )
-        from firmware_bridge.readers import ReaderConfig, open_reader  # type: ignore[import-not-found,unused-ignore]
-
-        config = ReaderConfig(
-            name=reader.name,
-            protocol=reader.protocol,
-            port=reader.port,
-            seat=reader.seat,
-            baud=reader.baud,
-            vid_pid=reader.vid_pid,
-        )
-        device: Device = open_reader(config, self.engine)
+        device: Device = open_reader(reader_config(reader), self.engine)
         return device
 
     # -- lifecycle --------------------------------------------------------------------------
