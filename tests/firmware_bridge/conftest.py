@@ -124,13 +124,17 @@ class Subscriber:
     """A plain paho client that records every message on ``topics`` (and reconnects and
     resubscribes by itself, like any sensible MQTT client)."""
 
-    def __init__(self, broker: Broker, topics: list[str]) -> None:
+    def __init__(self, broker: Broker, topics: list[str], status_topic: str | None = None) -> None:
         self.topics = topics
+        self.status_topic = status_topic
         self.messages: list[Received] = []
         self._lock = threading.Lock()
         self.connections = 0
         self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{uuid.uuid4()}")
         self.client.reconnect_delay_set(1, 2)
+        if status_topic is not None:
+            # Like a WLED or ESPHome device: retained "online", "offline" as the last will.
+            self.client.will_set(status_topic, "offline", qos=1, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.connect(broker.host, broker.port, keepalive=30)
@@ -142,6 +146,8 @@ class Subscriber:
         # would be tidier, but a retained message arriving is what the tests wait for anyway.
         if self.topics:
             client.subscribe([(t, 1) for t in self.topics])
+        if self.status_topic is not None:
+            client.publish(self.status_topic, "online", qos=1, retain=True)
         with self._lock:
             self.connections += 1
 
@@ -172,11 +178,11 @@ class Subscriber:
 
 
 @pytest.fixture
-def subscribe(broker: Broker) -> Iterator[Callable[[list[str]], Subscriber]]:
+def subscribe(broker: Broker) -> Iterator[Callable[..., Subscriber]]:
     made: list[Subscriber] = []
 
-    def make(topics: list[str]) -> Subscriber:
-        sub = Subscriber(broker, topics)
+    def make(topics: list[str], status_topic: str | None = None) -> Subscriber:
+        sub = Subscriber(broker, topics, status_topic)
         made.append(sub)
         return sub
 

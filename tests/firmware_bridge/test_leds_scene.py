@@ -252,3 +252,33 @@ def test_no_snapshot_however_malformed_breaks_the_lights(
     frame = scene(state, seats=3, leds_per_seat=4, now_s=0.0)
     assert len(frame) == 12
     assert all(0 <= p <= 0xFFFFFF for p in frame.pixels)
+
+
+running_cues = st.lists(
+    st.fixed_dictionaries(
+        {
+            "kind": st.sampled_from(["round_end", "tunnel", "error", "unknown_tag"]),
+            "at_s": st.floats(min_value=NOW - 10, max_value=NOW + 10),
+            "seat": st.none() | st.integers(min_value=-1, max_value=6),
+            "extra_cards": st.integers(min_value=0, max_value=3),
+            "duration_s": st.floats(min_value=0, max_value=8),
+        }
+    ),
+    max_size=4,
+)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(running_cues)
+def test_the_strip_animates_exactly_while_a_cue_runs_and_leaves_no_trace(
+    cues: list[dict[str, Any]],
+) -> None:
+    state = table()
+    state["cues"] = cues
+    frame = render(state)
+    running = any(c["at_s"] <= NOW < c["at_s"] + c["duration_s"] for c in cues)
+    assert frame.animated == running
+    if not running:
+        assert frame == render(table())
+    later = NOW + 20
+    assert render(state, later) == render(table(), later)

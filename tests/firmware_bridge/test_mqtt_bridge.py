@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SEATS, LEDS = 4, 60
-Subscribe = Callable[[list[str]], Subscriber]
+Subscribe = Callable[..., Subscriber]
 
 
 def table(active: int = 0) -> dict[str, Any]:
@@ -128,7 +128,8 @@ def test_a_bridge_started_with_no_broker_neither_blocks_nor_raises_and_catches_u
     bridge.start()
     bridge.publish_state(table())
     bridge.publish_event(7, {"type": "game_started"})
-    assert time.monotonic() - began < 2.0, "start/publish must not wait for the network"
+    # Generous bound (shared machine): connecting never happens on the caller's thread.
+    assert time.monotonic() - began < 5.0, "start/publish must not wait for the network"
     try:
         wait_until(
             lambda: (bridge.status().last_error or "").startswith("cannot connect to 127.0.0.1"),
@@ -284,12 +285,16 @@ def test_a_blink_keeps_blinking_without_new_snapshots(broker: Broker, subscribe:
 def test_everything_is_sent_again_after_the_broker_restarts(
     broker: Broker, subscribe: Subscribe
 ) -> None:
-    sub = subscribe(["wled/strip/api", "trackside/table-1/#", "seat1/light/command"])
+    dashboard = subscribe(["trackside/table-1/#"])
+    # Stand-ins for the devices: they reconnect by themselves, in their own time, and say
+    # "online" (retained, "offline" as their will) each time, as WLED and ESPHome do.
+    strip = subscribe(["wled/strip/api"], status_topic="wled/strip/status")
+    lamp = subscribe(["seat1/light/command"], status_topic="seat1/status")
     bridge = MqttBridge(
         config(
             broker,
             wled=("strip",),
-            ha_lights=(HaLightConfig("seat1/light/command", seat=1),),
+            ha_lights=(HaLightConfig("seat1/light/command", 1, "seat1/status"),),
             seats=SEATS,
             leds_per_seat=LEDS,
         )
@@ -298,42 +303,53 @@ def test_everything_is_sent_again_after_the_broker_restarts(
     try:
         wait_until(connected(bridge), what="the bridge to connect")
         bridge.publish_state(table())
-        wait_until(lambda: len(sub.on("wled/strip/api")) == 2, what="the first frame")
-        wait_until(lambda: len(sub.on("seat1/light/command")) == 1, what="the seat light")
-        connections = sub.connections
+        wait_until(lambda: len(strip.on("wled/strip/api")) == 2, what="the first frame")
+        wait_until(lambda: len(lamp.on("seat1/light/command")) == 1, what="the seat light")
+        before = (dashboard.connections, strip.connections, lamp.connections)
 
         broker.stop()  # no persistence: retained messages are gone with it
         wait_until(lambda: not bridge.status().connected, what="the bridge to notice")
         assert bridge.status().state == "disconnected"
-        assert bridge.status().last_error
+        assert (bridge.status().last_error or "").startswith("connection lost")
         bridge.publish_state(table(active=2))  # played on while the broker was away
-        bridge.publish_event(12, {"type": "action_applied"})
-        sub.clear()
+        for sub in (dashboard, strip, lamp):
+            sub.clear()
         broker.start()
 
-        wait_until(lambda: sub.connections > connections, what="the subscriber to reconnect")
         wait_until(connected(bridge), what="the bridge to reconnect")
         wait_until(
+            lambda: all(
+                now > then
+                for now, then in zip(
+                    (dashboard.connections, strip.connections, lamp.connections),
+                    before,
+                    strict=True,
+                )
+            ),
+            what="the dashboard and both devices to reconnect",
+        )
+        wait_until(
             lambda: (
-                (m := sub.last("trackside/table-1/state")) is not None
+                (m := dashboard.last("trackside/table-1/state")) is not None
                 and json.loads(m.payload) == table(active=2)
             ),
             what="the latest state",
         )
         wait_until(
             lambda: (
-                (m := sub.last("trackside/table-1/status")) is not None and m.payload == "online"
+                (m := dashboard.last("trackside/table-1/status")) is not None
+                and m.payload == "online"
             ),
             what="online again",
         )
         wait_until(
-            lambda: tuple(strip_of(sub, "wled/strip/api").pixels) == expected(table(active=2)),
+            lambda: tuple(strip_of(strip, "wled/strip/api").pixels) == expected(table(active=2)),
             what="the whole frame on the strip again",
         )
-        assert json.loads(sub.on("wled/strip/api")[0].payload) == {"on": True}
+        assert json.loads(strip.on("wled/strip/api")[0].payload) == {"on": True}
         wait_until(
             lambda: (
-                (m := sub.last("seat1/light/command")) is not None
+                (m := lamp.last("seat1/light/command")) is not None
                 and json.loads(m.payload) == light_command(0x400000)
             ),
             what="the seat light again",
