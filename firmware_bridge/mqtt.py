@@ -235,6 +235,7 @@ class MqttBridge:
         self._client.on_connect_fail = self._on_connect_fail
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+        self._client.on_socket_open = _no_delay
 
         # LEDs: the worker owns the drivers; the others talk to it through these, under _lock.
         self._wled = WledDriver(self._publish_light, config.wled, config.wled_group)
@@ -467,6 +468,16 @@ class MqttBridge:
                 animated = False
                 continue
             animated = frame.animated
+
+
+def _no_delay(client: paho.Client, userdata: Any, sock: Any) -> None:
+    """Small messages go out at once: without TCP_NODELAY, Nagle's algorithm holds a message
+    back until the broker acknowledges the previous one, and the broker's delayed ACK makes
+    that about 40 ms — a WLED frame right after the state would wait for it every time."""
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except (OSError, AttributeError) as err:  # not a TCP socket (e.g. a proxy); harmless
+        log.debug("MQTT: could not set TCP_NODELAY: %s", err)
 
 
 def discovery_messages(
