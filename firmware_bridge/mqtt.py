@@ -226,7 +226,11 @@ class MqttBridge:
         if config.username is not None:
             self._client.username_pw_set(config.username, config.password)
         if config.tls:
-            self._client.tls_set(ca_certs=config.ca_file, cert_reqs=ssl.CERT_REQUIRED)
+            try:
+                context = tls_context(config.ca_file)
+            except (OSError, ssl.SSLError) as err:  # a start-up error, named like the config's
+                raise ValueError(f"mqtt.ca_file: cannot use {config.ca_file!r}: {err}") from err
+            self._client.tls_set_context(context)
         self._client.reconnect_delay_set(
             min_delay=config.reconnect_min_s, max_delay=config.reconnect_max_s
         )
@@ -468,6 +472,29 @@ class MqttBridge:
                 animated = False
                 continue
             animated = frame.animated
+
+
+class _ClosingSSLSocket(ssl.SSLSocket):
+    """paho leaves the socket of a failed TLS handshake (an unknown certificate, say) for the
+    garbage collector; with a retry every few seconds that is a ResourceWarning each time.
+    This closes it where it fails."""
+
+    def do_handshake(self, block: bool = False) -> None:
+        try:
+            super().do_handshake(block)
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            raise
+        except OSError:
+            self.close()
+            raise
+
+
+def tls_context(ca_file: str | None) -> ssl.SSLContext:
+    """Verify the broker's certificate and host name: against ``ca_file`` when given (a
+    table's own CA), else the system's CAs."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca_file)
+    context.sslsocket_class = _ClosingSSLSocket
+    return context
 
 
 def _no_delay(client: paho.Client, userdata: Any, sock: Any) -> None:

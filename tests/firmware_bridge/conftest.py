@@ -46,7 +46,14 @@ class Broker:
     """A Mosquitto on 127.0.0.1 only, no persistence (a restart forgets retained messages,
     which is what the resync tests need). ``stop``/``start`` restart it on the same port."""
 
-    def __init__(self, directory: Path, *, password_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        password_file: Path | None = None,
+        tls_files: tuple[Path, Path, Path] | None = None,
+    ) -> None:
+        """``tls_files``: (CA certificate, server certificate, server key) for a TLS listener."""
         self.host = "127.0.0.1"
         self.port = free_port()
         self.directory = directory
@@ -61,6 +68,9 @@ class Broker:
             lines.append("allow_anonymous true")
         else:
             lines += ["allow_anonymous false", f"password_file {password_file}"]
+        if tls_files is not None:
+            ca, cert, key = tls_files
+            lines += [f"cafile {ca}", f"certfile {cert}", f"keyfile {key}"]
         # Run as whoever runs the tests (mosquitto would otherwise switch to its own user).
         lines.append("user " + _user())
         self.config = directory / "mosquitto.conf"

@@ -441,3 +441,121 @@ def test_wrong_credentials_are_reported_not_raised(tmp_path: Path) -> None:
             right.stop()
     finally:
         guarded.stop()
+
+
+def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
+    """A throw-away CA and a server certificate for 127.0.0.1 (openssl CLI, EC keys: fast)."""
+    ca, ca_key = directory / "ca.pem", directory / "ca.key"
+    cert, key, csr = directory / "server.pem", directory / "server.key", directory / "server.csr"
+    ext = directory / "san.ext"
+    ext.write_text("subjectAltName=IP:127.0.0.1\n")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    for command in (
+        [
+            "openssl",
+            "req",
+            "-x509",
+            *ec,
+            "-keyout",
+            ca_key,
+            "-out",
+            ca,
+            "-days",
+            "2",
+            "-subj",
+            "/CN=Trackside test CA",
+        ],
+        ["openssl", "req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1"],
+        [
+            "openssl",
+            "x509",
+            "-req",
+            "-in",
+            csr,
+            "-CA",
+            ca,
+            "-CAkey",
+            ca_key,
+            "-CAcreateserial",
+            "-out",
+            cert,
+            "-days",
+            "2",
+            "-extfile",
+            ext,
+        ],
+    ):
+        subprocess.run([str(c) for c in command], check=True, capture_output=True)
+    return ca, cert, key
+
+
+def test_tls_with_the_tables_own_ca_and_a_clear_error_without_it(tmp_path: Path) -> None:
+    ca, cert, key = make_certificates(tmp_path)
+    secure = Broker(tmp_path, tls_files=(ca, cert, key))
+    secure.start()
+    try:
+        trusting = MqttBridge(
+            MqttConfig(
+                host="127.0.0.1",
+                port=secure.port,
+                table_id="tls",
+                tls=True,
+                ca_file=str(ca),
+                client_id="trusting",
+            )
+        )
+        trusting.start()
+        try:
+            wait_until(connected(trusting), what="a TLS connection with our CA")
+            assert trusting.status().last_error is None
+        finally:
+            trusting.stop()
+        # Without our CA the system store does not know the broker's certificate.
+        doubting = MqttBridge(
+            MqttConfig(
+                host="127.0.0.1", port=secure.port, table_id="tls", tls=True, client_id="doubting"
+            )
+        )
+        doubting.start()
+        try:
+            wait_until(
+                lambda: "certificate verify failed" in (doubting.status().last_error or ""),
+                what="the certificate error to be reported",
+            )
+            assert not doubting.status().connected
+        finally:
+            doubting.stop()
+    finally:
+        secure.stop()
+
+
+def test_events_beyond_the_queue_while_the_broker_is_away_are_counted_as_dropped(
+    tmp_path: Path,
+) -> None:
+    later = Broker(tmp_path)
+    bridge = MqttBridge(
+        MqttConfig(host="127.0.0.1", port=later.port, table_id="q", max_queued_events=3)
+    )
+    bridge.start()
+    try:
+        for seq in range(1, 6):
+            bridge.publish_event(seq, {"type": "action_applied"})
+        assert bridge.status().dropped_events == 2
+        assert "event queue full" in (bridge.status().last_error or "")
+        later.start()
+        watcher = Subscriber(later, ["trackside/q/event"])
+        try:
+            wait_until(connected(bridge), what="the bridge to connect")
+            # The first three were kept and are delivered once the broker is there.
+            wait_until(
+                lambda: (
+                    [json.loads(m.payload)["seq"] for m in watcher.on("trackside/q/event")]
+                    == [1, 2, 3]
+                ),
+                what="the queued events",
+            )
+        finally:
+            watcher.close()
+    finally:
+        bridge.stop()
+        later.stop()

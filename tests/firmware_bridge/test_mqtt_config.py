@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 import pytest
 
 from firmware_bridge.ha_light import HaLightConfig
-from firmware_bridge.mqtt import MqttConfig, MqttStatus, default_table_id, discovery_messages
+from firmware_bridge.mqtt import (
+    MqttBridge,
+    MqttConfig,
+    MqttStatus,
+    default_table_id,
+    discovery_messages,
+)
 
 EXAMPLE = """
 [mqtt]
@@ -114,3 +121,9 @@ def test_discovery_names_each_player_and_clears_the_seats_left_empty() -> None:
     assert messages[f"{prefix}/player_3_score/config"] is None
     assert messages[f"{prefix}/player_8_score/config"] is None
     assert f"{prefix}/status/config" in messages
+
+
+def test_a_ca_file_that_is_not_there_stops_start_up_with_its_name(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.pem"
+    with pytest.raises(ValueError, match=r"mqtt\.ca_file: cannot use '.*nowhere\.pem'"):
+        MqttBridge(MqttConfig(host="h", tls=True, ca_file=str(missing)))
