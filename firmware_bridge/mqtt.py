@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 STATE_SCHEMA = 1
 EVENT_SCHEMA = 1
 MAX_DISCOVERY_PLAYERS = 8  # score sensors beyond the current players are removed up to here
+QUEUE_HEADROOM = 100
 
 
 def default_table_id() -> str:
@@ -234,7 +235,10 @@ class MqttBridge:
         self._client.reconnect_delay_set(
             min_delay=config.reconnect_min_s, max_delay=config.reconnect_max_s
         )
-        self._client.max_queued_messages_set(config.max_queued_events)
+        # The event bound is ours (below); paho's own bound only stops a runaway, and leaves
+        # room for what every connect sends (status, state, discovery) behind a full queue.
+        self._client.max_queued_messages_set(config.max_queued_events + QUEUE_HEADROOM)
+        self._events_while_down = 0
         self._client.on_connect = self._on_connect
         self._client.on_connect_fail = self._on_connect_fail
         self._client.on_disconnect = self._on_disconnect
@@ -316,11 +320,19 @@ class MqttBridge:
             separators=(",", ":"),
             ensure_ascii=False,
         )
+        with self._lock:
+            if self._state != "connected":
+                if self._events_while_down >= self.config.max_queued_events:
+                    self._dropped_events += 1
+                    limit = self.config.max_queued_events
+                    self._last_error = f"event queue full ({limit} while disconnected); dropped"
+                    return
+                self._events_while_down += 1
         info = self._client.publish(self.event_topic, payload, qos=1, retain=False)
         if info.rc == MQTTErrorCode.MQTT_ERR_QUEUE_SIZE:
             with self._lock:
                 self._dropped_events += 1
-                self._last_error = f"event queue full ({self.config.max_queued_events}); dropped"
+                self._last_error = "event queue full; dropped"
 
     def status(self) -> MqttStatus:
         with self._lock:
@@ -347,6 +359,7 @@ class MqttBridge:
             return
         with self._lock:
             self._state = "connected"
+            self._events_while_down = 0
             payload = self._state_payload
             state = self._led_state
             self._led_resync = True
