@@ -127,3 +127,13 @@ def test_a_ca_file_that_is_not_there_stops_start_up_with_its_name(tmp_path: Path
     missing = tmp_path / "nowhere.pem"
     with pytest.raises(ValueError, match=r"mqtt\.ca_file: cannot use '.*nowhere\.pem'"):
         MqttBridge(MqttConfig(host="h", tls=True, ca_file=str(missing)))
+
+
+def test_a_bridge_never_started_stops_quietly_and_keeps_its_state_for_later() -> None:
+    bridge = MqttBridge(MqttConfig(host="127.0.0.1", port=1, table_id="idle"))
+    bridge.publish_state({"schema": 1, "game": None, "players": [], "status": {}})
+    bridge.publish_event(1, {"type": "game_started"})
+    assert bridge.status().state == "stopped" and not bridge.status().connected
+    bridge.stop()
+    bridge.stop()
+    assert bridge.status().state == "stopped"
