@@ -1,0 +1,584 @@
+"""The MQTT bridge: table state, events and status on ``trackside/<table>/…``, the LED scene
+on WLED and Home Assistant lights, and optional Home Assistant discovery.
+
+paho-mqtt 2.x (``CallbackAPIVersion.VERSION2``) with its own network thread (``loop_start``),
+which reconnects forever with exponential backoff. Nothing here blocks or raises into the
+caller because the broker is away: publishing while disconnected keeps the latest state (sent
+on the next connect) and queues events (QoS 1, bounded; beyond the bound they are counted as
+dropped). Topics and payloads: ``docs/mqtt.md``.
+
+Threads: the caller (the service's engine thread) calls ``publish_*``; paho's thread runs the
+callbacks; a small LED worker renders the scene (pure, ``firmware_bridge.leds``) and hands
+frames to the drivers, so a blink keeps blinking between snapshots. The callbacks only set
+flags and wake the worker; the drivers are touched by the worker alone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import ssl
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import paho.mqtt.client as paho
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.reasoncodes import ReasonCode
+
+from firmware_bridge.ha_light import HaLightConfig, HaLightDriver
+from firmware_bridge.leds import scene
+from firmware_bridge.wled import WledDriver
+
+log = logging.getLogger(__name__)
+
+STATE_SCHEMA = 1
+EVENT_SCHEMA = 1
+MAX_DISCOVERY_PLAYERS = 8  # score sensors beyond the current players are removed up to here
+QUEUE_HEADROOM = 100
+
+
+def default_table_id() -> str:
+    """The host name, made safe for a topic level (the contract's default)."""
+    name = socket.gethostname().split(".")[0] or "table"
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)
+
+
+@dataclass(frozen=True, slots=True)
+class MqttConfig:
+    """The ``[mqtt]`` config section, validated. ``wled`` are WLED device ids (the part of
+    the device topic after ``wled/``); ``wled_group`` a WLED group topic (e.g. ``wled/all``)
+    to send frames to all of them at once."""
+
+    host: str
+    port: int = 1883
+    table_id: str = field(default_factory=default_table_id)
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    ca_file: str | None = None
+    keepalive_s: int = 30
+    ha_discovery: bool = False
+    ha_prefix: str = "homeassistant"
+    wled: tuple[str, ...] = ()
+    wled_group: str | None = None
+    ha_lights: tuple[HaLightConfig, ...] = ()
+    leds_per_seat: int = 30
+    seats: int = 4
+    led_fps: float = 15.0
+    client_id: str | None = None
+    reconnect_min_s: int = 1
+    reconnect_max_s: int = 60
+    max_queued_events: int = 1000
+
+    def __post_init__(self) -> None:
+        def bad(option: str, reason: str) -> ValueError:
+            return ValueError(f"mqtt.{option}: {reason}")
+
+        if not self.host:
+            raise bad("host", "must not be empty")
+        if not 1 <= self.port <= 65535:
+            raise bad("port", f"{self.port!r} is not a TCP port")
+        if not self.table_id or any(ch in self.table_id for ch in "/+#\x00"):
+            raise bad("table_id", f"{self.table_id!r} cannot be one MQTT topic level")
+        if self.password is not None and self.username is None:
+            raise bad("password", "given without a username")
+        if self.ca_file is not None and not self.tls:
+            raise bad("ca_file", "given but tls is false")
+        if self.keepalive_s < 5:
+            raise bad("keepalive_s", f"{self.keepalive_s!r} is below 5 seconds")
+        if self.seats < 1 or self.seats > 16:
+            raise bad("seats", f"{self.seats!r} is not 1–16")
+        if self.leds_per_seat < 1 or self.leds_per_seat > 1000:
+            raise bad("leds_per_seat", f"{self.leds_per_seat!r} is not 1–1000")
+        if not 0.5 <= self.led_fps <= 60:
+            raise bad("led_fps", f"{self.led_fps!r} is not 0.5–60")
+        if not 0 < self.reconnect_min_s <= self.reconnect_max_s:
+            raise bad("reconnect_min_s", "must be positive and at most reconnect_max_s")
+        for light in self.ha_lights:
+            if light.seat is not None and not 1 <= light.seat <= self.seats:
+                raise bad("ha_lights", f"seat {light.seat!r} is not 1–{self.seats}")
+        # The WLED driver checks its ids and group topic the same way at construction.
+        WledDriver(lambda _t, _p: False, self.wled, self.wled_group)
+
+    @property
+    def has_lights(self) -> bool:
+        return bool(self.wled or self.wled_group or self.ha_lights)
+
+    @classmethod
+    def from_mapping(cls, section: Mapping[str, Any]) -> MqttConfig:
+        """From the parsed ``[mqtt]`` TOML table. Raises ValueError naming the option."""
+        known = set(cls.__dataclass_fields__)
+        for key in section:
+            if key not in known:
+                raise ValueError(f"mqtt.{key}: unknown option (known: {', '.join(sorted(known))})")
+        kwargs: dict[str, Any] = {}
+        types: dict[str, type | tuple[type, ...]] = {
+            "host": str,
+            "port": int,
+            "table_id": str,
+            "username": str,
+            "password": str,
+            "tls": bool,
+            "ca_file": str,
+            "keepalive_s": int,
+            "ha_discovery": bool,
+            "ha_prefix": str,
+            "wled_group": str,
+            "leds_per_seat": int,
+            "seats": int,
+            "led_fps": (int, float),
+            "client_id": str,
+            "reconnect_min_s": int,
+            "reconnect_max_s": int,
+            "max_queued_events": int,
+        }
+        if "host" not in section:
+            raise ValueError("mqtt.host: missing")
+        for key, value in section.items():
+            if key == "wled":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise ValueError(f"mqtt.wled: expected a list of WLED ids, got {value!r}")
+                kwargs[key] = tuple(value)
+            elif key == "ha_lights":
+                kwargs[key] = tuple(_ha_light(i, v) for i, v in enumerate(_list(key, value)))
+            else:
+                wanted = types[key]
+                bool_for_number = isinstance(value, bool) and wanted is not bool
+                if not isinstance(value, wanted) or bool_for_number:
+                    raise ValueError(f"mqtt.{key}: {value!r} has the wrong type")
+                kwargs[key] = value
+        return cls(**kwargs)
+
+
+def _list(key: str, value: object) -> list[object]:
+    if not isinstance(value, list):
+        raise ValueError(f"mqtt.{key}: expected a list, got {value!r}")
+    return value
+
+
+def _ha_light(index: int, value: object) -> HaLightConfig:
+    where = f"mqtt.ha_lights[{index}]"
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}: expected a table, got {value!r}")
+    unknown = set(value) - {"command_topic", "seat", "availability_topic"}
+    if unknown:
+        raise ValueError(f"{where}.{sorted(unknown)[0]}: unknown option")
+    topic = value.get("command_topic")
+    if not isinstance(topic, str) or not topic or any(ch in topic for ch in "+#"):
+        raise ValueError(f"{where}.command_topic: {topic!r} is not a topic to publish to")
+    seat = value.get("seat")
+    if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+        raise ValueError(f"{where}.seat: {seat!r} is not a seat number")
+    availability = value.get("availability_topic")
+    if availability is not None and (not isinstance(availability, str) or not availability):
+        raise ValueError(f"{where}.availability_topic: {availability!r} is not a topic")
+    return HaLightConfig(topic, seat, availability)
+
+
+@dataclass(frozen=True, slots=True)
+class MqttStatus:
+    """What the status chip shows. ``state``: ``stopped`` (not started or stopped),
+    ``connecting`` (started, never connected yet), ``connected``, ``disconnected``."""
+
+    state: str
+    broker: str
+    last_error: str | None = None
+    dropped_events: int = 0
+
+    @property
+    def connected(self) -> bool:
+        return self.state == "connected"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "state": self.state,
+            "broker": self.broker,
+            "last_error": self.last_error,
+            "dropped_events": self.dropped_events,
+        }
+
+
+class MqttBridge:
+    """See the module docstring. ``start`` once, ``stop`` once."""
+
+    def __init__(self, config: MqttConfig) -> None:
+        self.config = config
+        base = f"trackside/{config.table_id}"
+        self.status_topic = f"{base}/status"
+        self.state_topic = f"{base}/state"
+        self.event_topic = f"{base}/event"
+        self._lock = threading.Lock()
+        self._state = "stopped"
+        self._last_error: str | None = None
+        self._dropped_events = 0
+        self._state_payload: str | None = None
+        self._discovered_players: tuple[str, ...] | None = None
+
+        client_id = config.client_id or f"trackside-{config.table_id}"
+        self._client = paho.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True
+        )
+        self._client.will_set(self.status_topic, "offline", qos=1, retain=True)
+        if config.username is not None:
+            self._client.username_pw_set(config.username, config.password)
+        if config.tls:
+            try:
+                context = tls_context(config.ca_file)
+            except (OSError, ssl.SSLError) as err:  # a start-up error, named like the config's
+                raise ValueError(f"mqtt.ca_file: cannot use {config.ca_file!r}: {err}") from err
+            self._client.tls_set_context(context)
+        self._client.reconnect_delay_set(
+            min_delay=config.reconnect_min_s, max_delay=config.reconnect_max_s
+        )
+        # The event bound is ours (below); paho's own bound only stops a runaway, and leaves
+        # room for what every connect sends (status, state, discovery) behind a full queue.
+        self._client.max_queued_messages_set(config.max_queued_events + QUEUE_HEADROOM)
+        self._events_while_down = 0
+        self._client.on_connect = self._on_connect
+        self._client.on_connect_fail = self._on_connect_fail
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
+        self._client.on_socket_open = _no_delay
+
+        # LEDs: the worker owns the drivers; the others talk to it through these, under _lock.
+        self._wled = WledDriver(self._publish_light, config.wled, config.wled_group)
+        self._ha = HaLightDriver(
+            self._publish_light, config.ha_lights, leds_per_seat=config.leds_per_seat
+        )
+        self._led_wake = threading.Condition(self._lock)
+        self._led_state: Mapping[str, Any] | None = None
+        self._led_dirty = False
+        self._led_resync = False
+        self._light_status: list[tuple[str, str, bool]] = []
+        self._led_thread: threading.Thread | None = None
+        self._stopping = False
+
+    # -- the caller's side ----------------------------------------------------------------
+    def start(self) -> None:
+        """Connect in the background (never blocks on the network) and keep connecting."""
+        with self._lock:
+            if self._state != "stopped" or self._stopping:
+                raise RuntimeError("MqttBridge.start: already started")
+            self._state = "connecting"
+        self._client.connect_async(self.config.host, self.config.port, self.config.keepalive_s)
+        self._client.loop_start()
+        if self.config.has_lights:
+            self._led_thread = threading.Thread(
+                target=self._led_loop, name="trackside-leds", daemon=True
+            )
+            self._led_thread.start()
+
+    def stop(self, timeout_s: float = 5.0) -> None:
+        """Say ``offline`` (retained) if connected, disconnect, and end both threads."""
+        with self._lock:
+            if self._stopping:
+                return
+            self._stopping = True
+            was = self._state
+            self._led_wake.notify_all()
+        if self._led_thread is not None:
+            self._led_thread.join(timeout_s)
+        if was == "connected":
+            info = self._client.publish(self.status_topic, "offline", qos=1, retain=True)
+            try:
+                info.wait_for_publish(timeout_s)
+            except (RuntimeError, ValueError) as err:  # lost the connection meanwhile
+                log.info("MQTT: offline status not confirmed: %s", err)
+        self._client.disconnect()
+        self._client.loop_stop()
+        with self._lock:
+            self._state = "stopped"
+
+    def publish_state(self, state: Mapping[str, Any]) -> None:
+        """Retain the table snapshot (the ``/api/state`` JSON) on ``…/state``; kept and sent
+        again after every reconnect. Also re-renders the LEDs and, with discovery on,
+        announces a score sensor per player when the players change."""
+        payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
+        # The worker gets its own copy, so the caller may reuse its dict.
+        copy = json.loads(payload)
+        with self._lock:
+            self._state_payload = payload
+            connected = self._state == "connected"
+            self._led_state = copy
+            self._led_dirty = True
+            self._led_wake.notify_all()
+        if connected:
+            self._client.publish(self.state_topic, payload, qos=1, retain=True)
+            if self.config.ha_discovery:
+                self._announce(copy, force=False)
+
+    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None:
+        """One applied event, QoS 1, as ``{"schema": 1, "seq": seq, "event": event}``. Queued
+        while disconnected (up to ``max_queued_events``; beyond that counted as dropped)."""
+        payload = json.dumps(
+            {"schema": EVENT_SCHEMA, "seq": seq, "event": event},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        with self._lock:
+            if self._state != "connected":
+                if self._events_while_down >= self.config.max_queued_events:
+                    self._dropped_events += 1
+                    limit = self.config.max_queued_events
+                    self._last_error = f"event queue full ({limit} while disconnected); dropped"
+                    return
+                self._events_while_down += 1
+        info = self._client.publish(self.event_topic, payload, qos=1, retain=False)
+        if info.rc == MQTTErrorCode.MQTT_ERR_QUEUE_SIZE:
+            with self._lock:
+                self._dropped_events += 1
+                self._last_error = "event queue full; dropped"
+
+    def status(self) -> MqttStatus:
+        with self._lock:
+            return MqttStatus(
+                state=self._state,
+                broker=f"{self.config.host}:{self.config.port}",
+                last_error=self._last_error,
+                dropped_events=self._dropped_events,
+            )
+
+    # -- paho's thread ----------------------------------------------------------------------
+    def _on_connect(
+        self,
+        client: paho.Client,
+        userdata: Any,
+        flags: paho.ConnectFlags,
+        reason_code: ReasonCode,
+        properties: Any,
+    ) -> None:
+        if reason_code.is_failure:
+            with self._lock:
+                self._last_error = f"broker refused the connection: {reason_code}"
+            log.warning("MQTT: %s refused the connection: %s", self.config.host, reason_code)
+            return
+        with self._lock:
+            self._state = "connected"
+            self._events_while_down = 0
+            payload = self._state_payload
+            state = self._led_state
+            self._led_resync = True
+            self._led_wake.notify_all()
+        log.info("MQTT: connected to %s:%s", self.config.host, self.config.port)
+        client.publish(self.status_topic, "online", qos=1, retain=True)
+        if payload is not None:
+            client.publish(self.state_topic, payload, qos=1, retain=True)
+        topics = [*self._wled.status_topics, *self._ha.status_topics]
+        if self.config.ha_discovery:
+            topics.append(f"{self.config.ha_prefix}/status")
+            self._announce(state, force=True)
+        if topics:
+            client.subscribe([(t, 0) for t in topics])
+
+    def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
+        # paho calls this inside its ``except OSError``, so the error is still at hand.
+        error = sys.exc_info()[1]
+        reason = f": {error}" if error is not None else ""
+        with self._lock:
+            self._state = "connecting" if self._state == "connecting" else "disconnected"
+            self._last_error = f"cannot connect to {self.config.host}:{self.config.port}{reason}"
+
+    def _on_disconnect(
+        self,
+        client: paho.Client,
+        userdata: Any,
+        flags: paho.DisconnectFlags,
+        reason_code: ReasonCode,
+        properties: Any,
+    ) -> None:
+        with self._lock:
+            was_connected = self._state == "connected"
+            if was_connected:
+                self._state = "disconnected"
+                if not self._stopping:
+                    self._last_error = f"connection lost: {reason_code}"
+        # (Not connected yet: the refusal or connect failure already said why.)
+        if was_connected and not self._stopping:
+            log.warning("MQTT: disconnected from %s: %s", self.config.host, reason_code)
+
+    def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
+        payload = message.payload.decode("utf-8", "replace").strip()
+        if self.config.ha_discovery and message.topic == f"{self.config.ha_prefix}/status":
+            # Home Assistant's birth message: it restarted and wants discovery again.
+            if payload == "online" and not message.retain:
+                with self._lock:
+                    state = self._led_state
+                self._announce(state, force=True)
+            return
+        with self._lock:
+            if self._led_thread is not None:
+                self._light_status.append((message.topic, payload, bool(message.retain)))
+                self._led_wake.notify_all()
+
+    # -- publishing helpers ---------------------------------------------------------------
+    def _publish_light(self, topic: str, payload: str) -> bool:
+        info = self._client.publish(topic, payload, qos=0, retain=False)
+        return info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS
+
+    def _announce(self, state: Mapping[str, Any] | None, *, force: bool) -> None:
+        """Home Assistant discovery: the table status sensor, and a score sensor per player
+        (names from ``state``); sensors of players no longer there are removed."""
+        players = state.get("players") if state is not None else None
+        names = tuple(
+            str(p.get("name", f"Player {i + 1}")) if isinstance(p, Mapping) else f"Player {i + 1}"
+            for i, p in enumerate(players if isinstance(players, list) else [])
+        )
+        with self._lock:
+            if not force and names == self._discovered_players:
+                return
+            self._discovered_players = names
+        for topic, config in discovery_messages(self.config, names):
+            payload = "" if config is None else json.dumps(config, separators=(",", ":"))
+            self._client.publish(topic, payload, qos=1, retain=True)
+
+    # -- the LED worker ---------------------------------------------------------------------
+    def _led_loop(self) -> None:
+        period = 1.0 / self.config.led_fps
+        animated = False
+        while True:
+            with self._lock:
+                self._led_wake.wait_for(
+                    lambda: (
+                        self._stopping
+                        or self._led_dirty
+                        or self._led_resync
+                        or bool(self._light_status)
+                    ),
+                    timeout=period if animated else None,
+                )
+                if self._stopping:
+                    return
+                state = self._led_state
+                resync, self._led_resync = self._led_resync, False
+                statuses, self._light_status = self._light_status, []
+                self._led_dirty = False
+                connected = self._state == "connected"
+            if resync:
+                self._wled.resync()
+                self._ha.resync()
+            for topic, payload, retained in statuses:
+                device = self._wled.device_for_status_topic(topic)
+                if device is not None:
+                    self._wled.on_status(device, payload, retained=retained)
+                self._ha.on_status(topic, payload, retained=retained)
+            if state is None or not connected:
+                animated = False
+                continue
+            try:
+                frame = scene(
+                    state,
+                    seats=self.config.seats,
+                    leds_per_seat=self.config.leds_per_seat,
+                    now_s=time.time(),
+                )
+                self._wled.show(frame)
+                self._ha.show(frame)
+            except Exception as err:  # a light must never take the service down
+                log.exception("LED scene or driver failed")
+                with self._lock:
+                    self._last_error = f"LEDs: {err!r}"
+                animated = False
+                continue
+            animated = frame.animated
+
+
+class _ClosingSSLSocket(ssl.SSLSocket):
+    """paho leaves the socket of a failed TLS handshake (an unknown certificate, say) for the
+    garbage collector; with a retry every few seconds that is a ResourceWarning each time.
+    This closes it where it fails."""
+
+    def do_handshake(self, block: bool = False) -> None:
+        try:
+            super().do_handshake(block)
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            raise
+        except OSError:
+            self.close()
+            raise
+
+
+def tls_context(ca_file: str | None) -> ssl.SSLContext:
+    """Verify the broker's certificate and host name: against ``ca_file`` when given (a
+    table's own CA), else the system's CAs."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca_file)
+    context.sslsocket_class = _ClosingSSLSocket
+    return context
+
+
+def _no_delay(client: paho.Client, userdata: Any, sock: Any) -> None:
+    """Small messages go out at once: without TCP_NODELAY, Nagle's algorithm holds a message
+    back until the broker acknowledges the previous one, and the broker's delayed ACK makes
+    that about 40 ms — a WLED frame right after the state would wait for it every time."""
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except (OSError, AttributeError) as err:  # not a TCP socket (e.g. a proxy); harmless
+        log.debug("MQTT: could not set TCP_NODELAY: %s", err)
+
+
+def discovery_messages(
+    config: MqttConfig, players: tuple[str, ...]
+) -> list[tuple[str, dict[str, Any] | None]]:
+    """Home Assistant MQTT discovery: (config topic, config) pairs; a None config is an empty
+    retained payload, which removes that entity."""
+    node = f"trackside_{config.table_id}".replace("-", "_")
+    base = f"trackside/{config.table_id}"
+    device = {
+        "identifiers": [node],
+        "name": f"Trackside {config.table_id}",
+        "manufacturer": "Trackside",
+        "model": "table companion",
+    }
+    common = {
+        "state_topic": f"{base}/state",
+        "availability_topic": f"{base}/status",
+        "payload_available": "online",
+        "payload_not_available": "offline",
+        "device": device,
+    }
+    out: list[tuple[str, dict[str, Any] | None]] = [
+        (
+            f"{config.ha_prefix}/sensor/{node}/status/config",
+            {
+                **common,
+                "name": "Table status",
+                "unique_id": f"{node}_status",
+                "icon": "mdi:train",
+                "value_template": (
+                    "{{ value_json.status.waiting_for or value_json.status.phase"
+                    " or (value_json.game and 'playing') or 'idle' }}"
+                ),
+                "json_attributes_topic": f"{base}/state",
+                "json_attributes_template": (
+                    "{{ {'game': value_json.game, 'round': value_json.status.round} | tojson }}"
+                ),
+            },
+        )
+    ]
+    for index in range(MAX_DISCOVERY_PLAYERS):
+        topic = f"{config.ha_prefix}/sensor/{node}/player_{index + 1}_score/config"
+        if index >= len(players):
+            out.append((topic, None))
+            continue
+        out.append(
+            (
+                topic,
+                {
+                    **common,
+                    "name": f"{players[index]} score",
+                    "unique_id": f"{node}_player_{index + 1}_score",
+                    "icon": "mdi:trophy",
+                    "unit_of_measurement": "points",
+                    "state_class": "measurement",
+                    "value_template": (
+                        f"{{{{ value_json.players[{index}].total"
+                        f" if (value_json.players | length) > {index} else None }}}}"
+                    ),
+                },
+            )
+        )
+    return out
