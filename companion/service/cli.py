@@ -126,21 +126,12 @@ def cmd_listen(args: argparse.Namespace) -> int:
 
 def cmd_readers(args: argparse.Namespace) -> int:
     from companion.service.config import SERIAL_PROTOCOLS, load_settings
-    from firmware_bridge.listen import list_ports  # type: ignore[import-not-found,unused-ignore]
-    from firmware_bridge.readers import ReaderConfig  # type: ignore[import-not-found,unused-ignore]
+    from companion.service.runtime import reader_config
+    from firmware_bridge.listen import list_ports
 
     settings = load_settings(_config_path(args))
     configured = [
-        ReaderConfig(
-            name=r.name,
-            protocol=r.protocol,
-            port=r.port,
-            seat=r.seat,
-            baud=r.baud,
-            vid_pid=r.vid_pid,
-        )
-        for r in settings.readers
-        if r.protocol in (*SERIAL_PROTOCOLS, "hid")
+        reader_config(r) for r in settings.readers if r.protocol in (*SERIAL_PROTOCOLS, "hid")
     ]
     result: int = list_ports(sys.stdout, configured)
     return result

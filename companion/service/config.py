@@ -8,7 +8,6 @@ are refused too, so a typo never silently falls back to a default.
 from __future__ import annotations
 
 import os
-import socket
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any, NoReturn
 
 from companion.core.errors import ConfigError
 from companion.games import game_names
+from firmware_bridge.mqtt import MqttConfig
 
 READER_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line", "hid", "virtual", "replay")
 SERIAL_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line")
@@ -52,17 +52,6 @@ class DatabaseSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class MqttSettings:
-    host: str = "127.0.0.1"
-    port: int = 1883
-    table_id: str = field(default_factory=socket.gethostname)
-    username: str | None = None
-    password: str | None = None
-    tls: bool = False
-    ca_file: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class ReaderSettings:
     name: str
     protocol: str
@@ -80,7 +69,7 @@ class Settings:
     data_dir: Path
     web: WebSettings
     database: DatabaseSettings
-    mqtt: MqttSettings | None = None
+    mqtt: MqttConfig | None = None
     readers: tuple[ReaderSettings, ...] = ()
     game_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """``[games."<game id>"]``: default options for every new game of that kind (e.g. the
@@ -146,24 +135,14 @@ def _web(data: Any, file: str) -> WebSettings:
     )
 
 
-def _mqtt(data: Any, file: str) -> MqttSettings:
-    s = _Section(data, "mqtt", file)
-    s.only("host", "port", "table_id", "username", "password", "tls", "ca_file")
-    table_id = s.text("table_id", None) or socket.gethostname()
-    if not table_id or any(c in table_id for c in "/+#"):
-        s.fail("table_id", f"{table_id!r} may not contain / + or #")
-    ca_file = s.text("ca_file", None)
-    if ca_file is not None and not Path(ca_file).is_file():
-        s.fail("ca_file", f"no such file {ca_file!r}")
-    return MqttSettings(
-        host=s.text("host", "127.0.0.1") or "127.0.0.1",
-        port=s.integer("port", 1883, 1, 65535) or 1883,
-        table_id=table_id,
-        username=s.text("username", None),
-        password=s.text("password", None),
-        tls=s.boolean("tls", False),
-        ca_file=ca_file,
-    )
+def _mqtt(data: Any, file: str) -> MqttConfig:
+    """``[mqtt]``: the MQTT bridge checks its own options (docs/mqtt.md)."""
+    section = _Section(data, "mqtt", file)
+    try:
+        return MqttConfig.from_mapping(section.data)
+    except ValueError as exc:
+        path, _, reason = str(exc).partition(": ")
+        raise ConfigError(path if reason else "mqtt", reason or str(exc), file=file) from None
 
 
 def _reader(data: Any, index: int, file: str, base: Path) -> ReaderSettings:

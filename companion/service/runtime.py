@@ -13,12 +13,14 @@ from typing import Any, Protocol, cast
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from companion.core.events import event_to_json
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
 from companion.service.config import ReaderSettings, Settings
-from companion.service.engine import Engine
+from companion.service.engine import Engine, Publication
 from companion.service.export import export_game, game_summaries
 from companion.service.store import EventStore
+from firmware_bridge.mqtt import MqttBridge
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
 from web import create_app
@@ -66,6 +68,10 @@ class Trackside:
         self.virtual: dict[str, VirtualReader] = {}
         for reader in settings.readers:
             self.devices[reader.name] = self._make_reader(reader)
+        self.mqtt: MqttBridge | None = None
+        if settings.mqtt is not None:
+            self.mqtt = MqttBridge(settings.mqtt)
+            self.engine.subscribe(self._to_mqtt)
         self._closing = threading.Event()
         self._server: BaseWSGIServer | None = None
         self._threads: list[threading.Thread] = []
@@ -87,9 +93,19 @@ class Trackside:
         device: Device = open_reader(reader_config(reader), self.engine)
         return device
 
+    def _to_mqtt(self, publication: Publication) -> None:
+        """Engine thread: hand the new state (and its event) to the bridge; never blocks."""
+        assert self.mqtt is not None
+        self.mqtt.publish_state(publication.snapshot)
+        if publication.entry is not None:
+            event = {"game_id": publication.game_id, **event_to_json(publication.entry.event)}
+            self.mqtt.publish_event(publication.entry.seq, event)
+
     # -- lifecycle --------------------------------------------------------------------------
     def start(self, *, web: bool = True) -> None:
         self.engine.start()
+        if self.mqtt is not None:
+            self.mqtt.start()
         for name, device in self.devices.items():
             try:
                 device.start()
@@ -115,6 +131,8 @@ class Trackside:
 
     def _poll_devices(self) -> None:
         while not self._closing.is_set():
+            if self.mqtt is not None:
+                self.engine.report_device("mqtt", _status_json(self.mqtt.status()))
             for name, device in self.devices.items():
                 try:
                     self.engine.report_device(name, _status_json(device.status()))
@@ -127,6 +145,9 @@ class Trackside:
         for device in self.devices.values():
             with contextlib.suppress(Exception):
                 device.stop(2.0)
+        if self.mqtt is not None:
+            with contextlib.suppress(Exception):
+                self.mqtt.stop()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
