@@ -16,6 +16,7 @@ from companion.core.game import Game
 
 # game id → module. Add one line per game (keep the list sorted).
 _GAME_MODULES: dict[str, str] = {
+    "ticket-to-ride-europe": "companion.games.ticket_to_ride_europe",
     "tiny-race": "companion.games.tiny_race",
 }
 
