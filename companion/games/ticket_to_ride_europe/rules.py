@@ -884,8 +884,10 @@ def _reveal_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState
         raise _refuse("no tunnel is waiting for cards to be turned", "tunnel draw", S_TUNNEL)
     kinds = tc.card_list(args.get("cards"), max_len=tc.TUNNEL_REVEAL)
     if not kinds or len(t.revealed) + len(kinds) > t.reveal:
-        args.get("cards").fail(
-            f"{t.reveal - len(t.revealed)} card(s) are still to be turned, got {len(kinds)}"
+        raise _refuse(
+            f"{t.reveal - len(t.revealed)} card(s) are still to be turned, got {len(kinds)}",
+            "three cards are turned, or what the deck and discards still have",
+            S_TUNNEL,
         )
     for kind in kinds:
         state = _turn_card(state, kind, "the tunnel")
