@@ -7,6 +7,7 @@ naively; the tricks that keep them exact and fast are explained where they are u
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
@@ -134,42 +135,74 @@ def best_ticket_outcome(
     own_done = [_find(parent, t.a) == _find(parent, t.b) for t in tickets]
     open_tickets = [i for i, done in enumerate(own_done) if not done]
 
-    options: list[list[tuple[Borrowed, str, str] | None]] = []
+    # the components that matter: ticket ends and station cities; a loan into any other
+    # component is a dead end unless two stations can reach it (then it links them)
+    ends = {_find(parent, c) for i in open_tickets for c in (tickets[i].a, tickets[i].b)}
+    ends |= {_find(parent, c) for c in stations}
+    raw: list[list[tuple[Borrowed, str, str]]] = []
+    reach_count: dict[str, int] = {}
     for city in stations:
-        seen: set[frozenset[str]] = set()
-        choices: list[tuple[Borrowed, str, str] | None] = [None]
+        home = _find(parent, city)
+        seen: set[str] = set()
+        found: list[tuple[Borrowed, str, str]] = []
         for route, owner in sorted(opponent_routes, key=lambda ro: (ro[0].id, ro[1])):
             if city not in (route.a, route.b):
                 continue
-            ca, cb = _find(parent, route.a), _find(parent, route.b)
-            key = frozenset((ca, cb))
-            if ca == cb or key in seen:
+            other = _find(parent, route.b if route.a == city else route.a)
+            if other == home or other in seen:
                 continue
-            seen.add(key)
-            choices.append((Borrowed(city, route.id, owner), ca, cb))
-        options.append(choices)
+            seen.add(other)
+            found.append((Borrowed(city, route.id, owner), home, other))
+        for _, _, other in found:
+            reach_count[other] = reach_count.get(other, 0) + 1
+        raw.append(found)
+    options: list[list[tuple[Borrowed, str, str] | None]] = [
+        [None, *[c for c in found if c[2] in ends or reach_count[c[2]] > 1]] for found in raw
+    ]
 
     best_points = -1
+    best_loans = 0
     best_choice: tuple[tuple[Borrowed, str, str] | None, ...] = tuple(None for _ in stations)
-    best_done: frozenset[int] = frozenset()
+    best_done: tuple[int, ...] = ()
     if open_tickets:
+        index: dict[str, int] = {}
+        for comp in sorted(ends | {c[2] for found in raw for c in found}):
+            index[comp] = len(index)
+        pairs = [
+            (i, index[_find(parent, tickets[i].a)], index[_find(parent, tickets[i].b)])
+            for i in open_tickets
+        ]
         for combo in product(*options):
-            loans = [c for c in combo if c is not None]
-            merged: dict[str, str] = {}
-            for _, ca, cb in loans:
-                _union(merged, ca, cb)
-            done = frozenset(
-                i
-                for i in open_tickets
-                if _find(merged, _find(parent, tickets[i].a))
-                == _find(merged, _find(parent, tickets[i].b))
-            )
-            gained = sum(tickets[i].points for i in done)
-            better = gained > best_points or (
-                gained == best_points and len(loans) < sum(1 for c in best_choice if c is not None)
-            )
-            if better:
-                best_points, best_choice, best_done = gained, combo, done
+            roots = list(range(len(index)))
+            loans = 0
+            for choice in combo:
+                if choice is None:
+                    continue
+                loans += 1
+                x, y = index[choice[1]], index[choice[2]]
+                while roots[x] != x:
+                    x = roots[x]
+                while roots[y] != y:
+                    y = roots[y]
+                roots[x] = y
+            done: list[int] = []
+            gained = 0
+            for i, end_a, end_b in pairs:
+                x, y = end_a, end_b
+                while roots[x] != x:
+                    x = roots[x]
+                while roots[y] != y:
+                    y = roots[y]
+                if x == y:
+                    done.append(i)
+                    gained += tickets[i].points
+            if gained > best_points or (gained == best_points and loans < best_loans):
+                best_points, best_loans, best_choice, best_done = (
+                    gained,
+                    loans,
+                    combo,
+                    tuple(done),
+                )
     chosen = [c for c in best_choice if c is not None]
 
     results: list[TicketResult] = []
@@ -198,6 +231,16 @@ def _loans_needed(
 
 
 # -- European Express: the longest trail ----------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Edge:
+    """A route, or a chain of routes through cities with exactly two routes (contracted)."""
+
+    a: str
+    b: str
+    length: int
+    cities: tuple[str, ...]  # from a to b, both included
+
+
 def longest_trail(routes: Sequence[RouteSpec]) -> tuple[int, tuple[str, ...]]:
     """The longest continuous path of one player's routes: (length in trains, cities in order).
 
@@ -208,84 +251,186 @@ def longest_trail(routes: Sequence[RouteSpec]) -> tuple[int, tuple[str, ...]]:
       an open trail therefore starts and ends at cities with an odd number of routes, and a
       closed one uses its whole component (an Euler circuit: every city even). So the search
       starts only from odd cities, and an all-even component is simply all its routes;
+    * for the same reason a city with exactly two routes is always passed straight through, so
+      chains of such cities are walked as one edge;
     * trails that used the same set of routes and stand at the same city continue the same
-      way, so each (city, used set) is explored once.
+      way, so each (city, used set) is explored once;
+    * a trail leaves at most two cities odd, so at least a set of routes pairing up the other
+      odd cities stays unused (a T-join: its least length is a least-cost pairing over
+      shortest distances); the search stops as soon as a trail reaches that bound.
     """
     if not routes:
         return 0, ()
-    adjacency: dict[str, list[tuple[int, str, int]]] = {}
-    for i, r in enumerate(routes):
-        adjacency.setdefault(r.a, []).append((1 << i, r.b, r.length))
-        adjacency.setdefault(r.b, []).append((1 << i, r.a, r.length))
     parent = _own_components(routes)
-    components: dict[str, list[str]] = {}
-    for city in sorted(adjacency):
-        components.setdefault(_find(parent, city), []).append(city)
-
+    by_component: dict[str, list[RouteSpec]] = {}
+    for r in routes:
+        by_component.setdefault(_find(parent, r.a), []).append(r)
     best_length = 0
     best_path: tuple[str, ...] = ()
-    for cities in components.values():
-        total = sum(r.length for r in routes if _find(parent, r.a) == _find(parent, cities[0]))
+    for key in sorted(by_component):
+        members = by_component[key]
+        total = sum(r.length for r in members)
         if total <= best_length:
             continue
-        odd = [c for c in cities if len(adjacency[c]) % 2]
+        degree: dict[str, int] = {}
+        for r in members:
+            degree[r.a] = degree.get(r.a, 0) + 1
+            degree[r.b] = degree.get(r.b, 0) + 1
+        odd = sorted(c for c, d in degree.items() if d % 2)
+        edges = [_Edge(r.a, r.b, r.length, (r.a, r.b)) for r in members]
         if not odd:
-            best_length, best_path = total, _euler_circuit(adjacency, cities[0])
+            best_length, best_path = total, _euler_circuit(edges, min(degree))
             continue
-        length, path = _longest_from(adjacency, odd, total)
+        target = total - _least_cut(edges, odd)
+        if target <= best_length:
+            continue
+        length, path = _longest_from(_contract(edges), odd, target)
         if length > best_length:
             best_length, best_path = length, path
     return best_length, best_path
 
 
-def _euler_circuit(adjacency: dict[str, list[tuple[int, str, int]]], start: str) -> tuple[str, ...]:
+MAX_ODD_FOR_BOUND = 10
+
+
+def _least_cut(edges: Sequence[_Edge], odd: Sequence[str]) -> int:
+    """A lower bound on the length a trail must leave unused: the least T-join that leaves
+    only two of the odd cities odd (0 when there are too many odd cities to pair quickly)."""
+    k = len(odd)
+    if k <= 2 or k > MAX_ODD_FOR_BOUND:
+        return 0
+    adjacency: dict[str, list[tuple[str, int]]] = {}
+    for e in edges:
+        adjacency.setdefault(e.a, []).append((e.b, e.length))
+        adjacency.setdefault(e.b, []).append((e.a, e.length))
+    distance: list[list[int]] = []
+    for source in odd:
+        found: dict[str, int] = {source: 0}
+        queue = [(0, source)]
+        while queue:
+            d, here = heapq.heappop(queue)
+            if d > found[here]:
+                continue
+            for other, weight in adjacency[here]:
+                if d + weight < found.get(other, d + weight + 1):
+                    found[other] = d + weight
+                    heapq.heappush(queue, (d + weight, other))
+        distance.append([found[t] for t in odd])
+    # least-cost perfect pairing of every subset of the odd cities (bitmask DP)
+    pairing = [0] * (1 << k)
+    for mask in range(1, 1 << k):
+        if mask.bit_count() % 2:
+            continue
+        low = (mask & -mask).bit_length() - 1
+        rest = mask & ~(1 << low)
+        best = -1
+        j_bits = rest
+        while j_bits:
+            bit = j_bits & -j_bits
+            j = bit.bit_length() - 1
+            cost = distance[low][j] + pairing[rest & ~bit]
+            if best < 0 or cost < best:
+                best = cost
+            j_bits &= ~bit
+        pairing[mask] = best
+    full = (1 << k) - 1
+    return min(pairing[full & ~(1 << i) & ~(1 << j)] for i in range(k) for j in range(i + 1, k))
+
+
+def _contract(edges: list[_Edge]) -> list[_Edge]:
+    """Merge the two routes of every city that has exactly two (never a start or an end)."""
+    while True:
+        incident: dict[str, list[int]] = {}
+        for i, e in enumerate(edges):
+            incident.setdefault(e.a, []).append(i)
+            if e.b != e.a:
+                incident.setdefault(e.b, []).append(i)
+        through = next(
+            (
+                c
+                for c in sorted(incident)
+                if len(incident[c]) == 2 and all(edges[i].a != edges[i].b for i in incident[c])
+            ),
+            None,
+        )
+        if through is None:
+            return edges
+        i, j = incident[through]
+        first, second = edges[i], edges[j]
+        left = first if first.b == through else _reverse(first)
+        right = second if second.a == through else _reverse(second)
+        merged = _Edge(left.a, right.b, left.length + right.length, left.cities + right.cities[1:])
+        edges = [e for k, e in enumerate(edges) if k not in (i, j)] + [merged]
+
+
+def _reverse(e: _Edge) -> _Edge:
+    return _Edge(e.b, e.a, e.length, tuple(reversed(e.cities)))
+
+
+def _euler_circuit(edges: Sequence[_Edge], start: str) -> tuple[str, ...]:
     """Hierholzer's algorithm: the cities of a closed trail using every route once."""
-    used = 0
+    adjacency: dict[str, list[tuple[int, str]]] = {}
+    for i, e in enumerate(edges):
+        adjacency.setdefault(e.a, []).append((i, e.b))
+        adjacency.setdefault(e.b, []).append((i, e.a))
+    used: set[int] = set()
     stack = [start]
     circuit: list[str] = []
-    position = {city: 0 for city in adjacency}
+    position = dict.fromkeys(adjacency, 0)
     while stack:
         city = stack[-1]
-        edges = adjacency[city]
-        while position[city] < len(edges) and edges[position[city]][0] & used:
+        incident = adjacency[city]
+        while position[city] < len(incident) and incident[position[city]][0] in used:
             position[city] += 1
-        if position[city] == len(edges):
+        if position[city] == len(incident):
             circuit.append(stack.pop())
         else:
-            bit, other, _ = edges[position[city]]
-            used |= bit
+            edge, other = incident[position[city]]
+            used.add(edge)
             stack.append(other)
     return tuple(reversed(circuit))
 
 
 def _longest_from(
-    adjacency: dict[str, list[tuple[int, str, int]]], starts: Sequence[str], total: int
+    edges: Sequence[_Edge], starts: Sequence[str], total: int
 ) -> tuple[int, tuple[str, ...]]:
+    adjacency: dict[str, list[tuple[int, int, str, int]]] = {}
+    for i, e in enumerate(edges):
+        adjacency.setdefault(e.a, []).append((1 << i, i, e.b, e.length))
+        if e.b != e.a:
+            adjacency.setdefault(e.b, []).append((1 << i, i, e.a, e.length))
     best = [0]
-    best_path: list[tuple[str, ...]] = [()]
+    best_trail: list[tuple[str, tuple[int, ...]]] = [(starts[0], ())]
     seen: set[tuple[str, int]] = set()
-    path: list[str] = []
+    trail: list[int] = []
 
-    def walk(city: str, used: int, length: int) -> None:
+    def walk(start: str, city: str, used: int, length: int) -> None:
         key = (city, used)
         if key in seen:
             return
         seen.add(key)
-        path.append(city)
         if length > best[0]:
             best[0] = length
-            best_path[0] = tuple(path)
-        if best[0] < total:
-            for bit, other, weight in adjacency[city]:
-                if not used & bit:
-                    walk(other, used | bit, length + weight)
-        path.pop()
+            best_trail[0] = (start, tuple(trail))
+        if best[0] >= total:
+            return
+        for bit, index, other, weight in adjacency[city]:
+            if not used & bit:
+                trail.append(index)
+                walk(start, other, used | bit, length + weight)
+                trail.pop()
 
     for start in starts:
-        walk(start, 0, 0)
-        if best[0] == total:
+        walk(start, start, 0, 0)
+        if best[0] >= total:
             break
-    return best[0], best_path[0]
+    start, indices = best_trail[0]
+    cities = [start]
+    for index in indices:
+        e = edges[index]
+        step = e.cities if e.a == cities[-1] else tuple(reversed(e.cities))
+        cities.extend(step[1:])
+    return best[0], tuple(cities)
 
 
 # -- the whole score sheet ------------------------------------------------------------------

@@ -153,6 +153,19 @@ def test_the_longest_path_may_loop_and_pass_a_city_twice_but_never_reuse_a_route
     assert_trail(routes, path, length)
 
 
+def test_a_loop_hanging_off_one_city_is_walked_round_and_back() -> None:
+    # Essen and Frankfurt have two routes each: the loop Berlin–Essen–Frankfurt–Berlin hangs
+    # off Berlin, and the trail from Danzig walks it: 4 + 2 + 2 + 3 = 11.
+    routes = [
+        ROUTE_BY_ID[r]
+        for r in ("berlin-danzig", "berlin-essen", "essen-frankfurt", "berlin-frankfurt-2")
+    ]
+    length, path = longest_trail(routes)
+    assert length == 11
+    assert path[0] == "danzig" or path[-1] == "danzig"
+    assert_trail(routes, path, 11)
+
+
 def test_a_closed_loop_counts_every_route() -> None:
     routes = [ROUTE_BY_ID[r] for r in ("essen-frankfurt", "berlin-essen", "berlin-frankfurt-2")]
     length, path = longest_trail(routes)
