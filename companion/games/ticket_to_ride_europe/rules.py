@@ -1074,7 +1074,9 @@ def _claim_prompt(state: TtrState, who: int, ref: str) -> Prompt:
 
 def _station_prompt(state: TtrState, who: int, city_id: str) -> Prompt:
     built = len(state.players[who].stations)
-    cost = STATION_COSTS[min(built, STATIONS_PER_PLAYER - 1)]
+    if built >= STATIONS_PER_PLAYER:
+        return Prompt(f"{state.players[who].name} has built all 3 stations", who, ())
+    cost = STATION_COSTS[built]
     options = tuple(
         Action("build_station", who, {"city": city_id, "cards": pay})
         for pay in _payments("any", cost, 0)

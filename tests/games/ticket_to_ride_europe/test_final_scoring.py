@@ -509,3 +509,35 @@ def test_stations_next_to_many_opponent_routes_agree_with_the_brute_force(seed: 
         assert connected(edges, result.ticket.a, result.ticket.b) == result.completed
         for b in result.via:
             assert b in outcome.choice
+
+
+def dense_loops(rng: random.Random, size: int) -> list[RouteSpec]:
+    """A cluster of short routes grown mostly by closing loops (many odd cities, many ways)."""
+    short = [r for r in ROUTES if r.length <= 3]
+    first = rng.choice(short)
+    chosen, cities = [first], {first.a, first.b}
+    while len(chosen) < size:
+        ids = {c.id for c in chosen}
+        candidates = [
+            r
+            for r in short
+            if r.id not in ids
+            and (r.a in cities or r.b in cities)
+            and (r.partner is None or r.partner not in ids)
+        ]
+        if not candidates:
+            break
+        candidates.sort(key=lambda r: (-(r.a in cities and r.b in cities), rng.random()))
+        route = candidates[0] if rng.random() < 0.7 else rng.choice(candidates)
+        chosen.append(route)
+        cities |= {route.a, route.b}
+    return chosen
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32), st.integers(min_value=3, max_value=16))
+def test_dense_loops_of_short_routes_agree_with_the_brute_force(seed: int, size: int) -> None:
+    routes = dense_loops(random.Random(seed), size)
+    length, path = longest_trail(routes)
+    assert length == brute_longest(routes)
+    assert_trail(routes, path, length)

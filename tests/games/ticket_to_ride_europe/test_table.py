@@ -547,6 +547,9 @@ def test_a_route_scan_asks_which_cards_pay_and_every_option_is_legal() -> None:
     assert isinstance(station, Prompt) and len(station.options) == 9
     for option in station.options:
         assert GAME.apply(state, option).players[0].stations == ("paris",)
+    full = edit(state, players=[{"stations": ["roma", "wien", "madrid"]}])
+    done = GAME.interpret(full, 0, "station:paris")
+    assert isinstance(done, Prompt) and done.options == () and "all 3" in done.question
 
 
 def test_every_component_is_listed_and_unknown_ones_are_refused() -> None:
