@@ -104,6 +104,8 @@ def _matches_distribution(pool: Cards, draws: int, match: frozenset[int]) -> lis
     dist = [Fraction(0)] * (draws + 1)
     if draws == 0:
         return [Fraction(1)]
+    if n < draws:
+        raise ValueError(f"{draws} cards cannot be drawn from {n}")
     ways = comb(n, draws)
     for j in range(draws + 1):
         dist[j] = Fraction(comb(m, j) * comb(n - m, draws - j), ways)
@@ -115,23 +117,27 @@ def extra_odds(
     deck_pool: Cards,
     deck_count: int,
     discard: Cards,
+    *,
+    to_turn: int = TUNNEL_REVEAL,
+    already: int = 0,
 ) -> tuple[Fraction, Fraction, Fraction, Fraction]:
-    """Exact P(0, 1, 2, 3 extra cards) before the three cards are turned ("TUNELY").
+    """Exact P(0, 1, 2, 3 extra cards in all) for a tunnel ("TUNELY").
 
-    ``deck_pool`` holds the cards the deck's cards are drawn from as far as the table knows
-    (every unseen card is equally likely to be any of the deck's); ``deck_count`` how many the
-    deck has. When the deck has fewer than three, the discards are shuffled into a new deck
+    ``to_turn`` cards are still to be turned and ``already`` extra cards are owed for those
+    turned so far. ``deck_pool`` holds the cards the deck's cards are drawn from as far as the
+    table knows (every unseen card is equally likely to be any of the deck's); ``deck_count``
+    how many the deck has. When the deck runs out the discards are shuffled into a new deck
     for the rest ("LÍZNUTÍ KARET VAGÓNŮ"); with neither, fewer (or no) cards are turned.
     """
     match = matching_kinds(played)
-    reveal = min(TUNNEL_REVEAL, deck_count + total(discard))
+    reveal = min(to_turn, deck_count + total(discard))
     from_deck = min(reveal, deck_count)
     first = _matches_distribution(deck_pool, from_deck, match)
     second = _matches_distribution(discard, reveal - from_deck, match)
     odds = [Fraction(0)] * (TUNNEL_REVEAL + 1)
     for i, p in enumerate(first):
         for j, q in enumerate(second):
-            odds[i + j] += p * q
+            odds[already + i + j] += p * q
     return odds[0], odds[1], odds[2], odds[3]
 
 

@@ -177,12 +177,20 @@ def unseen_pool(state: TtrState, declared: tc.Cards | None = None, player: int =
 
 
 def tunnel_odds(state: TtrState) -> tuple[Fraction, Fraction, Fraction, Fraction]:
-    """Exact P(0, 1, 2, 3 extra cards) for the tunnel being claimed, before cards are turned."""
+    """Exact P(0, 1, 2, 3 extra cards) for the tunnel being claimed, given the cards turned so
+    far (before any is turned: the odds the player sees before committing)."""
     t = state.tunnel
     if t is None:
         raise _refuse("no tunnel is being claimed", "tunnel draw", S_TUNNEL)
     pool = unseen_pool(state, t.declared, t.player)
-    return tc.extra_odds(t.played, pool, state.deck, state.discard)
+    return tc.extra_odds(
+        t.played,
+        pool,
+        state.deck,
+        state.discard,
+        to_turn=t.reveal - len(t.revealed),
+        already=t.extra,
+    )
 
 
 def format_odds(odds: Sequence[Fraction]) -> str:
@@ -417,9 +425,9 @@ class TicketToRideEurope:
                     f"turn {t.reveal - len(t.revealed)} more card(s) for the tunnel "
                     f"{route_ref(ROUTE_BY_ID[t.route])}; odds of extra cards: {format_odds(odds)}"
                 )
-            else:
-                text = f"{name} pays {t.extra} more card(s) or withdraws"
-            return TurnStatus((t.player,), "tunnel", text + last)
+                return TurnStatus((t.player,), "tunnel", text + last)
+            text = f"{name} pays {t.extra} more card(s) or withdraws"
+            return TurnStatus((t.player,), "tunnel", text + last, prompt=_tunnel_prompt(state))
         if state.ticket_draw is not None:
             d = state.ticket_draw
             return TurnStatus((d.player,), "tickets", f"{name} keeps 1–{d.offered} tickets{last}")
@@ -857,6 +865,12 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
                 f"the declared hand has {tc.total(declared)} cards; {me.name} holds {left.hand} "
                 "after laying these"
             )
+        unseen = tc.sub(tc.FULL_DECK, tc.add(seen_cards(state), played))
+        for kind, n, known, free in zip(tc.KINDS, declared, left.known, unseen, strict=True):
+            if n - known > free:
+                hand_field.get(kind).fail(
+                    f"{n} {kind} cards declared, but only {known + free} can be in the hand"
+                )
     if route.tunnel:
         reveal = min(tc.TUNNEL_REVEAL, _cards_left(state))
         tunnel = Tunnel(p, route.id, played, reveal, (), declared)
@@ -1070,6 +1084,26 @@ def _claim_prompt(state: TtrState, who: int, ref: str) -> Prompt:
         for pay in _payments(route.colour, route.length, route.ferry_locomotives)
     )
     return Prompt(f"Which cards pay for {ref} ({route.length} spaces)?", who, options)
+
+
+def _tunnel_prompt(state: TtrState) -> Prompt:
+    t = state.tunnel
+    assert t is not None
+    colour = tc.played_colour(t.played)
+    pays: list[dict[str, int]] = []
+    if colour is not None:
+        pays += [
+            {colour: t.extra - locos, **({LOCOMOTIVE: locos} if locos else {})}
+            for locos in range(t.extra)
+        ]
+    pays.append({LOCOMOTIVE: t.extra})
+    options = tuple(Action("pay_tunnel", t.player, {"cards": pay}) for pay in pays)
+    return Prompt(
+        f"{state.players[t.player].name}: pay {t.extra} more card(s) for "
+        f"{route_ref(ROUTE_BY_ID[t.route])}, or withdraw?",
+        t.player,
+        (*options, Action("withdraw_tunnel", t.player)),
+    )
 
 
 def _station_prompt(state: TtrState, who: int, city_id: str) -> Prompt:

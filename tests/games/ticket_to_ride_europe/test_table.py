@@ -574,3 +574,38 @@ def test_a_table_snapshot_round_trips_and_scores_with_trackside_score() -> None:
 def test_problems_name_an_impossible_table() -> None:
     state = edit(started(), discard={"red": 12})
     assert [p.code for p in GAME.problems(state)] == ["too_many_cards"]
+
+
+def test_odds_after_some_cards_are_turned_count_what_is_already_owed() -> None:
+    state = edit(started(), deck=4, deck_pool={"blue": 2, "red": 2}, discard={})
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    state = act(state, "reveal_tunnel", cards=["blue"])
+    # one blue owed; two more from {blue, red, red}: P(one more blue) = 2/3
+    assert tunnel_odds(state) == (Fraction(0), Fraction(1, 3), Fraction(2, 3), Fraction(0))
+
+
+def test_a_declared_hand_the_table_knows_is_impossible_is_refused() -> None:
+    state = edit(started(), discard={"red": 11}, hands=[{"cards": 6}])  # the 12th red is face up
+    with pytest.raises(SnapshotError, match="1 red cards declared, but only 0"):
+        act(
+            state,
+            "claim_route",
+            0,
+            route="munchen-venezia",
+            cards={"blue": 2},
+            hand={"red": 1, "green": 3},
+        )
+
+
+def test_the_page_offers_every_way_to_pay_a_tunnel_or_to_withdraw() -> None:
+    state = tunnel_table("venezia-zurich", {"green": 2})
+    state = act(state, "reveal_tunnel", cards=["green", "locomotive", "red"])
+    prompt = GAME.status(state).prompt
+    assert prompt is not None
+    kinds = [(o.kind, o.args.get("cards")) for o in prompt.options]
+    assert kinds[-1] == ("withdraw_tunnel", None)
+    assert len(prompt.options) == 4  # 2 green, 1 green + 1 loco, 2 locos, withdraw
+    rich = edit(state, hands=[{"cards": 4}])
+    for option in prompt.options:
+        after = GAME.apply(rich, option)
+        assert after.tunnel is None and after.turn == 1
