@@ -85,13 +85,17 @@ def assign_routes(
     owned twice, a double pair held by one player, and — with 2–3 players — both routes of a
     pair taken at all ("DVOJITÉ TRATĚ" and its "DŮLEŽITÁ POZNÁMKA")."""
     owner: dict[str, int] = {}
-    result: list[list[str]] = [[] for _ in claims]
+    result: list[list[str | None]] = [[None] * len(refs) for refs in claims]
     # references that name one route first, so "either free one" takes what is left
     ordered = sorted(
-        ((len(cands) > 1, p, f, cands) for p, refs in enumerate(claims) for f, cands in refs),
+        (
+            (len(cands) > 1, p, n, f, cands)
+            for p, refs in enumerate(claims)
+            for n, (f, cands) in enumerate(refs)
+        ),
         key=lambda item: item[0],
     )
-    for _, player, field, candidates in ordered:
+    for _, player, position, field, candidates in ordered:
         mine = [r for r in candidates if owner.get(r.id) == player]
         partner_mine = [
             r for r in candidates if r.partner is not None and owner.get(r.partner) == player
@@ -113,8 +117,8 @@ def assign_routes(
                 f"{route_ref(chosen)} may be used"
             )
         owner[chosen.id] = player
-        result[player].append(chosen.id)
-    return result
+        result[player][position] = chosen.id
+    return [[r for r in refs if r is not None] for refs in result]
 
 
 def parse_end_snapshot(data: object) -> list[Holding]:

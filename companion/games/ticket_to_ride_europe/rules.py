@@ -333,7 +333,8 @@ class TicketToRideEurope:
 
     # -- actions --------------------------------------------------------------------------
     def apply(self, state: TtrState, action: Action) -> TtrState:
-        if state.phase == "over":
+        # a card taken on the very last turn is still replaced on the table
+        if state.phase == "over" and not (action.kind == "reveal_face_up" and state.face_up_due):
             raise _refuse("the game is over", "the game ends after the last round", S_END)
         handler = _HANDLERS.get(action.kind)
         if handler is None:
@@ -885,10 +886,31 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
 def _complete_claim(state: TtrState, p: int, route: RouteSpec, cards: tc.Cards) -> TtrState:
     me = state.players[p]
     state = _update_player(state, p, routes=(*me.routes, route.id))
+    state = _canonical_twins(state, route)
     state = replace(state, discard=tc.add(state.discard, cards))
     if state.tunnel is not None:
         state = replace(state, tunnel=replace(state.tunnel, played=tc.NONE))
     return _end_turn(state)
+
+
+def _canonical_twins(state: TtrState, route: RouteSpec) -> TtrState:
+    """The two grey ferries Dieppe–London and Essen–København are identical twins, written the
+    same way in the notation; the player listed first always holds the board's first one, so
+    a snapshot reads back into exactly the same state."""
+    if route.partner is None:
+        return state
+    twin = ROUTE_BY_ID[route.partner]
+    if route_ref(twin) != route_ref(route):
+        return state
+    first, second = sorted((route.id, twin.id))
+    holds_first, holds_second = _route_owner(state, first), _route_owner(state, second)
+    if holds_first is None or holds_second is None or holds_first < holds_second:
+        return state
+    swap = {first: second, second: first}
+    players = tuple(
+        replace(p, routes=tuple(swap.get(r, r) for r in p.routes)) for p in state.players
+    )
+    return replace(state, players=players)
 
 
 def _reveal_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:

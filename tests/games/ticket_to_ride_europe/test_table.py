@@ -609,3 +609,18 @@ def test_the_page_offers_every_way_to_pay_a_tunnel_or_to_withdraw() -> None:
     for option in prompt.options:
         after = GAME.apply(rich, option)
         assert after.tunnel is None and after.turn == 1
+
+
+def test_the_twin_grey_ferries_read_back_into_the_same_table() -> None:
+    """Dieppe–London is written the same for both routes; the snapshot still round-trips."""
+    state = act(started(n=4), "draw_blind", 0)
+    state = act(state, "draw_blind", 0)
+    state = act(state, "claim_route", 1, route="dieppe-london", cards={"locomotive": 2})
+    state = act(state, "draw_blind", 2)
+    state = act(state, "draw_blind", 2)
+    state = act(state, "draw_blind", 3)
+    state = act(state, "draw_blind", 3)
+    state = act(state, "claim_route", 0, route="london-dieppe", cards={"red": 1, "locomotive": 1})
+    assert GAME.from_json(GAME.to_json(state)) == state
+    assert state.players[0].routes == ("dieppe-london-1",)
+    assert state.players[1].routes == ("dieppe-london-2",)
