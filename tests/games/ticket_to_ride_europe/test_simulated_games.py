@@ -24,7 +24,7 @@ from companion.games.ticket_to_ride_europe.board import (
     TICKETS,
 )
 from companion.games.ticket_to_ride_europe.final import Holding, final_sheet, route_ref
-from companion.games.ticket_to_ride_europe.rules import GAME, TtrState
+from companion.games.ticket_to_ride_europe.rules import GAME, TtrState, tunnel_odds
 
 
 class Table:
@@ -148,7 +148,15 @@ class Table:
             self.state.tunnel is not None
             and len(self.state.tunnel.revealed) < self.state.tunnel.reveal
         ):
+            odds = tunnel_odds(self.state)
+            assert sum(odds) == 1
             self.apply("reveal_tunnel", None, {"cards": [self.top_card()]})
+            # what really happened had a chance according to the odds shown before
+            after = self.state.tunnel
+            if after is None:
+                assert odds[0] > 0  # nothing owed: claimed at once
+            elif len(after.revealed) == after.reveal:
+                assert odds[after.extra] > 0
         t = self.state.tunnel
         if t is None:
             return
