@@ -384,7 +384,9 @@ class TicketToRideEurope:
         for i, p in enumerate(state.players):
             if p.trains < 0:
                 found.append(
-                    Problem("too_many_trains", f"{p.name} placed more than 45 trains", f"{i}")
+                    Problem(
+                        "too_many_trains", f"{p.name} placed more than 45 trains", f"players[{i}]"
+                    )
                 )
             if tc.total(p.known) > p.hand:
                 found.append(
