@@ -28,6 +28,7 @@ from companion.games.ticket_to_ride_europe.final import (
     route_ref,
 )
 from companion.games.ticket_to_ride_europe.notation import parse_end_snapshot
+from companion.games.ticket_to_ride_europe.rules import GAME as GAME_RULES
 
 GAME = "ticket-to-ride-europe"
 
@@ -52,7 +53,8 @@ def points(sheet_json: dict[str, Any], name: str, category: str) -> int:
 
 
 def score(data: dict[str, Any]) -> dict[str, Any]:
-    return final_sheet(parse_end_snapshot(data)).to_json()
+    """What `trackside score` prints for a snapshot."""
+    return GAME_RULES.score_snapshot(data).to_json()
 
 
 # -- the contract's own example ---------------------------------------------------------------
