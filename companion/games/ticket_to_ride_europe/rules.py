@@ -632,7 +632,7 @@ def _end_turn(state: TtrState) -> TtrState:
     else:
         final -= 1
     phase = "over" if final == 0 else state.phase
-    return replace(
+    state = replace(
         state,
         turn=(state.turn + 1) % len(state.players),
         cards_drawn=0,
@@ -640,6 +640,11 @@ def _end_turn(state: TtrState) -> TtrState:
         phase=phase,
         ticket_draw=None,
     )
+    # a face-up slot left empty when no card was left is filled once discards exist again
+    # (they are shuffled into a new deck, "LÍZNUTÍ KARET VAGÓNŮ")
+    if not state.face_up_due and None in state.face_up and phase != "over":
+        state = _refill_due(state)
+    return state
 
 
 def _expect_turn(state: TtrState, player: int | None, what: str) -> int:

@@ -222,6 +222,7 @@ class Table:
         self.apply("draw_blind", p, gain=[card])
 
     def turn(self) -> None:
+        self.settle()
         p = self.state.turn
         roll = self.rng.random()
         if roll < 0.45 and self.try_claim(p):

@@ -176,6 +176,13 @@ def test_no_train_card_can_be_drawn_when_deck_and_discards_are_empty() -> None:
     # the face-up cards may still be taken; what is not replaced stays empty
     state = act(state, "take_face_up", 0, card="red")
     assert state.face_up_due == 0 and None in state.face_up
+    state = act(state, "take_face_up", 0, card="blue")
+    # once cards are discarded again, the empty slots are filled from them
+    state = act(state, "claim_route", 1, route="danzig-warszawa", cards={"black": 2})
+    assert state.face_up_due == 2 and state.discard == tc.cards_of(["black", "black"])
+    refused(state, "face up first", "draw_blind", 0)
+    state = act(state, "reveal_face_up", cards=["black", "black"])
+    assert state.face_up.count(None) == 0 and state.deck == 0
 
 
 def test_a_card_the_table_has_already_seen_twelve_times_cannot_be_turned() -> None:
