@@ -18,6 +18,7 @@ from companion.core.game import Game
 _GAME_MODULES: dict[str, str] = {
     "mini-express": "companion.games.mini_express",
     "russian-railroads": "companion.games.russian_railroads",
+    "ticket-to-ride-europe": "companion.games.ticket_to_ride_europe",
     "tiny-race": "companion.games.tiny_race",
     "trains-and-stations": "companion.games.trains_and_stations",
 }

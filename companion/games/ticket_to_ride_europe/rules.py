@@ -1,0 +1,1168 @@
+"""Ticket to Ride: Europe at a real table: the state Trackside keeps, every action with its rule
+checks, the tunnel draw with its exact odds, and the scoring.
+
+Rulebook: seed ``001_c1b9c8fc9d5cac17.txt`` (Czech first, then the same rules in Slovak); the
+sections cited below are the Czech headings. Hidden things stay hidden: a card drawn blind is
+only counted, never guessed; what everyone has seen (face-up cards, discards, cards laid for a
+tunnel, cards taken face-up) is tracked exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from companion.core.actions import Action, Prompt
+from companion.core.errors import IllegalActionError, UnknownComponentError
+from companion.core.game import Component, PlayerSpec, TurnStatus
+from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.problems import Problem
+from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
+from companion.core.snapshot import Field
+from companion.games.ticket_to_ride_europe import cards as tc
+from companion.games.ticket_to_ride_europe.board import (
+    CITY_BY_ID,
+    LOCOMOTIVE,
+    ROUTE_BY_ID,
+    ROUTE_POINTS,
+    ROUTES,
+    STATION_COSTS,
+    STATIONS_PER_PLAYER,
+    TICKETS,
+    TRAINS_PER_PLAYER,
+    RouteSpec,
+)
+from companion.games.ticket_to_ride_europe.final import (
+    CATEGORIES,
+    Holding,
+    city_name,
+    final_sheet,
+    route_ref,
+)
+from companion.games.ticket_to_ride_europe.notation import (
+    FORMAT,
+    GAME_NAME,
+    ROUTES_BY_PAIR,
+    TICKET_BY_PAIR,
+    city,
+    parse_end_snapshot,
+    parse_players,
+    route_candidates,
+    ticket,
+)
+
+_SEED = "seed 001 (cs)"
+S_SETUP = f"{_SEED}, PŘÍPRAVA HRY"
+S_START = f"{_SEED}, ZAČÁTEK HRY"
+S_TURN = f"{_SEED}, HERNÍ KOLO"
+S_DRAW = f"{_SEED}, LÍZNUTÍ KARET VAGÓNŮ"
+S_LOCO = f"{_SEED}, LOKOMOTIVY"
+S_CLAIM = f"{_SEED}, OBSAZOVÁNÍ TRATÍ"
+S_DOUBLE = f"{_SEED}, DVOJITÉ TRATĚ"
+S_DOUBLE_FEW = f"{_SEED}, DŮLEŽITÁ POZNÁMKA (after TUNELY)"
+S_FERRY = f"{_SEED}, TRAJEKTY"
+S_TUNNEL = f"{_SEED}, TUNELY"
+S_TICKETS = f"{_SEED}, LÍZNUTÍ KARET CÍLOVÝCH STANIC"
+S_STATION = f"{_SEED}, STAVBA NÁDRAŽÍ"
+S_END = f"{_SEED}, KONEC HRY"
+
+FACE_UP_SLOTS = 5
+HAND_AT_START = 4  # "PŘÍPRAVA HRY": each player is dealt 4 train cards
+REGULAR_TICKETS = sum(1 for t in TICKETS if not t.long)
+TICKETS_AT_START = 3  # regular tickets dealt to each player, plus one long one
+KEEP_AT_START = 2  # "ZAČÁTEK HRY": keep at least two
+TICKETS_PER_DRAW = 3  # "LÍZNUTÍ KARET CÍLOVÝCH STANIC"
+LAST_ROUND_TRAINS = 2  # "KONEC HRY": 2 or fewer trains left at the end of a turn
+FACE_UP_LOCOMOTIVE_LIMIT = 3  # "LÍZNUTÍ KARET VAGÓNŮ": three face-up locomotives → new five
+DOUBLE_ROUTES_ONE_ONLY_UP_TO = 3  # players; "DŮLEŽITÁ POZNÁMKA"
+
+PHASES = ("setup", "play", "over")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTable:
+    """One player's part of the table."""
+
+    name: str
+    routes: tuple[str, ...] = ()
+    stations: tuple[str, ...] = ()
+    tickets: tuple[str, ...] = ()
+    hand: int = HAND_AT_START
+    known: tc.Cards = tc.NONE
+    """Cards the table has seen go into this hand (taken face-up, or back from a tunnel)."""
+    ready: bool = False
+    """Set-up ticket choice made."""
+
+    @property
+    def trains(self) -> int:
+        return TRAINS_PER_PLAYER - sum(ROUTE_BY_ID[r].length for r in self.routes)
+
+
+@dataclass(frozen=True, slots=True)
+class Tunnel:
+    """A tunnel claim in progress ("TUNELY"): cards laid, cards turned so far."""
+
+    player: int
+    route: str
+    played: tc.Cards
+    reveal: int
+    """How many cards are turned: three, or what the deck and discards still have."""
+    revealed: tuple[str, ...] = ()
+    declared: tc.Cards | None = None
+    """The rest of the player's hand, when the player declared it (sharpens the odds)."""
+
+    @property
+    def extra(self) -> int:
+        return tc.extra_needed(self.played, self.revealed)
+
+
+@dataclass(frozen=True, slots=True)
+class TicketDraw:
+    """Destination tickets being chosen: ``offered`` drawn, ``kept`` so far."""
+
+    player: int
+    offered: int
+    kept: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TtrState:
+    players: tuple[PlayerTable, ...]
+    deck: int
+    """Train cards in the draw pile."""
+    tickets_deck: int
+    phase: str = "setup"
+    turn: int = 0
+    cards_drawn: int = 0
+    """Train cards already taken this turn (0 or 1)."""
+    face_up: tuple[str | None, ...] = (None,) * FACE_UP_SLOTS
+    face_up_due: int = FACE_UP_SLOTS
+    """Cards the table must turn face up now (after a take, at setup, after three locos)."""
+    discard: tc.Cards = tc.NONE
+    deck_pool: tc.Cards | None = None
+    """After a reshuffle: what the deck was made of, minus the cards turned from it since
+    (cards drawn blind stay in, unknown). None before the first reshuffle, when the deck's cards
+    are any of the unseen ones."""
+    final_turns: int | None = None
+    """Turns left once the last round was triggered ("KONEC HRY")."""
+    tunnel: Tunnel | None = None
+    ticket_draw: TicketDraw | None = None
+
+
+def _refuse(message: str, rule: str, section: str) -> IllegalActionError:
+    return IllegalActionError(message, rule=rule, section=section)
+
+
+# -- what the table has seen ------------------------------------------------------------------
+def seen_cards(state: TtrState) -> tc.Cards:
+    """Every card whose kind the table knows and that is not in the deck."""
+    seen = tc.add(state.discard, tc.cards_of(c for c in state.face_up if c is not None))
+    for p in state.players:
+        seen = tc.add(seen, p.known)
+    if state.tunnel is not None:
+        seen = tc.add(seen, tc.add(state.tunnel.played, tc.cards_of(state.tunnel.revealed)))
+    return seen
+
+
+def unseen_pool(state: TtrState, declared: tc.Cards | None = None, player: int = 0) -> tc.Cards:
+    """The cards the deck's next cards are drawn from, as far as the table knows."""
+    if state.deck_pool is not None:
+        return state.deck_pool
+    pool = tc.sub(tc.FULL_DECK, seen_cards(state))
+    if declared is not None:
+        pool = tc.sub(pool, tc.sub(declared, state.players[player].known))
+    return pool
+
+
+def tunnel_odds(state: TtrState) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """Exact P(0, 1, 2, 3 extra cards) for the tunnel being claimed, given the cards turned so
+    far (before any is turned: the odds the player sees before committing)."""
+    t = state.tunnel
+    if t is None:
+        raise _refuse("no tunnel is being claimed", "tunnel draw", S_TUNNEL)
+    pool = unseen_pool(state, t.declared, t.player)
+    return tc.extra_odds(
+        t.played,
+        pool,
+        state.deck,
+        state.discard,
+        to_turn=t.reveal - len(t.revealed),
+        already=t.extra,
+    )
+
+
+def format_odds(odds: Sequence[Fraction]) -> str:
+    return ", ".join(f"{n} more: {p}" for n, p in enumerate(odds))
+
+
+# -- the deck ---------------------------------------------------------------------------------
+def _reshuffle_if_empty(state: TtrState) -> TtrState:
+    """ "LÍZNUTÍ KARET VAGÓNŮ": when the deck runs out, the discards are shuffled into a new one."""
+    if state.deck == 0 and tc.total(state.discard):
+        return replace(
+            state, deck=tc.total(state.discard), deck_pool=state.discard, discard=tc.NONE
+        )
+    return state
+
+
+def _turn_card(state: TtrState, kind: str, why: str) -> TtrState:
+    """The top card of the deck is turned face up and read as ``kind``."""
+    state = _reshuffle_if_empty(state)
+    if state.deck == 0:
+        raise _refuse(f"no card is left to turn for {why}", "the deck is empty", S_DRAW)
+    i = tc.INDEX[kind]
+    if state.deck_pool is not None:
+        if state.deck_pool[i] == 0:
+            raise _refuse(
+                f"a {kind} card cannot be in the deck: the reshuffled deck had none left",
+                "every card exists once",
+                S_DRAW,
+            )
+        pool = list(state.deck_pool)
+        pool[i] -= 1
+        return replace(state, deck=state.deck - 1, deck_pool=tuple(pool))
+    if seen_cards(state)[i] >= tc.FULL_DECK[i]:
+        raise _refuse(
+            f"a {kind} card cannot be in the deck: all {tc.FULL_DECK[i]} are already seen",
+            "every card exists once",
+            S_DRAW,
+        )
+    return replace(state, deck=state.deck - 1)
+
+
+def _cards_left(state: TtrState) -> int:
+    return state.deck + tc.total(state.discard)
+
+
+def _refill_due(state: TtrState) -> TtrState:
+    empty = sum(1 for c in state.face_up if c is None)
+    return replace(state, face_up_due=min(empty, _cards_left(state)))
+
+
+def _check_three_locomotives(state: TtrState) -> TtrState:
+    """ "LÍZNUTÍ KARET VAGÓNŮ": three face-up locomotives → all five are discarded and replaced."""
+    if state.face_up_due or state.face_up.count(LOCOMOTIVE) < FACE_UP_LOCOMOTIVE_LIMIT:
+        return state
+    shown = tc.cards_of(c for c in state.face_up if c is not None)
+    state = replace(state, face_up=(None,) * FACE_UP_SLOTS, discard=tc.add(state.discard, shown))
+    return _refill_due(state)
+
+
+def _update_player(state: TtrState, index: int, **changes: Any) -> TtrState:
+    players = list(state.players)
+    players[index] = replace(players[index], **changes)
+    return replace(state, players=tuple(players))
+
+
+def _ticket_holder(state: TtrState, ticket_id: str) -> int | None:
+    for i, p in enumerate(state.players):
+        if ticket_id in p.tickets:
+            return i
+    return None
+
+
+def _route_owner(state: TtrState, route_id: str) -> int | None:
+    for i, p in enumerate(state.players):
+        if route_id in p.routes:
+            return i
+    return None
+
+
+def _station_owner(state: TtrState, city_id: str) -> int | None:
+    for i, p in enumerate(state.players):
+        if city_id in p.stations:
+            return i
+    return None
+
+
+# -- the game ---------------------------------------------------------------------------------
+def _components() -> tuple[Component, ...]:
+    found: list[Component] = []
+    for t in TICKETS:
+        name = f"Ticket {city_name(t.a)}–{city_name(t.b)} ({t.points})"
+        found.append(Component(f"ticket:{t.id}", name, "destination-ticket"))
+    for kind in tc.KINDS:
+        found.append(Component(f"card:{kind}", f"Train card: {kind}", "train-card"))
+    refs: list[str] = []
+    for r in ROUTES:
+        ref = route_ref(r)
+        if ref not in refs:
+            refs.append(ref)
+            found.append(
+                Component(
+                    f"route:{ref}",
+                    f"Route {city_name(r.a)}–{city_name(r.b)} ({r.colour}, {r.length})",
+                    "route",
+                )
+            )
+    for c in CITY_BY_ID.values():
+        found.append(Component(f"station:{c.id}", f"Station in {c.name}", "station"))
+    return tuple(found)
+
+
+class TicketToRideEurope:
+    name = GAME_NAME
+    title = "Ticket to Ride: Europe"
+    min_players = 2
+    max_players = 5
+    hidden = False
+    components = _components()
+
+    # -- set-up ---------------------------------------------------------------------------
+    def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> TtrState:
+        if not self.min_players <= len(players) <= self.max_players:
+            raise _refuse(
+                f"{len(players)} players; the game takes 2–5",
+                "player count",
+                f"{_SEED}, OBSAH BALENÍ",
+            )
+        names = [p.name for p in players]
+        if len(set(names)) != len(names) or not all(n.strip() for n in names):
+            raise _refuse(f"player names must differ and not be empty: {names!r}", "players", "")
+        Field(dict(options), "options").only()
+        n = len(players)
+        # "PŘÍPRAVA HRY": 4 cards to each player, five face up; 3 regular tickets each (the long
+        # ones not dealt go back to the box)
+        return TtrState(
+            players=tuple(PlayerTable(name) for name in names),
+            deck=sum(tc.FULL_DECK) - HAND_AT_START * n,
+            tickets_deck=REGULAR_TICKETS - TICKETS_AT_START * n,
+        )
+
+    # -- actions --------------------------------------------------------------------------
+    def apply(self, state: TtrState, action: Action) -> TtrState:
+        # a card taken on the very last turn is still replaced on the table
+        if state.phase == "over" and not (action.kind == "reveal_face_up" and state.face_up_due):
+            raise _refuse("the game is over", "the game ends after the last round", S_END)
+        handler = _HANDLERS.get(action.kind)
+        if handler is None:
+            raise _refuse(
+                f"unknown action {action.kind!r}; known: {', '.join(sorted(_HANDLERS))}",
+                "actions",
+                S_TURN,
+            )
+        args = Field(thaw(action.args), "args")
+        return handler(state, action.player, args)
+
+    # -- scans ----------------------------------------------------------------------------
+    def interpret(self, state: TtrState, player: int | None, component: str) -> Action | Prompt:
+        kind, _, ident = component.partition(":")
+        if component not in _COMPONENT_IDS:
+            raise UnknownComponentError(f"Ticket to Ride: Europe has no component {component!r}")
+        if kind == "ticket":
+            who = player
+            if who is None:
+                who = state.ticket_draw.player if state.ticket_draw else state.turn
+            return Action("keep_ticket", who, {"ticket": ident})
+        if kind == "card":
+            if state.face_up_due:
+                return Action("reveal_face_up", player, {"cards": [ident]})
+            if state.tunnel is not None and len(state.tunnel.revealed) < state.tunnel.reveal:
+                return Action("reveal_tunnel", player, {"cards": [ident]})
+            who = state.turn if player is None else player
+            if ident in state.face_up:
+                return Action("take_face_up", who, {"card": ident})
+            return Prompt(
+                f"A {ident} card is not face up: did {state.players[who].name} draw blind?",
+                who,
+                (Action("draw_blind", who),),
+            )
+        who = state.turn if player is None else player
+        if kind == "route":
+            return _claim_prompt(state, who, ident)
+        return _station_prompt(state, who, ident)
+
+    # -- views ----------------------------------------------------------------------------
+    def problems(self, state: TtrState) -> tuple[Problem, ...]:
+        found: list[Problem] = []
+        seen = seen_cards(state)
+        for kind, n, limit in zip(tc.KINDS, seen, tc.FULL_DECK, strict=True):
+            if n > limit:
+                found.append(Problem("too_many_cards", f"{n} {kind} cards seen of {limit}", kind))
+        for i, p in enumerate(state.players):
+            if p.trains < 0:
+                found.append(
+                    Problem(
+                        "too_many_trains", f"{p.name} placed more than 45 trains", f"players[{i}]"
+                    )
+                )
+            if tc.total(p.known) > p.hand:
+                found.append(
+                    Problem("hand", f"{p.name} holds fewer cards than seen", f"players[{i}]")
+                )
+        if state.deck_pool is not None and tc.total(state.deck_pool) < state.deck:
+            found.append(Problem("deck", "the deck is larger than what made it", "deck"))
+        return tuple(found)
+
+    def is_over(self, state: TtrState) -> bool:
+        return state.phase == "over"
+
+    def status(self, state: TtrState) -> TurnStatus:
+        n = len(state.players)
+        if state.phase == "over":
+            return TurnStatus(phase="over", waiting_for="")
+        if state.face_up_due:
+            return TurnStatus(
+                active_players=tuple(range(n)),
+                phase=state.phase,
+                waiting_for=f"turn {state.face_up_due} card(s) face up",
+            )
+        if state.phase == "setup":
+            undecided = tuple(i for i, p in enumerate(state.players) if not p.ready)
+            return TurnStatus(
+                active_players=undecided,
+                phase="setup",
+                waiting_for="each player keeps at least two of the tickets dealt",
+            )
+        t = state.tunnel
+        name = state.players[state.turn].name
+        last = (
+            "" if state.final_turns is None else f" (last round: {state.final_turns} turn(s) left)"
+        )
+        if t is not None:
+            if len(t.revealed) < t.reveal:
+                odds = tunnel_odds(state)
+                text = (
+                    f"turn {t.reveal - len(t.revealed)} more card(s) for the tunnel "
+                    f"{route_ref(ROUTE_BY_ID[t.route])}; odds of extra cards: {format_odds(odds)}"
+                )
+                return TurnStatus((t.player,), "tunnel", text + last)
+            text = f"{name} pays {t.extra} more card(s) or withdraws"
+            return TurnStatus((t.player,), "tunnel", text + last, prompt=_tunnel_prompt(state))
+        if state.ticket_draw is not None:
+            d = state.ticket_draw
+            return TurnStatus((d.player,), "tickets", f"{name} keeps 1–{d.offered} tickets{last}")
+        waiting = f"{name}: second train card" if state.cards_drawn else f"{name}'s turn"
+        return TurnStatus((state.turn,), "play", waiting + last)
+
+    def score(self, state: TtrState) -> ScoreSheet:
+        if state.phase == "over":
+            return final_sheet(_holdings(state))
+        # during play the score track shows route points only; the rest is counted at the end
+        # ("POČÍTÁNÍ BODŮ")
+        players = []
+        for p in state.players:
+            lines = [
+                ScoreLine(
+                    "routes",
+                    sum(ROUTE_POINTS[ROUTE_BY_ID[r].length] for r in p.routes),
+                    f"{len(p.routes)} route(s), {p.trains} trains left",
+                )
+            ]
+            lines += [ScoreLine(c, 0, "counted at the end") for c in CATEGORIES[1:]]
+            players.append(PlayerScore(p.name, tuple(lines)))
+        return ScoreSheet(GAME_NAME, tuple(players), ())
+
+    def score_snapshot(self, data: Any) -> ScoreSheet:
+        doc = Field(data)
+        if doc.obj().get("table") is not None:
+            state = self.from_json(data)
+            return final_sheet(_holdings(state))
+        return final_sheet(parse_end_snapshot(data))
+
+    # -- snapshot -------------------------------------------------------------------------
+    def to_json(self, state: TtrState) -> JsonObject:
+        tunnel: JsonObject | None = None
+        if state.tunnel is not None:
+            t = state.tunnel
+            tunnel = {
+                "player": t.player,
+                "route": route_ref(ROUTE_BY_ID[t.route]),
+                "played": dict(tc.to_json(t.played)),
+                "reveal": t.reveal,
+                "revealed": list(t.revealed),
+                "declared": None if t.declared is None else dict(tc.to_json(t.declared)),
+            }
+        draw: JsonObject | None = None
+        if state.ticket_draw is not None:
+            d = state.ticket_draw
+            draw = {"player": d.player, "offered": d.offered, "kept": list(d.kept)}
+        return {
+            "game": GAME_NAME,
+            "format": FORMAT,
+            "players": [
+                {
+                    "name": p.name,
+                    "routes": [route_ref(ROUTE_BY_ID[r]) for r in p.routes],
+                    "stations": list(p.stations),
+                    "tickets": list(p.tickets),
+                }
+                for p in state.players
+            ],
+            "table": {
+                "phase": state.phase,
+                "turn": state.turn,
+                "cards_drawn": state.cards_drawn,
+                "face_up": list(state.face_up),
+                "face_up_due": state.face_up_due,
+                "deck": state.deck,
+                "deck_pool": None if state.deck_pool is None else dict(tc.to_json(state.deck_pool)),
+                "discard": dict(tc.to_json(state.discard)),
+                "tickets_deck": state.tickets_deck,
+                "final_turns": state.final_turns,
+                "hands": [
+                    {"cards": p.hand, "known": dict(tc.to_json(p.known)), "ready": p.ready}
+                    for p in state.players
+                ],
+                "tunnel": tunnel,
+                "ticket_draw": draw,
+            },
+        }
+
+    def from_json(self, data: Any) -> TtrState:
+        doc = Field(data)
+        doc.obj()
+        doc.only("game", "format", "players", "table")
+        if doc.get("game").str() != GAME_NAME:
+            doc.get("game").fail(f"expected {GAME_NAME!r}")
+        doc.get("format").int(lo=FORMAT, hi=FORMAT)
+        holdings = parse_players(doc.get("players"))
+        n = len(holdings)
+        if n < self.min_players:
+            doc.get("players").fail(f"{n} player(s); the game takes 2–5")
+        table = doc.get("table")
+        table.only(
+            "phase",
+            "turn",
+            "cards_drawn",
+            "face_up",
+            "face_up_due",
+            "deck",
+            "deck_pool",
+            "discard",
+            "tickets_deck",
+            "final_turns",
+            "hands",
+            "tunnel",
+            "ticket_draw",
+        )
+        hands = table.get("hands").list()
+        if len(hands) != n:
+            table.get("hands").fail(f"one entry per player ({n}) expected, got {len(hands)}")
+        players = []
+        for h, hand in zip(holdings, hands, strict=True):
+            hand.only("cards", "known", "ready")
+            players.append(
+                PlayerTable(
+                    name=h.name,
+                    routes=h.routes,
+                    stations=h.stations,
+                    tickets=tuple(t.id for t in h.tickets),
+                    hand=hand.get("cards").int(lo=0, hi=sum(tc.FULL_DECK)),
+                    known=tc.parse_cards(hand.get("known")),
+                    ready=hand.get("ready").bool(),
+                )
+            )
+        face_fields = table.get("face_up").list(max_len=FACE_UP_SLOTS)
+        if len(face_fields) != FACE_UP_SLOTS:
+            table.get("face_up").fail(f"five slots expected, got {len(face_fields)}")
+        face_up = tuple(None if f.value is None else tc.parse_kind(f) for f in face_fields)
+        pool_field = table.get("deck_pool")
+        tunnel = None
+        tunnel_field = table.get("tunnel")
+        if tunnel_field.value is not None:
+            tunnel_field.only("player", "route", "played", "reveal", "revealed", "declared")
+            candidates = route_candidates(tunnel_field.get("route"))
+            declared = tunnel_field.get("declared")
+            tunnel = Tunnel(
+                player=tunnel_field.get("player").int(lo=0, hi=n - 1),
+                route=candidates[0].id,
+                played=tc.parse_cards(tunnel_field.get("played")),
+                reveal=tunnel_field.get("reveal").int(lo=0, hi=tc.TUNNEL_REVEAL),
+                revealed=tc.card_list(tunnel_field.get("revealed"), max_len=tc.TUNNEL_REVEAL),
+                declared=None if declared.value is None else tc.parse_cards(declared),
+            )
+        draw = None
+        draw_field = table.get("ticket_draw")
+        if draw_field.value is not None:
+            draw_field.only("player", "offered", "kept")
+            draw = TicketDraw(
+                player=draw_field.get("player").int(lo=0, hi=n - 1),
+                offered=draw_field.get("offered").int(lo=1, hi=TICKETS_PER_DRAW),
+                kept=tuple(ticket(f).id for f in draw_field.get("kept").list(max_len=3)),
+            )
+        final = table.get("final_turns")
+        return TtrState(
+            players=tuple(players),
+            deck=table.get("deck").int(lo=0, hi=sum(tc.FULL_DECK)),
+            tickets_deck=table.get("tickets_deck").int(lo=0, hi=REGULAR_TICKETS),
+            phase=table.get("phase").str(frozenset(PHASES)),
+            turn=table.get("turn").int(lo=0, hi=n - 1),
+            cards_drawn=table.get("cards_drawn").int(lo=0, hi=1),
+            face_up=face_up,
+            face_up_due=table.get("face_up_due").int(lo=0, hi=FACE_UP_SLOTS),
+            discard=tc.parse_cards(table.get("discard")),
+            deck_pool=None if pool_field.value is None else tc.parse_cards(pool_field),
+            final_turns=None if final.value is None else final.int(lo=0, hi=n),
+            tunnel=tunnel,
+            ticket_draw=draw,
+        )
+
+
+def _holdings(state: TtrState) -> list[Holding]:
+    by_id = {t.id: t for t in TICKETS}
+    return [
+        Holding(p.name, p.routes, p.stations, tuple(by_id[t] for t in p.tickets))
+        for p in state.players
+    ]
+
+
+_COMPONENT_IDS = frozenset(c.id for c in TicketToRideEurope.components)
+
+
+# -- turn order -------------------------------------------------------------------------------
+def _end_turn(state: TtrState) -> TtrState:
+    """The turn ends: tunnel cards go to the discards, the last round is counted."""
+    if state.tunnel is not None:
+        t = state.tunnel
+        state = replace(
+            state,
+            discard=tc.add(state.discard, tc.cards_of(t.revealed)),
+            tunnel=None,
+        )
+    mover = state.players[state.turn]
+    final = state.final_turns
+    # "KONEC HRY": 2 or fewer trains at the end of a turn → everyone, this player included,
+    # plays one more turn
+    if final is None:
+        if mover.trains <= LAST_ROUND_TRAINS:
+            final = len(state.players)
+    else:
+        final -= 1
+    phase = "over" if final == 0 else state.phase
+    state = replace(
+        state,
+        turn=(state.turn + 1) % len(state.players),
+        cards_drawn=0,
+        final_turns=final,
+        phase=phase,
+        ticket_draw=None,
+    )
+    # a face-up slot left empty when no card was left is filled once discards exist again
+    # (they are shuffled into a new deck, "LÍZNUTÍ KARET VAGÓNŮ")
+    if not state.face_up_due and None in state.face_up and phase != "over":
+        state = _refill_due(state)
+    return state
+
+
+def _expect_turn(state: TtrState, player: int | None, what: str) -> int:
+    if state.phase != "play":
+        raise _refuse(
+            f"{what} is not possible before every player has kept tickets and five cards lie "
+            "face up",
+            "the game starts after the ticket choice",
+            S_START,
+        )
+    if player != state.turn:
+        who = "nobody" if player is None else repr(player)
+        raise _refuse(
+            f"{who} tried to {what}, but it is {state.players[state.turn].name}'s turn",
+            "players take turns clockwise",
+            S_TURN,
+        )
+    if state.face_up_due:
+        raise _refuse(
+            f"turn {state.face_up_due} card(s) face up first",
+            "a face-up card taken is replaced at once",
+            S_DRAW,
+        )
+    return player
+
+
+def _expect_fresh_turn(state: TtrState, player: int | None, what: str) -> int:
+    p = _expect_turn(state, player, what)
+    if state.tunnel is not None or state.ticket_draw is not None:
+        raise _refuse(
+            f"cannot {what}: finish the tunnel or the ticket choice first",
+            "one action per turn",
+            S_TURN,
+        )
+    if state.cards_drawn:
+        raise _refuse(
+            f"cannot {what} after drawing a train card; draw the second card",
+            "one action per turn: two train cards",
+            S_TURN,
+        )
+    return p
+
+
+# -- train cards ------------------------------------------------------------------------------
+def _reveal_face_up(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only("cards")
+    kinds = tc.card_list(args.get("cards"), max_len=FACE_UP_SLOTS)
+    if not kinds:
+        args.get("cards").fail("at least one card")
+    if len(kinds) > state.face_up_due:
+        raise _refuse(
+            f"{len(kinds)} card(s) turned but {state.face_up_due} face-up slot(s) to fill",
+            "five cards lie face up",
+            S_DRAW,
+        )
+    slots = list(state.face_up)
+    for kind in kinds:
+        state = _turn_card(state, kind, "the face-up row")
+        slots[slots.index(None)] = kind
+        state = replace(state, face_up=tuple(slots), face_up_due=state.face_up_due - 1)
+    state = _check_three_locomotives(state)
+    if state.phase == "setup" and not state.face_up_due and all(p.ready for p in state.players):
+        state = replace(state, phase="play")
+    return state
+
+
+def _draw_blind(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only()
+    p = _expect_turn(state, player, "draw a card")
+    if state.tunnel is not None or state.ticket_draw is not None:
+        raise _refuse("finish the tunnel or the ticket choice first", "one action per turn", S_TURN)
+    state = _reshuffle_if_empty(state)
+    if state.deck == 0:
+        raise _refuse(
+            "the deck and the discards are empty: claim a route, draw tickets or build a station",
+            "no train cards can be drawn",
+            S_DRAW,
+        )
+    # a blind locomotive counts as one card ("LOKOMOTIVY"); the card stays unknown to the table
+    state = replace(state, deck=state.deck - 1)
+    state = _update_player(state, p, hand=state.players[p].hand + 1)
+    return _after_card(state)
+
+
+def _after_card(state: TtrState) -> TtrState:
+    if state.cards_drawn or not _can_draw_second(state):
+        return _end_turn(state)
+    return replace(state, cards_drawn=1)
+
+
+def _can_draw_second(state: TtrState) -> bool:
+    face_up_ok = any(c not in (None, LOCOMOTIVE) for c in state.face_up) or state.face_up_due
+    return bool(_cards_left(state) or face_up_ok)
+
+
+def _take_face_up(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only("card")
+    kind = tc.parse_kind(args.get("card"))
+    p = _expect_turn(state, player, "take a face-up card")
+    if state.tunnel is not None or state.ticket_draw is not None:
+        raise _refuse("finish the tunnel or the ticket choice first", "one action per turn", S_TURN)
+    if kind not in state.face_up:
+        shown = ", ".join(c for c in state.face_up if c) or "nothing"
+        raise _refuse(f"no {kind} card is face up (face up: {shown})", "face-up cards", S_DRAW)
+    if kind == LOCOMOTIVE and state.cards_drawn:
+        raise _refuse(
+            "a face-up locomotive cannot be taken as the second card",
+            "a face-up locomotive is the only card of the turn",
+            S_LOCO,
+        )
+    slots = list(state.face_up)
+    slots[slots.index(kind)] = None
+    state = replace(state, face_up=tuple(slots))
+    me = state.players[p]
+    state = _update_player(state, p, hand=me.hand + 1, known=tc.add(me.known, tc.cards_of([kind])))
+    state = _refill_due(state)
+    if kind == LOCOMOTIVE:
+        return _end_turn(state)  # "LOKOMOTIVY": the only card of the turn
+    return _after_card(state)
+
+
+# -- claiming routes --------------------------------------------------------------------------
+def _check_set(played: tc.Cards, colour: str, length: int, what: str, section: str) -> str:
+    """The colour a card set pays with; refuses a set that is not one colour (+ locomotives)."""
+    if tc.total(played) != length:
+        raise _refuse(
+            f"{what} needs {length} card(s), {tc.total(played)} were played ({tc.describe(played)})",
+            "the cards match the number of spaces",
+            section,
+        )
+    colours = [k for k, n in zip(tc.KINDS, played, strict=True) if n and k != LOCOMOTIVE]
+    if len(colours) > 1:
+        raise _refuse(
+            f"{what} is paid with one colour (plus locomotives), not {', '.join(colours)}",
+            "a set of one colour",
+            section,
+        )
+    paid = colours[0] if colours else LOCOMOTIVE
+    if colour not in ("grey", "any") and paid not in (colour, LOCOMOTIVE):
+        raise _refuse(
+            f"{what} is {colour}; {paid} cards cannot pay for it",
+            "the cards match the route's colour; locomotives replace any colour",
+            S_CLAIM,
+        )
+    return paid
+
+
+def _hand_check(state: TtrState, p: int, needed: int, section: str) -> None:
+    me = state.players[p]
+    if me.hand < needed:
+        raise _refuse(
+            f"{me.name} holds {me.hand} card(s), {needed} are needed",
+            "cards come from the hand",
+            section,
+        )
+
+
+def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteSpec:
+    candidates = route_candidates(ref)
+    free = [r for r in candidates if _route_owner(state, r.id) is None]
+    if not free:
+        owner = _route_owner(state, candidates[0].id)
+        who = "" if owner is None else f" by {state.players[owner].name}"
+        raise _refuse(
+            f"{route_ref(candidates[0])} is already claimed{who}",
+            "a route is claimed once",
+            S_CLAIM,
+        )
+    if len(free) > 1:
+        colour = tc.played_colour(played)
+        fitting = [r for r in free if r.colour in ("grey", colour)]
+        if len(fitting) == 1:
+            return fitting[0]
+        if len({r.colour for r in free}) > 1:
+            ref.fail(f"say which colour: {' or '.join(route_ref(r) for r in free)}")
+    return free[0]
+
+
+def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only("route", "cards", "hand")
+    played = tc.parse_cards(args.get("cards"))
+    p = _expect_fresh_turn(state, player, "claim a route")
+    route = _pick_route(state, p, args.get("route"), played)
+    me = state.players[p]
+    ref = route_ref(route)
+    if route.partner is not None:
+        partner_owner = _route_owner(state, route.partner)
+        if partner_owner == p:
+            raise _refuse(
+                f"{me.name} already owns the other route of the double route {ref}",
+                "one player never claims both routes of a double route",
+                S_DOUBLE,
+            )
+        if partner_owner is not None and len(state.players) <= DOUBLE_ROUTES_ONE_ONLY_UP_TO:
+            raise _refuse(
+                f"with {len(state.players)} players only one route of a double route is used; "
+                f"{state.players[partner_owner].name} has the other {ref}",
+                "2–3 players: one route of a double route only",
+                S_DOUBLE_FEW,
+            )
+    if me.trains < route.length:
+        raise _refuse(
+            f"{ref} needs {route.length} trains, {me.name} has {me.trains} left",
+            "one train on each space",
+            S_CLAIM,
+        )
+    section = S_TUNNEL if route.tunnel else S_FERRY if route.ferry_locomotives else S_CLAIM
+    _check_set(played, route.colour, route.length, f"the route {ref}", section)
+    if played[tc.LOCO] < route.ferry_locomotives:
+        raise _refuse(
+            f"the ferry {ref} needs {route.ferry_locomotives} locomotive(s), "
+            f"{played[tc.LOCO]} were played",
+            "one locomotive for each locomotive symbol",
+            S_FERRY,
+        )
+    _hand_check(state, p, tc.total(played), section)
+    hand_field = args.get("hand", None)
+    declared = None if hand_field.value is None else tc.parse_cards(hand_field)
+    state = _update_player(
+        state, p, hand=me.hand - tc.total(played), known=tc.sub(me.known, played)
+    )
+    if declared is not None:
+        left = state.players[p]
+        if tc.total(declared) != left.hand:
+            hand_field.fail(
+                f"the declared hand has {tc.total(declared)} cards; {me.name} holds {left.hand} "
+                "after laying these"
+            )
+        unseen = tc.sub(tc.FULL_DECK, tc.add(seen_cards(state), played))
+        for kind, n, known, free in zip(tc.KINDS, declared, left.known, unseen, strict=True):
+            if n - known > free:
+                hand_field.get(kind).fail(
+                    f"{n} {kind} cards declared, but only {known + free} can be in the hand"
+                )
+    if route.tunnel:
+        reveal = min(tc.TUNNEL_REVEAL, _cards_left(state))
+        tunnel = Tunnel(p, route.id, played, reveal, (), declared)
+        state = replace(state, tunnel=tunnel)
+        if reveal == 0:
+            # "TUNELY": no card left to turn → the tunnel is claimed without risk
+            return _complete_claim(state, p, route, played)
+        return state
+    return _complete_claim(state, p, route, played)
+
+
+def _complete_claim(state: TtrState, p: int, route: RouteSpec, cards: tc.Cards) -> TtrState:
+    me = state.players[p]
+    state = _update_player(state, p, routes=(*me.routes, route.id))
+    state = _canonical_twins(state, route)
+    state = replace(state, discard=tc.add(state.discard, cards))
+    if state.tunnel is not None:
+        state = replace(state, tunnel=replace(state.tunnel, played=tc.NONE))
+    return _end_turn(state)
+
+
+def _canonical_twins(state: TtrState, route: RouteSpec) -> TtrState:
+    """The two grey ferries Dieppe–London and Essen–København are identical twins, written the
+    same way in the notation; the player listed first always holds the board's first one, so
+    a snapshot reads back into exactly the same state."""
+    if route.partner is None:
+        return state
+    twin = ROUTE_BY_ID[route.partner]
+    if route_ref(twin) != route_ref(route):
+        return state
+    first, second = sorted((route.id, twin.id))
+    holds_first, holds_second = _route_owner(state, first), _route_owner(state, second)
+    if holds_first is None or holds_second is None or holds_first < holds_second:
+        return state
+    swap = {first: second, second: first}
+    players = tuple(
+        replace(p, routes=tuple(swap.get(r, r) for r in p.routes)) for p in state.players
+    )
+    return replace(state, players=players)
+
+
+def _reveal_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only("cards")
+    t = state.tunnel
+    if t is None or len(t.revealed) >= t.reveal:
+        raise _refuse("no tunnel is waiting for cards to be turned", "tunnel draw", S_TUNNEL)
+    kinds = tc.card_list(args.get("cards"), max_len=tc.TUNNEL_REVEAL)
+    if not kinds or len(t.revealed) + len(kinds) > t.reveal:
+        raise _refuse(
+            f"{t.reveal - len(t.revealed)} card(s) are still to be turned, got {len(kinds)}",
+            "three cards are turned, or what the deck and discards still have",
+            S_TUNNEL,
+        )
+    for kind in kinds:
+        state = _turn_card(state, kind, "the tunnel")
+        assert state.tunnel is not None
+        state = replace(
+            state, tunnel=replace(state.tunnel, revealed=(*state.tunnel.revealed, kind))
+        )
+    t = state.tunnel
+    assert t is not None
+    if len(t.revealed) == t.reveal and t.extra == 0:
+        return _complete_claim(state, t.player, ROUTE_BY_ID[t.route], t.played)
+    return state
+
+
+def _pending_tunnel(state: TtrState, player: int | None, what: str) -> Tunnel:
+    t = state.tunnel
+    if t is None or len(t.revealed) < t.reveal:
+        raise _refuse(f"no tunnel waits for the player to {what}", "tunnel draw", S_TUNNEL)
+    if player != t.player:
+        raise _refuse(f"the tunnel is {state.players[t.player].name}'s", "tunnel draw", S_TUNNEL)
+    return t
+
+
+def _pay_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only("cards")
+    t = _pending_tunnel(state, player, "pay")
+    paid = tc.parse_cards(args.get("cards"))
+    problem = tc.can_pay(t.extra, t.played, paid)
+    if problem is not None:
+        raise _refuse(problem, "each matching turned card costs one more card", S_TUNNEL)
+    _hand_check(state, t.player, tc.total(paid), S_TUNNEL)
+    me = state.players[t.player]
+    state = _update_player(
+        state, t.player, hand=me.hand - tc.total(paid), known=tc.sub(me.known, paid)
+    )
+    return _complete_claim(state, t.player, ROUTE_BY_ID[t.route], tc.add(t.played, paid))
+
+
+def _withdraw_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only()
+    t = _pending_tunnel(state, player, "withdraw")
+    # "TUNELY": the player takes the cards back into the hand; the turn ends
+    me = state.players[t.player]
+    state = _update_player(
+        state, t.player, hand=me.hand + tc.total(t.played), known=tc.add(me.known, t.played)
+    )
+    return _end_turn(state)
+
+
+# -- destination tickets ----------------------------------------------------------------------
+def _draw_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only()
+    p = _expect_fresh_turn(state, player, "draw destination tickets")
+    if state.tickets_deck == 0:
+        raise _refuse("no destination tickets are left", "draw three tickets", S_TICKETS)
+    offered = min(TICKETS_PER_DRAW, state.tickets_deck)
+    return replace(
+        state, tickets_deck=state.tickets_deck - offered, ticket_draw=TicketDraw(p, offered)
+    )
+
+
+def _keep_ticket(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only("ticket")
+    kept = ticket(args.get("ticket"))
+    if player is None or not 0 <= player < len(state.players):
+        raise _refuse(f"player {player!r} is not at the table", "players", S_TURN)
+    holder = _ticket_holder(state, kept.id)
+    if holder is not None:
+        raise _refuse(
+            f"the ticket {kept.id} is already held by {state.players[holder].name}",
+            "every ticket exists once",
+            S_TICKETS,
+        )
+    me = state.players[player]
+    if state.phase == "setup":
+        # "PŘÍPRAVA HRY" / "ZAČÁTEK HRY": one long and three regular tickets are dealt
+        if me.ready:
+            raise _refuse(f"{me.name} has already chosen", "the choice is made once", S_START)
+        mine = [TICKET_BY_PAIR[frozenset(t.split("-"))] for t in me.tickets]
+        if kept.long and any(t.long for t in mine):
+            raise _refuse(
+                f"{me.name} was dealt one long ticket only", "one long ticket each", S_SETUP
+            )
+        if not kept.long and sum(not t.long for t in mine) >= TICKETS_AT_START:
+            raise _refuse(
+                f"{me.name} was dealt three regular tickets only",
+                "three regular tickets each",
+                S_SETUP,
+            )
+        return _update_player(state, player, tickets=(*me.tickets, kept.id))
+    draw = state.ticket_draw
+    if draw is None or draw.player != player:
+        raise _refuse(
+            f"{me.name} is not choosing tickets; draw tickets first",
+            "tickets are kept from the three drawn",
+            S_TICKETS,
+        )
+    if kept.long:
+        raise _refuse("long tickets went back to the box at setup", "only regular tickets", S_SETUP)
+    if len(draw.kept) >= draw.offered:
+        raise _refuse(f"only {draw.offered} ticket(s) were drawn", "keep one to three", S_TICKETS)
+    state = _update_player(state, player, tickets=(*me.tickets, kept.id))
+    return replace(state, ticket_draw=replace(draw, kept=(*draw.kept, kept.id)))
+
+
+def _done_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only()
+    if player is None or not 0 <= player < len(state.players):
+        raise _refuse(f"player {player!r} is not at the table", "players", S_TURN)
+    me = state.players[player]
+    if state.phase == "setup":
+        if me.ready:
+            raise _refuse(f"{me.name} has already chosen", "the choice is made once", S_START)
+        if len(me.tickets) < KEEP_AT_START:
+            raise _refuse(
+                f"{me.name} kept {len(me.tickets)} ticket(s)",
+                "keep at least two of the tickets dealt",
+                S_START,
+            )
+        state = _update_player(state, player, ready=True)
+        if all(p.ready for p in state.players) and not state.face_up_due:
+            state = replace(state, phase="play")
+        return state
+    draw = state.ticket_draw
+    if draw is None or draw.player != player:
+        raise _refuse(f"{me.name} is not choosing tickets", "tickets", S_TICKETS)
+    if not draw.kept:
+        raise _refuse("keep at least one ticket", "keep at least one of the three", S_TICKETS)
+    # the tickets not kept go under the ticket deck
+    state = replace(state, tickets_deck=state.tickets_deck + draw.offered - len(draw.kept))
+    return _end_turn(state)
+
+
+# -- stations ---------------------------------------------------------------------------------
+def _build_station(state: TtrState, player: int | None, args: Field) -> TtrState:
+    args.only("city", "cards")
+    where = city(args.get("city"))
+    played = tc.parse_cards(args.get("cards"))
+    p = _expect_fresh_turn(state, player, "build a station")
+    me = state.players[p]
+    if len(me.stations) >= STATIONS_PER_PLAYER:
+        raise _refuse(f"{me.name} has built all 3 stations", "three stations each", S_STATION)
+    owner = _station_owner(state, where)
+    if owner is not None:
+        raise _refuse(
+            f"{city_name(where)} already has {state.players[owner].name}'s station",
+            "one station per city",
+            S_STATION,
+        )
+    cost = STATION_COSTS[len(me.stations)]
+    _check_set(played, "any", cost, f"station number {len(me.stations) + 1}", S_STATION)
+    _hand_check(state, p, cost, S_STATION)
+    state = _update_player(
+        state,
+        p,
+        stations=(*me.stations, where),
+        hand=me.hand - cost,
+        known=tc.sub(me.known, played),
+    )
+    state = replace(state, discard=tc.add(state.discard, played))
+    return _end_turn(state)
+
+
+# -- prompts for scans ------------------------------------------------------------------------
+def _payments(colour: str, length: int, locos_needed: int) -> list[dict[str, int]]:
+    colours = [c for c in tc.KINDS if c != LOCOMOTIVE] if colour in ("grey", "any") else [colour]
+    options: list[dict[str, int]] = []
+    for c in colours:
+        for locos in range(locos_needed, length):
+            options.append({c: length - locos, **({LOCOMOTIVE: locos} if locos else {})})
+    options.append({LOCOMOTIVE: length})
+    return options
+
+
+def _claim_prompt(state: TtrState, who: int, ref: str) -> Prompt:
+    routes = ROUTES_BY_PAIR[frozenset(ref.split(":", maxsplit=1)[0].split("-"))]
+    route = next((r for r in routes if route_ref(r) == ref), routes[0])
+    options = tuple(
+        Action("claim_route", who, {"route": ref, "cards": pay})
+        for pay in _payments(route.colour, route.length, route.ferry_locomotives)
+    )
+    return Prompt(f"Which cards pay for {ref} ({route.length} spaces)?", who, options)
+
+
+def _tunnel_prompt(state: TtrState) -> Prompt:
+    t = state.tunnel
+    assert t is not None
+    colour = tc.played_colour(t.played)
+    pays: list[dict[str, int]] = []
+    if colour is not None:
+        pays += [
+            {colour: t.extra - locos, **({LOCOMOTIVE: locos} if locos else {})}
+            for locos in range(t.extra)
+        ]
+    pays.append({LOCOMOTIVE: t.extra})
+    options = tuple(Action("pay_tunnel", t.player, {"cards": pay}) for pay in pays)
+    return Prompt(
+        f"{state.players[t.player].name}: pay {t.extra} more card(s) for "
+        f"{route_ref(ROUTE_BY_ID[t.route])}, or withdraw?",
+        t.player,
+        (*options, Action("withdraw_tunnel", t.player)),
+    )
+
+
+def _station_prompt(state: TtrState, who: int, city_id: str) -> Prompt:
+    built = len(state.players[who].stations)
+    if built >= STATIONS_PER_PLAYER:
+        return Prompt(f"{state.players[who].name} has built all 3 stations", who, ())
+    cost = STATION_COSTS[built]
+    options = tuple(
+        Action("build_station", who, {"city": city_id, "cards": pay})
+        for pay in _payments("any", cost, 0)
+    )
+    return Prompt(
+        f"Which {cost} card(s) pay for the station in {city_name(city_id)}?", who, options
+    )
+
+
+_HANDLERS = {
+    "reveal_face_up": _reveal_face_up,
+    "draw_blind": _draw_blind,
+    "take_face_up": _take_face_up,
+    "claim_route": _claim_route,
+    "reveal_tunnel": _reveal_tunnel,
+    "pay_tunnel": _pay_tunnel,
+    "withdraw_tunnel": _withdraw_tunnel,
+    "draw_tickets": _draw_tickets,
+    "keep_ticket": _keep_ticket,
+    "done_tickets": _done_tickets,
+    "build_station": _build_station,
+}
+
+GAME = TicketToRideEurope()
+
+__all__ = ["GAME", "TicketToRideEurope", "TtrState", "tunnel_odds"]

@@ -1,0 +1,633 @@
+"""The table, rule by rule (seed 001, Czech sections named in each test's docstring)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import combinations
+from typing import Any
+
+import pytest
+
+from companion.core import (
+    Action,
+    IllegalActionError,
+    PlayerSpec,
+    Prompt,
+    SnapshotError,
+    UnknownComponentError,
+)
+from companion.core.snapshot import Field
+from companion.games import find_game
+from companion.games.ticket_to_ride_europe import cards as tc
+from companion.games.ticket_to_ride_europe.rules import GAME, TtrState, tunnel_odds
+
+FACE_UP = ["red", "blue", "green", "yellow", "white"]
+
+
+def act(state: TtrState, kind: str, player: int | None = None, **args: Any) -> TtrState:
+    return GAME.apply(state, Action(kind, player, args))
+
+
+def refused(state: TtrState, match: str, kind: str, player: int | None = None, **args: Any) -> None:
+    with pytest.raises(IllegalActionError, match=match):
+        act(state, kind, player, **args)
+
+
+def started(n: int = 2, face_up: list[str] | None = None) -> TtrState:
+    """A table after setup: five cards face up, each player kept two tickets."""
+    state = GAME.setup([PlayerSpec(f"P{i}") for i in range(n)], {})
+    state = act(state, "reveal_face_up", cards=face_up or FACE_UP)
+    regular = ["paris-wien", "berlin-roma", "madrid-dieppe", "london-wien", "essen-kyiv"]
+    longs = ["edinburgh-athina", "brest-petrograd", "lisboa-danzig", "palermo-moskva"]
+    for i in range(n):
+        state = act(state, "keep_ticket", i, ticket=regular[i])
+        state = act(state, "keep_ticket", i, ticket=longs[i])
+        state = act(state, "done_tickets", i)
+    assert state.phase == "play"
+    return state
+
+
+def edit(state: TtrState, **table: Any) -> TtrState:
+    """The same table with some snapshot fields changed (through the documented notation)."""
+    data = GAME.to_json(state)
+    players = table.pop("players", None)
+    hands = table.pop("hands", None)
+    data["table"].update(table)  # type: ignore[union-attr]
+    if players is not None:
+        for p, changes in zip(data["players"], players, strict=False):  # type: ignore[arg-type]
+            p.update(changes)
+    if hands is not None:
+        for h, changes in zip(data["table"]["hands"], hands, strict=False):  # type: ignore[index,call-overload]
+            h.update(changes)
+    return GAME.from_json(data)
+
+
+# -- set-up -----------------------------------------------------------------------------------
+def test_setup_deals_four_cards_each_and_three_regular_tickets_each() -> None:
+    """PŘÍPRAVA HRY."""
+    state = GAME.setup([PlayerSpec("A"), PlayerSpec("B"), PlayerSpec("C")], {})
+    assert state.deck == 110 - 12
+    assert state.tickets_deck == 40 - 9
+    assert all(p.hand == 4 and p.trains == 45 for p in state.players)
+    assert state.face_up_due == 5
+    assert GAME.status(state).waiting_for == "turn 5 card(s) face up"
+
+
+def test_setup_takes_two_to_five_players() -> None:
+    with pytest.raises(IllegalActionError, match="2–5"):
+        GAME.setup([PlayerSpec("A")], {})
+    with pytest.raises(IllegalActionError, match="2–5"):
+        GAME.setup([PlayerSpec(str(i)) for i in range(6)], {})
+
+
+def test_each_player_keeps_at_least_two_tickets_one_long_and_three_regular_at_most() -> None:
+    """ZAČÁTEK HRY: keep at least two of the four dealt (one long, three regular)."""
+    state = GAME.setup([PlayerSpec("A"), PlayerSpec("B")], {})
+    state = act(state, "keep_ticket", 0, ticket="cadiz-stockholm")
+    refused(state, "keep at least two", "done_tickets", 0)
+    refused(state, "one long ticket each", "keep_ticket", 0, ticket="lisboa-danzig")
+    for t in ("paris-wien", "berlin-roma", "madrid-dieppe"):
+        state = act(state, "keep_ticket", 0, ticket=t)
+    refused(state, "three regular tickets each", "keep_ticket", 0, ticket="essen-kyiv")
+    refused(state, "already held", "keep_ticket", 1, ticket="paris-wien")
+    state = act(state, "done_tickets", 0)
+    assert state.players[0].ready and len(state.players[0].tickets) == 4
+    refused(state, "already chosen", "done_tickets", 0)
+
+
+def test_play_starts_when_tickets_are_chosen_and_five_cards_lie_face_up() -> None:
+    state = GAME.setup([PlayerSpec("A"), PlayerSpec("B")], {})
+    for i in range(2):
+        state = act(state, "keep_ticket", i, ticket=["paris-wien", "berlin-roma"][i])
+        state = act(state, "keep_ticket", i, ticket=["cadiz-stockholm", "lisboa-danzig"][i])
+        state = act(state, "done_tickets", i)
+    assert state.phase == "setup"
+    refused(state, "kept tickets and five cards", "draw_blind", 0)
+    state = act(state, "reveal_face_up", cards=FACE_UP)
+    assert state.phase == "play" and state.deck == 110 - 8 - 5
+
+
+# -- drawing train cards ----------------------------------------------------------------------
+def test_two_cards_a_turn_and_a_taken_face_up_card_is_replaced_at_once() -> None:
+    """LÍZNUTÍ KARET VAGÓNŮ."""
+    state = started()
+    state = act(state, "take_face_up", 0, card="red")
+    assert state.face_up.count(None) == 1 and state.face_up_due == 1
+    refused(state, "face up first", "draw_blind", 0)
+    state = act(state, "reveal_face_up", cards=["black"])
+    state = act(state, "draw_blind", 0)
+    assert state.turn == 1
+    assert state.players[0].hand == 6
+    assert state.players[0].known == tc.cards_of(["red"])
+    refused(state, "P1's turn", "draw_blind", 0)
+
+
+def test_a_face_up_locomotive_is_the_only_card_of_the_turn() -> None:
+    """LOKOMOTIVY: taken first, it ends the turn; it cannot be taken as the second card."""
+    state = started(face_up=["red", "locomotive", "green", "yellow", "white"])
+    after = act(state, "take_face_up", 0, card="locomotive")
+    assert after.turn == 1
+    state = act(state, "draw_blind", 0)
+    refused(state, "cannot be taken as the second card", "take_face_up", 0, card="locomotive")
+
+
+def test_a_locomotive_turned_as_the_replacement_cannot_be_the_second_card() -> None:
+    state = started()
+    state = act(state, "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=["locomotive"])
+    refused(state, "second card", "take_face_up", 0, card="locomotive")
+    state = act(state, "take_face_up", 0, card="blue")
+    assert state.turn == 1
+
+
+def test_a_blind_locomotive_counts_as_one_card() -> None:
+    state = started()
+    state = act(state, "draw_blind", 0)
+    assert state.turn == 0 and state.cards_drawn == 1
+    state = act(state, "draw_blind", 0)
+    assert state.turn == 1 and state.players[0].hand == 6
+
+
+def test_three_face_up_locomotives_replace_all_five() -> None:
+    """LÍZNUTÍ KARET VAGÓNŮ: three locomotives face up → all five discarded, five new."""
+    state = started(face_up=["locomotive", "locomotive", "red", "blue", "green"])
+    state = act(state, "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=["locomotive"])
+    assert state.face_up == (None,) * 5
+    assert state.face_up_due == 5
+    assert state.discard == tc.cards_of(["locomotive"] * 3 + ["blue", "green"])
+    state = act(state, "reveal_face_up", cards=["white", "white", "black", "orange", "purple"])
+    assert state.face_up_due == 0
+    state = act(state, "take_face_up", 0, card="white")
+    assert state.turn == 1
+
+
+def test_the_discards_are_reshuffled_when_the_deck_runs_out() -> None:
+    state = edit(started(), deck=0, discard={"red": 3, "blue": 1})
+    state = act(state, "draw_blind", 0)
+    assert state.deck == 3
+    assert state.deck_pool == tc.cards_of(["red"] * 3 + ["blue"])
+    assert state.discard == tc.NONE
+
+
+def test_no_train_card_can_be_drawn_when_deck_and_discards_are_empty() -> None:
+    state = edit(started(), deck=0, discard={})
+    refused(state, "no train cards can be drawn", "draw_blind", 0)
+    # the face-up cards may still be taken; what is not replaced stays empty
+    state = act(state, "take_face_up", 0, card="red")
+    assert state.face_up_due == 0 and None in state.face_up
+    state = act(state, "take_face_up", 0, card="blue")
+    # once cards are discarded again, the empty slots are filled from them
+    state = act(state, "claim_route", 1, route="danzig-warszawa", cards={"black": 2})
+    assert state.face_up_due == 2 and state.discard == tc.cards_of(["black", "black"])
+    refused(state, "face up first", "draw_blind", 0)
+    state = act(state, "reveal_face_up", cards=["black", "black"])
+    assert state.face_up.count(None) == 0 and state.deck == 0
+
+
+def test_a_card_the_table_has_already_seen_twelve_times_cannot_be_turned() -> None:
+    state = edit(started(), discard={"red": 11})  # plus the red face up
+    state = act(state, "take_face_up", 0, card="blue")
+    with pytest.raises(IllegalActionError, match="all 12 are already seen"):
+        act(state, "reveal_face_up", cards=["red"])
+
+
+# -- claiming routes --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "cards",
+    [
+        {"yellow": 3},
+        {"yellow": 2, "locomotive": 1},
+        {"yellow": 1, "locomotive": 2},
+        {"locomotive": 3},
+    ],
+)
+def test_rulebook_example_1_a_yellow_route_of_three(cards: dict[str, int]) -> None:
+    """OBSAZOVÁNÍ TRATÍ, příklad 1: Amsterdam–Essen is yellow, three spaces."""
+    state = edit(started(), hands=[{"cards": 5}])
+    state = act(state, "claim_route", 0, route="amsterdam-essen", cards=cards)
+    assert state.players[0].routes == ("amsterdam-essen",)
+    assert GAME.score(state).players[0].points("routes") == 4
+    assert state.discard == tc.parse_cards(Field(cards))
+    assert state.turn == 1
+
+
+@pytest.mark.parametrize("cards", [{"red": 2}, {"yellow": 1, "locomotive": 1}, {"locomotive": 2}])
+def test_rulebook_example_2_a_grey_route_of_two(cards: dict[str, int]) -> None:
+    """OBSAZOVÁNÍ TRATÍ, příklad 2: any one colour on a grey route (Danzig–Warszawa, 2)."""
+    state = act(started(), "claim_route", 0, route="warszawa-danzig", cards=cards)
+    assert state.players[0].routes == ("danzig-warszawa",)
+
+
+def test_claims_with_the_wrong_cards_are_refused() -> None:
+    state = started()
+    refused(
+        state,
+        "yellow cards cannot pay",
+        "claim_route",
+        0,
+        route="amsterdam-frankfurt",
+        cards={"yellow": 2},
+    )
+    refused(
+        state, "one colour", "claim_route", 0, route="danzig-warszawa", cards={"red": 1, "blue": 1}
+    )
+    refused(state, "needs 2 card", "claim_route", 0, route="danzig-warszawa", cards={"red": 3})
+    short = edit(state, hands=[{"cards": 2}])
+    refused(short, "holds 2 card", "claim_route", 0, route="amsterdam-essen", cards={"yellow": 3})
+
+
+def test_a_route_is_claimed_once() -> None:
+    state = act(started(), "claim_route", 0, route="danzig-warszawa", cards={"red": 2})
+    refused(
+        state, "already claimed by P0", "claim_route", 1, route="warszawa-danzig", cards={"red": 2}
+    )
+
+
+def test_ferries_need_a_locomotive_for_each_locomotive_symbol() -> None:
+    """TRAJEKTY: Dieppe–London 2 (1 locomotive), Palermo–Smyrna 6 (2 locomotives)."""
+    state = started()
+    refused(state, "needs 1 locomotive", "claim_route", 0, route="dieppe-london", cards={"red": 2})
+    state = act(state, "claim_route", 0, route="dieppe-london", cards={"red": 1, "locomotive": 1})
+    assert state.players[0].routes == ("dieppe-london-1",)
+    big = edit(state, hands=[{}, {"cards": 6}])
+    refused(
+        big,
+        "needs 2 locomotive",
+        "claim_route",
+        1,
+        route="palermo-smyrna",
+        cards={"blue": 5, "locomotive": 1},
+    )
+    big = act(big, "claim_route", 1, route="palermo-smyrna", cards={"blue": 4, "locomotive": 2})
+    assert GAME.score(big).players[1].points("routes") == 15
+
+
+def test_one_player_never_claims_both_routes_of_a_double_route() -> None:
+    """DVOJITÉ TRATĚ."""
+    state = started(n=4)
+    state = act(state, "claim_route", 0, route="bruxelles-paris:red", cards={"red": 2})
+    for p in (1, 2, 3):
+        state = act(state, "draw_blind", p)
+        state = act(state, "draw_blind", p)
+    refused(
+        state,
+        "both routes of a double route",
+        "claim_route",
+        0,
+        route="paris-bruxelles",
+        cards={"yellow": 2},
+    )
+    # with four players another player may take the other route
+    state = act(state, "draw_blind", 0)
+    state = act(state, "draw_blind", 0)
+    state = act(state, "claim_route", 1, route="paris-bruxelles", cards={"yellow": 2})
+    assert state.players[1].routes == ("bruxelles-paris-1",)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_with_two_or_three_players_only_one_route_of_a_double_route_is_used(n: int) -> None:
+    """DŮLEŽITÁ POZNÁMKA (after TUNELY)."""
+    state = act(started(n=n), "claim_route", 0, route="bruxelles-paris:red", cards={"red": 2})
+    refused(
+        state,
+        "only one route of a double route",
+        "claim_route",
+        1,
+        route="bruxelles-paris:yellow",
+        cards={"yellow": 2},
+    )
+
+
+def test_a_double_route_of_two_colours_needs_its_colour_when_the_cards_do_not_say() -> None:
+    state = started(n=4)
+    with pytest.raises(SnapshotError, match="say which colour"):
+        act(state, "claim_route", 0, route="paris-bruxelles", cards={"locomotive": 2})
+    state = act(state, "claim_route", 0, route="paris-bruxelles", cards={"red": 2})
+    assert state.players[0].routes == ("bruxelles-paris-2",)
+
+
+def test_a_route_needs_enough_trains_left() -> None:
+    routes = ["petrograd-stockholm", "budapest-kyiv", "palermo-smyrna", "berlin-danzig"]
+    routes += ["berlin-warszawa:purple", "edinburgh-london:orange", "pamplona-paris:blue"]
+    routes += ["athina-brindisi", "danzig-warszawa"]  # 42 trains placed, 3 left
+    state = edit(started(), players=[{"routes": routes}], hands=[{"cards": 10}])
+    assert state.players[0].trains == 3
+    refused(
+        state,
+        "needs 4 trains, P0 has 3",
+        "claim_route",
+        0,
+        route="kharkov-moskva",
+        cards={"locomotive": 4},
+    )
+
+
+# -- tunnels ----------------------------------------------------------------------------------
+def tunnel_table(route: str, cards: dict[str, int], n: int = 2) -> TtrState:
+    return act(started(n), "claim_route", 0, route=route, cards=cards)
+
+
+def test_rulebook_tunnel_example_1_a_red_card_turned_needs_one_more_red() -> None:
+    """TUNELY, příklad 1: 2 red played, 1 red among the three turned → 1 red more."""
+    state = tunnel_table("sarajevo-sofia", {"red": 2})
+    assert state.tunnel is not None and state.turn == 0
+    state = act(state, "reveal_tunnel", cards=["red", "blue", "yellow"])
+    assert state.tunnel is not None and state.tunnel.extra == 1
+    refused(state, "red cards or locomotives", "pay_tunnel", 0, cards={"blue": 1})
+    state = act(state, "pay_tunnel", 0, cards={"red": 1})
+    assert state.players[0].routes == ("sarajevo-sofia",)
+    assert state.discard == tc.cards_of(["red"] * 4 + ["blue", "yellow"])
+    assert state.players[0].hand == 1 and state.turn == 1
+
+
+def test_rulebook_tunnel_example_2_a_turned_locomotive_matches_green() -> None:
+    """TUNELY, příklad 2: 2 green played, 1 locomotive turned → 1 green (or locomotive) more."""
+    state = tunnel_table("venezia-zurich", {"green": 2})
+    state = act(state, "reveal_tunnel", cards=["locomotive", "red", "white"])
+    assert state.tunnel is not None and state.tunnel.extra == 1
+    state = act(state, "pay_tunnel", 0, cards={"locomotive": 1})
+    assert state.players[0].routes == ("venezia-zurich",)
+
+
+def test_rulebook_tunnel_example_3_locomotives_only_meet_locomotives() -> None:
+    """TUNELY, příklad 3: 2 locomotives played, 1 locomotive turned → 1 locomotive more;
+    turned colours cost nothing."""
+    state = tunnel_table("munchen-venezia", {"locomotive": 2})
+    state = act(state, "reveal_tunnel", cards=["locomotive", "blue", "blue"])
+    assert state.tunnel is not None and state.tunnel.extra == 1
+    refused(state, "must be locomotives", "pay_tunnel", 0, cards={"blue": 1})
+    state = act(state, "pay_tunnel", 0, cards={"locomotive": 1})
+    assert state.players[0].routes == ("munchen-venezia",)
+
+
+def test_no_matching_card_turned_claims_the_tunnel_at_once() -> None:
+    state = tunnel_table("munchen-venezia", {"blue": 2})
+    state = act(state, "reveal_tunnel", cards=["red"])
+    state = act(state, "reveal_tunnel", cards=["green", "white"])
+    assert state.tunnel is None and state.players[0].routes == ("munchen-venezia",)
+    assert state.turn == 1
+
+
+def test_withdrawing_from_a_tunnel_takes_the_cards_back_and_ends_the_turn() -> None:
+    state = tunnel_table("munchen-venezia", {"blue": 2})
+    state = act(state, "reveal_tunnel", cards=["blue", "blue", "locomotive"])
+    refused(state, "3 more card", "pay_tunnel", 0, cards={"blue": 2})
+    state = act(state, "withdraw_tunnel", 0)
+    assert state.players[0].routes == () and state.players[0].hand == 4
+    assert state.players[0].known == tc.cards_of(["blue", "blue"])
+    assert state.discard == tc.cards_of(["blue", "blue", "locomotive"])
+    assert state.turn == 1
+
+
+def test_with_fewer_than_three_cards_left_only_those_are_turned() -> None:
+    state = edit(started(), deck=1, discard={})
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    assert state.tunnel is not None and state.tunnel.reveal == 1
+    refused(state, "1 card", "reveal_tunnel", cards=["blue", "blue"])
+
+
+def test_with_no_card_left_the_tunnel_is_claimed_without_risk() -> None:
+    state = edit(started(), deck=0, discard={})
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    assert state.tunnel is None and state.players[0].routes == ("munchen-venezia",)
+
+
+def brute_odds(pool: tuple[int, ...], draws: int, match: set[str]) -> list[Fraction]:
+    cards = [kind for kind, n in zip(tc.KINDS, pool, strict=True) for _ in range(n)]
+    counts = [0] * 4
+    subsets = list(combinations(range(len(cards)), draws))
+    for subset in subsets:
+        counts[sum(1 for i in subset if cards[i] in match)] += 1
+    return [Fraction(c, len(subsets)) for c in counts]
+
+
+def test_tunnel_odds_are_exact_fractions_from_what_the_table_has_seen() -> None:
+    state = tunnel_table("munchen-venezia", {"blue": 2})
+    odds = tunnel_odds(state)
+    # unseen: 110 − 5 face up (red, blue, green, yellow, white) − 2 blue laid = 103 cards,
+    # of them 12 − 1 − 2 = 9 blue and 14 locomotives match
+    unseen = tc.sub(tc.FULL_DECK, tc.cards_of([*FACE_UP, "blue", "blue"]))
+    assert sum(unseen) == 103
+    assert list(odds) == brute_odds(unseen, 3, {"blue", "locomotive"})
+    assert sum(odds) == 1
+    assert "0 more: " in GAME.status(state).waiting_for
+
+
+def test_tunnel_odds_use_the_declared_hand_and_the_reshuffled_deck() -> None:
+    state = edit(started(), hands=[{"cards": 6}])
+    declared = act(
+        state,
+        "claim_route",
+        0,
+        route="munchen-venezia",
+        cards={"blue": 2},
+        hand={"blue": 2, "locomotive": 2},
+    )
+    unseen = tc.sub(tc.FULL_DECK, tc.cards_of([*FACE_UP] + ["blue"] * 4 + ["locomotive"] * 2))
+    assert list(tunnel_odds(declared)) == brute_odds(unseen, 3, {"blue", "locomotive"})
+    # after a reshuffle the deck is what the discards were: 2 blue, 2 red, 4 cards
+    small = edit(started(), deck=4, deck_pool={"blue": 2, "red": 2}, discard={})
+    small = act(small, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    assert tunnel_odds(small) == (Fraction(0), Fraction(1, 2), Fraction(1, 2), Fraction(0))
+
+
+def test_tunnel_odds_when_the_discards_must_fill_the_reveal() -> None:
+    # one card in the deck (any unseen card), then the two discarded greens
+    state = edit(started(), deck=1, discard={"green": 2})
+    state = act(state, "claim_route", 0, route="venezia-zurich", cards={"green": 2})
+    odds = tunnel_odds(state)
+    assert odds[0] == odds[1] == 0
+    assert odds[2] + odds[3] == 1
+    state = act(state, "reveal_tunnel", cards=["red", "green", "green"])
+    assert state.tunnel is not None and state.tunnel.extra == 2
+
+
+def test_the_declared_hand_must_match_the_cards_held() -> None:
+    with pytest.raises(SnapshotError, match="declared hand has 1 cards"):
+        act(
+            started(), "claim_route", 0, route="munchen-venezia", cards={"blue": 2}, hand={"red": 1}
+        )
+
+
+# -- destination tickets ----------------------------------------------------------------------
+def test_drawing_tickets_keeps_one_to_three_and_returns_the_rest_under_the_deck() -> None:
+    """LÍZNUTÍ KARET CÍLOVÝCH STANIC."""
+    state = started()
+    before = state.tickets_deck
+    state = act(state, "draw_tickets", 0)
+    assert state.tickets_deck == before - 3
+    refused(state, "keep at least one", "done_tickets", 0)
+    refused(state, "only regular tickets", "keep_ticket", 0, ticket="cadiz-stockholm")
+    state = act(state, "keep_ticket", 0, ticket="zurich-budapest")
+    state = act(state, "done_tickets", 0)
+    assert state.tickets_deck == before - 1
+    assert "zurich-budapest" in state.players[0].tickets and state.turn == 1
+
+
+def test_at_most_three_tickets_are_kept_and_a_short_deck_offers_fewer() -> None:
+    state = edit(started(), tickets_deck=2)
+    state = act(state, "draw_tickets", 0)
+    state = act(state, "keep_ticket", 0, ticket="zurich-budapest")
+    state = act(state, "keep_ticket", 0, ticket="kyiv-sochi")
+    refused(state, "only 2 ticket", "keep_ticket", 0, ticket="athina-angora")
+    empty = edit(started(), tickets_deck=0)
+    refused(empty, "no destination tickets", "draw_tickets", 0)
+
+
+# -- stations ---------------------------------------------------------------------------------
+def test_stations_cost_one_two_three_cards_of_one_colour() -> None:
+    """STAVBA NÁDRAŽÍ."""
+    state = edit(started(n=2), hands=[{"cards": 10}, {"cards": 10}])
+    refused(state, "needs 1 card", "build_station", 0, city="paris", cards={"red": 2})
+    state = act(state, "build_station", 0, city="paris", cards={"red": 1})
+    refused(state, "one station per city", "build_station", 1, city="paris", cards={"red": 1})
+    state = act(state, "build_station", 1, city="wien", cards={"locomotive": 1})
+    refused(state, "one colour", "build_station", 0, city="roma", cards={"red": 1, "blue": 1})
+    state = act(state, "build_station", 0, city="roma", cards={"blue": 1, "locomotive": 1})
+    state = act(state, "draw_blind", 1)
+    state = act(state, "draw_blind", 1)
+    state = act(state, "build_station", 0, city="madrid", cards={"black": 3})
+    state = act(state, "draw_blind", 1)
+    state = act(state, "draw_blind", 1)
+    refused(state, "all 3 stations", "build_station", 0, city="lisboa", cards={"black": 1})
+    assert state.players[0].stations == ("paris", "roma", "madrid")
+    assert state.players[0].hand == 10 - 6
+
+
+# -- the end ----------------------------------------------------------------------------------
+def test_two_trains_or_fewer_at_the_end_of_a_turn_give_everyone_one_more_turn() -> None:
+    """KONEC HRY."""
+    routes = ["petrograd-stockholm", "budapest-kyiv", "palermo-smyrna", "berlin-danzig"]
+    routes += ["berlin-warszawa:purple", "edinburgh-london:orange", "pamplona-paris:blue"]
+    routes += ["athina-brindisi"]  # 40 trains
+    state = edit(started(), players=[{"routes": routes}], hands=[{"cards": 10}])
+    state = act(state, "claim_route", 0, route="marseille-paris", cards={"locomotive": 4})
+    assert state.players[0].trains == 1 and state.final_turns == 2
+    assert "last round" in GAME.status(state).waiting_for
+    state = act(state, "draw_blind", 1)
+    state = act(state, "draw_blind", 1)
+    assert not GAME.is_over(state) and state.final_turns == 1
+    state = act(state, "build_station", 0, city="wien", cards={"red": 1})
+    assert GAME.is_over(state)
+    refused(state, "the game is over", "draw_blind", 1)
+    sheet = GAME.score(state)
+    assert {line.category for line in sheet.players[0].lines} >= {
+        "routes",
+        "tickets_completed",
+        "tickets_failed",
+        "unused_stations",
+        "european_express",
+    }
+    assert sheet.winners
+
+
+def test_the_running_score_is_route_points_only() -> None:
+    state = act(started(), "claim_route", 0, route="danzig-warszawa", cards={"red": 2})
+    sheet = GAME.score(state)
+    assert sheet.totals == (2, 0) and sheet.winners == ()
+
+
+# -- scans ------------------------------------------------------------------------------------
+def test_scans_become_the_same_actions_as_the_page() -> None:
+    state = started()
+    assert GAME.interpret(state, 0, "ticket:paris-wien") == Action(
+        "keep_ticket", 0, {"ticket": "paris-wien"}
+    )
+    assert GAME.interpret(state, None, "card:red") == Action("take_face_up", 0, {"card": "red"})
+    blind = GAME.interpret(state, 0, "card:black")
+    assert isinstance(blind, Prompt) and blind.options == (Action("draw_blind", 0),)
+    tunnel = tunnel_table("munchen-venezia", {"blue": 2})
+    assert GAME.interpret(tunnel, None, "card:green") == Action(
+        "reveal_tunnel", None, {"cards": ["green"]}
+    )
+
+
+def test_a_route_scan_asks_which_cards_pay_and_every_option_is_legal() -> None:
+    state = edit(started(), hands=[{"cards": 8}])
+    prompt = GAME.interpret(state, 0, "route:dieppe-london")
+    assert isinstance(prompt, Prompt) and prompt.options
+    for option in prompt.options:
+        after = GAME.apply(state, option)
+        assert after.players[0].routes == ("dieppe-london-1",)
+    station = GAME.interpret(state, 0, "station:paris")
+    assert isinstance(station, Prompt) and len(station.options) == 9
+    for option in station.options:
+        assert GAME.apply(state, option).players[0].stations == ("paris",)
+    full = edit(state, players=[{"stations": ["roma", "wien", "madrid"]}])
+    done = GAME.interpret(full, 0, "station:paris")
+    assert isinstance(done, Prompt) and done.options == () and "all 3" in done.question
+
+
+def test_every_component_is_listed_and_unknown_ones_are_refused() -> None:
+    ids = {c.id for c in find_game("ticket-to-ride-europe").components}
+    assert len([i for i in ids if i.startswith("ticket:")]) == 46
+    assert len([i for i in ids if i.startswith("station:")]) == 47
+    assert len([i for i in ids if i.startswith("card:")]) == 9
+    assert "route:bruxelles-paris:red" in ids and "route:dieppe-london" in ids
+    with pytest.raises(UnknownComponentError):
+        GAME.interpret(started(), 0, "route:paris-atlantis")
+
+
+# -- snapshots --------------------------------------------------------------------------------
+def test_a_table_snapshot_round_trips_and_scores_with_trackside_score() -> None:
+    state = tunnel_table("munchen-venezia", {"blue": 2})
+    data = GAME.to_json(state)
+    assert GAME.from_json(data) == state
+    sheet = GAME.score_snapshot(data)
+    assert len(sheet.players) == 2
+
+
+def test_problems_name_an_impossible_table() -> None:
+    state = edit(started(), discard={"red": 12})
+    assert [p.code for p in GAME.problems(state)] == ["too_many_cards"]
+
+
+def test_odds_after_some_cards_are_turned_count_what_is_already_owed() -> None:
+    state = edit(started(), deck=4, deck_pool={"blue": 2, "red": 2}, discard={})
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    state = act(state, "reveal_tunnel", cards=["blue"])
+    # one blue owed; two more from {blue, red, red}: P(one more blue) = 2/3
+    assert tunnel_odds(state) == (Fraction(0), Fraction(1, 3), Fraction(2, 3), Fraction(0))
+
+
+def test_a_declared_hand_the_table_knows_is_impossible_is_refused() -> None:
+    state = edit(started(), discard={"red": 11}, hands=[{"cards": 6}])  # the 12th red is face up
+    with pytest.raises(SnapshotError, match="1 red cards declared, but only 0"):
+        act(
+            state,
+            "claim_route",
+            0,
+            route="munchen-venezia",
+            cards={"blue": 2},
+            hand={"red": 1, "green": 3},
+        )
+
+
+def test_the_page_offers_every_way_to_pay_a_tunnel_or_to_withdraw() -> None:
+    state = tunnel_table("venezia-zurich", {"green": 2})
+    state = act(state, "reveal_tunnel", cards=["green", "locomotive", "red"])
+    prompt = GAME.status(state).prompt
+    assert prompt is not None
+    kinds = [(o.kind, o.args.get("cards")) for o in prompt.options]
+    assert kinds[-1] == ("withdraw_tunnel", None)
+    assert len(prompt.options) == 4  # 2 green, 1 green + 1 loco, 2 locos, withdraw
+    rich = edit(state, hands=[{"cards": 4}])
+    for option in prompt.options:
+        after = GAME.apply(rich, option)
+        assert after.tunnel is None and after.turn == 1
+
+
+def test_the_twin_grey_ferries_read_back_into_the_same_table() -> None:
+    """Dieppe–London is written the same for both routes; the snapshot still round-trips."""
+    state = act(started(n=4), "draw_blind", 0)
+    state = act(state, "draw_blind", 0)
+    state = act(state, "claim_route", 1, route="dieppe-london", cards={"locomotive": 2})
+    state = act(state, "draw_blind", 2)
+    state = act(state, "draw_blind", 2)
+    state = act(state, "draw_blind", 3)
+    state = act(state, "draw_blind", 3)
+    state = act(state, "claim_route", 0, route="london-dieppe", cards={"red": 1, "locomotive": 1})
+    assert GAME.from_json(GAME.to_json(state)) == state
+    assert state.players[0].routes == ("dieppe-london-1",)
+    assert state.players[1].routes == ("dieppe-london-2",)
