@@ -60,9 +60,12 @@ def game_lines(name: str, rng: random.Random, t: float) -> tuple[list[dict[str, 
     for step in golden["steps"]:
         if "scan" in step:
             scan = step["scan"]
-            player = players[scan["player"]]
             uid = uid_for(name, scan["component"])
-            reader = {"source": seat_reader(player), "seat": player.get("seat")}
+            if scan.get("player") is None:  # e.g. a card turned face up: the table's own reader
+                reader: dict[str, Any] = {"source": "table-reader", "seat": None}
+            else:
+                player = players[scan["player"]]
+                reader = {"source": seat_reader(player), "seat": player.get("seat")}
             add(rng.uniform(15, 45), {**reader, "kind": "tag_present", "payload": {"uid": uid}})
             add(rng.uniform(0.8, 2.0), {**reader, "kind": "tag_removed", "payload": {"uid": uid}})
         else:

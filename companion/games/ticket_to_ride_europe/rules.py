@@ -246,6 +246,16 @@ def _check_three_locomotives(state: TtrState) -> TtrState:
     if state.face_up_due or state.face_up.count(LOCOMOTIVE) < FACE_UP_LOCOMOTIVE_LIMIT:
         return state
     shown = tc.cards_of(c for c in state.face_up if c is not None)
+    # The rulebook is silent on a wipe that cannot help. When the cards that could be turned
+    # next (the deck, as far as the table can know it, the discards and these five) hold fewer
+    # than three that are not locomotives, any five new cards show three locomotives again,
+    # for ever: the five stay, as a table would leave them. (Our reading; see the format doc.)
+    deck_bound = (
+        state.deck_pool if state.deck_pool is not None else tc.sub(tc.FULL_DECK, seen_cards(state))
+    )
+    turnable = tc.add(tc.add(deck_bound, state.discard), shown)
+    if tc.total(turnable) - turnable[tc.LOCO] < FACE_UP_SLOTS - FACE_UP_LOCOMOTIVE_LIMIT + 1:
+        return state
     state = replace(state, face_up=(None,) * FACE_UP_SLOTS, discard=tc.add(state.discard, shown))
     return _refill_due(state)
 

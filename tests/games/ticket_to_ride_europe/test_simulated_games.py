@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from companion.core import Action, IllegalActionError, PlayerSpec
@@ -252,6 +252,9 @@ def play(seed: int, players: int) -> Table:
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32), st.integers(min_value=2, max_value=5))
+# seed 15 with five players ends with a deck and discards of nearly only locomotives: a
+# three-locomotive wipe could never help, and the table used to wipe for ever
+@example(seed=15, players=5)
 def test_random_games_at_a_simulated_table_stay_true_to_the_hidden_cards(
     seed: int, players: int
 ) -> None:
