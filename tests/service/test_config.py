@@ -82,7 +82,7 @@ speed = 10
             "[[readers]]\nname = 'a'\nprotocol = 'virtual'\n[[readers]]\nname = 'a'\nprotocol = 'virtual'",
             "readers[1].name: 'a' is used twice",
         ),
-        ("[mqtt]\ntable_id = 'a/b'", "mqtt.table_id"),
+        ("[mqtt]\nhost = 'localhost'\ntable_id = 'a/b'", "mqtt.table_id"),
         ("web = [", "(syntax)"),
     ],
 )
