@@ -17,6 +17,7 @@ The scene is composed in linear light (reflectance × illuminant), then blurred,
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -86,6 +87,8 @@ class SceneSpec:
     tilt: float = 0.0  # keystone: the far edge shrinks by this fraction of the width
     rotation_deg: float = 20.0  # cards are turned by up to ± this (and some lie sideways)
     print_jitter: float = 0.04  # relative colour variation between printed cards
+    layout: Literal["scatter", "row"] = "scatter"  # row: left to right in the given order
+    inks: tuple[tuple[str, tuple[int, int, int]], ...] = ()  # (class, sRGB): another printing
     seed: int = 0
 
 
@@ -106,7 +109,10 @@ def _bgr_linear(rgb: tuple[int, int, int]) -> npt.NDArray[np.float32]:
 
 
 def card_texture(
-    colour: str, rng: np.random.Generator, jitter: float
+    colour: str,
+    rng: np.random.Generator,
+    jitter: float,
+    inks: Mapping[str, tuple[int, int, int]] = CARD_SRGB,
 ) -> tuple[FloatImage, FloatImage]:
     """A canonical (portrait) card in linear BGR reflectance, and its alpha (rounded corners)."""
     w = round(CARD_W_MM * _PX_PER_MM)
@@ -126,10 +132,10 @@ def card_texture(
         yy, xx = np.mgrid[0:fh, 0:fw]
         band = ((xx + yy) // max(1, (fw + fh) // 12)) % len(LOCOMOTIVE_STRIPES)
         for i, name in enumerate(LOCOMOTIVE_STRIPES):
-            field_[band == i] = tint(CARD_SRGB[name])
+            field_[band == i] = tint(inks[name])
         body = tint((40, 40, 45))
     else:
-        base = tint(CARD_SRGB[colour])
+        base = tint(inks[colour])
         field_[:] = base
         # A lighter sky band at the top, like the artwork's background.
         field_[: fh // 5] = np.clip(base * 0.7 + 0.3 * _bgr_linear(MARGIN_SRGB), 0.0, 1.0)
@@ -260,13 +266,22 @@ def render_scene(spec: SceneSpec) -> Scene:
     card_w = spec.card_width_px or 0.09 * spec.width
     card_h = card_w * CARD_H_MM / CARD_W_MM
     placed_cards: list[tuple[str, npt.NDArray[np.float32]]] = []
-    for colour in spec.cards:
-        cx, cy = _place(rng, spec, 0.5 * math.hypot(card_w, card_h), taken)
-        angle = rng.uniform(-spec.rotation_deg, spec.rotation_deg)
-        if rng.random() < 0.3:
-            angle += 90.0
+    inks = {**CARD_SRGB, **dict(spec.inks)}
+    for index, colour in enumerate(spec.cards):
+        if spec.layout == "row":
+            slot = spec.width / len(spec.cards)
+            if slot < card_w * 1.15:
+                raise ValueError(f"cannot place {len(spec.cards)} cards in a row: {spec!r}")
+            cx, cy = (index + 0.5) * slot, spec.height / 2 + rng.uniform(-0.05, 0.05) * spec.height
+            taken.append((cx, cy, 0.5 * math.hypot(card_w, card_h)))
+            angle = rng.uniform(-spec.rotation_deg, spec.rotation_deg)
+        else:
+            cx, cy = _place(rng, spec, 0.5 * math.hypot(card_w, card_h), taken)
+            angle = rng.uniform(-spec.rotation_deg, spec.rotation_deg)
+            if rng.random() < 0.3:
+                angle += 90.0
         dst = _quad(cx, cy, card_w, card_h, angle)
-        tex, alpha = card_texture(colour, rng, spec.print_jitter)
+        tex, alpha = card_texture(colour, rng, spec.print_jitter, inks)
         _paste(canvas, tex, alpha, dst, shadow=True)
         placed_cards.append((colour, dst))
     placed_markers: list[tuple[int, float, npt.NDArray[np.float32]]] = []
