@@ -76,43 +76,6 @@ def _aspect(quad: Quad) -> float:
     return long / max(short, 1e-6)
 
 
-def _refine(quad: npt.NDArray[np.float32], outline: npt.NDArray[np.float32]) -> Quad:
-    """Fit a line to the outline's points along each side (away from the rounded corners) and
-    intersect neighbouring lines: corners from a polygon approximation can sit a few pixels
-    off, and a tilted card is a trapezoid, not a rotated rectangle."""
-    dense = _densify(outline)
-    lines = []
-    for k in range(4):
-        a, b = quad[k], quad[(k + 1) % 4]
-        ab = b - a
-        length = float(np.linalg.norm(ab))
-        if length < 1e-6:
-            return quad
-        t = (dense - a) @ ab / (length * length)
-        dist = np.abs((dense[:, 0] - a[0]) * ab[1] - (dense[:, 1] - a[1]) * ab[0]) / length
-        near = dense[(t > 0.15) & (t < 0.85) & (dist < max(2.0, 0.08 * length))]
-        if len(near) < 2:
-            return quad
-        lines.append(_line_through(near))
-    refined = _intersect(lines)
-    if refined is None:
-        return quad
-    if float(np.abs(refined - quad).max()) > 0.25 * float(np.linalg.norm(quad[2] - quad[0])):
-        return quad  # the fit went astray: keep the approximation
-    return refined
-
-
-def _densify(outline: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """Points every pixel or so along a closed polygon (hull vertices alone are too sparse)."""
-    nxt = np.roll(outline, -1, axis=0)
-    pieces = []
-    for p, q in zip(outline, nxt, strict=True):
-        n = max(1, int(np.linalg.norm(q - p)))
-        t = np.arange(n, dtype=np.float32)[:, None] / n
-        pieces.append(p + t * (q - p))
-    return np.concatenate(pieces).astype(np.float32)
-
-
 def _line_through(points: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float64], ...]:
     vx, vy, x0, y0 = cv2.fitLine(points, cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(-1)
     return np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)
@@ -170,28 +133,35 @@ def _snap_to_edges(grey: Image, quad: Quad) -> Quad:
     return snapped
 
 
-def _side_means(grey: Image, quad: Quad, scale: float) -> npt.NDArray[np.float32]:
-    """Mean grey along each side of the quad scaled about its centre (12 samples a side)."""
+_SIDE_T = np.linspace(0.1, 0.9, 12, dtype=np.float32)
+# Lines just inside the edge (the margin is a thin band: the brightest of them is taken) and one
+# just outside, as scales about the card's centre.
+_MARGIN_SCALES = np.asarray([0.985, 0.97, 0.955, 1.06], np.float32)
+
+
+def _side_means(
+    grey: Image, quad: Quad, scales: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """Mean grey along each side of the quad scaled about its centre, per scale: (scales, 4)."""
     centre = quad.mean(axis=0)
-    pts = centre + (quad - centre) * scale
-    t = np.linspace(0.1, 0.9, 12)[:, None]
+    pts = centre + (quad[None, :, :] - centre) * scales[:, None, None]  # (S, 4, 2)
+    starts = pts[:, :, None, :]
+    ends = np.roll(pts, -1, axis=1)[:, :, None, :]
+    line = starts + _SIDE_T[None, None, :, None] * (ends - starts)  # (S, 4, T, 2)
     h, w = grey.shape[:2]
-    means = []
-    for k in range(4):
-        line = pts[k] + t * (pts[(k + 1) % 4] - pts[k])
-        xs = np.clip(np.rint(line[:, 0]).astype(int), 0, w - 1)
-        ys = np.clip(np.rint(line[:, 1]).astype(int), 0, h - 1)
-        means.append(grey[ys, xs].mean())
-    return np.asarray(means, np.float32)
+    xs = np.clip(np.rint(line[..., 0]).astype(np.intp), 0, w - 1)
+    ys = np.clip(np.rint(line[..., 1]).astype(np.intp), 0, h - 1)
+    means: npt.NDArray[np.float32] = grey[ys, xs].mean(axis=2, dtype=np.float32)
+    return means
 
 
 def _has_bright_margin(grey: Image, quad: Quad) -> bool:
     """A card's white margin is brighter than what it lies on, on at least three sides (glare
     may wash out one). An outline inside a card's artwork (a wagon whose card edge glare broke)
     has a brighter surround and is no card."""
-    # The margin is a thin band (2.5 mm): the brightest of a few lines just inside the edge.
-    inner = np.max([_side_means(grey, quad, scale) for scale in (0.985, 0.97, 0.955)], axis=0)
-    outer = _side_means(grey, quad, 1.06)
+    means = _side_means(grey, quad, _MARGIN_SCALES)
+    inner = means[:-1].max(axis=0)
+    outer = means[-1]
     return int((inner - outer > 1.0).sum()) >= 3
 
 
@@ -230,7 +200,7 @@ def find_card_quads(frame: Image) -> list[Quad]:
             if rw * rh <= 0 or hull_area < 0.85 * rw * rh:
                 continue
             quad = cv2.boxPoints(rect).astype(np.float32)
-        quad = _order(_refine(quad, hull.reshape(-1, 2).astype(np.float32)))
+        quad = _order(quad)
         if not ASPECT_MIN <= _aspect(quad) <= ASPECT_MAX:
             continue
         quad = _snap_to_edges(grey, quad)
@@ -272,16 +242,16 @@ _FX0, _FX1 = round(_FIELD * CARD_W), CARD_W - round(_FIELD * CARD_W)
 def margin_white(card: Image) -> npt.NDArray[np.float32]:
     """The margin's colour (B, G, R): the brightest neutral quarter of the ring, unsaturated
     pixels preferred (glare clips them)."""
-    ring = card[_RING_MASK].astype(np.float32)
-    score = ring.min(axis=1)
+    ring = card[_RING_MASK]
     unsaturated = ring[ring.max(axis=1) < 250]
     if len(unsaturated) >= len(ring) // 4:
         ring = unsaturated
-        score = ring.min(axis=1)
-    cut = np.quantile(score, 0.75)
+    score = ring.min(axis=1)
+    k = (3 * len(score)) // 4
+    cut = np.partition(score, k)[k]
     top = ring[score >= cut]
-    white: npt.NDArray[np.float32] = np.median(top, axis=0).astype(np.float32)
-    return np.maximum(white, 1.0)
+    white = np.median(top, axis=0).astype(np.float32)
+    return np.asarray(np.maximum(white, np.float32(1.0)), np.float32)
 
 
 def card_features(card: Image) -> tuple[float, float, float, float]:
