@@ -80,6 +80,9 @@ def speed(n_scenes: int) -> dict[str, Any]:
         result[key] = {
             "markers": summary(timings_ms(detector.detect, frames, 5)),
             "tunnel_step": summary(timings_ms(read_train_cards, frames, 5)),
+            "camera_frame": summary(
+                timings_ms(lambda f: (detector.detect(f), read_train_cards(f)), frames, 5)
+            ),
         }
     return result
 
@@ -104,90 +107,106 @@ def extra_cards(colours: Sequence[str], route_colour: str) -> int:
     return sum(1 for c in colours if c in (route_colour, LOCOMOTIVE))
 
 
+# A printing whose orange is redder and whose red darker than the default palette assumes
+# (the same as in tests/vision/test_see_and_calibrate.py): what calibration is for.
+OTHER_PRINTING: tuple[tuple[str, tuple[int, int, int]], ...] = (
+    ("orange", (215, 75, 35)),
+    ("red", (165, 25, 50)),
+)
+
+
+def _conditions() -> list[tuple[str, str, str]]:
+    out = [("nominal", b, light) for b in BACKGROUNDS for light in LIGHTS]
+    out += [("other", b, light) for b in BACKGROUNDS for light in ("neutral", "warm")]
+    return out
+
+
 def accuracy(n_scenes: int, workdir: Path) -> dict[str, Any]:
     result: dict[str, Any] = {}
-    for background in BACKGROUNDS:
-        for light in LIGHTS:
-            # Calibration: the nine cards in a row under this table and light.
-            row = SceneSpec(
-                background=background,
-                light=light,
-                cards=CALIBRATION_ORDER,
-                layout="row",
-                rotation_deg=5,
-                card_width_px=52,
-                seed=900,
-            )
-            row_path = workdir / f"cal-{background}-{light}.png"
-            cv2.imwrite(str(row_path), render_scene(row).image)
-            try:
-                calibrated: Palette | None = calibrate(
-                    [str(row_path)], str(workdir / f"cal-{background}-{light}.json")
-                ).palette
-            except ValueError as exc:
-                calibrated = None
-                calibration_error = str(exc)
-            else:
-                calibration_error = ""
-            for blur in (0.7, 1.5):
-                stats: dict[str, Any] = {}
-                for name, palette in (("default", DEFAULT_PALETTE), ("calibrated", calibrated)):
-                    if palette is None:
-                        stats[name] = {"calibration_failed": calibration_error}
-                        continue
-                    total = found = correct = unsure = false_pos = 0
-                    tunnel_right = tunnel_wrong = tunnel_asked = 0
-                    confusion: collections.Counter[str] = collections.Counter()
-                    for seed in range(n_scenes):
-                        rng = np.random.default_rng(seed)
-                        colours = tuple(str(c) for c in rng.choice(CARD_CLASSES, 3))
-                        route = str(rng.choice(TRAIN_COLOURS))
-                        scene = render_scene(
-                            SceneSpec(
-                                background=background,
-                                light=light,
-                                cards=colours,
-                                blur_sigma=blur,
-                                tilt=0.1,
-                                seed=seed,
-                            )
+    for printing, background, light in _conditions():
+        inks = OTHER_PRINTING if printing == "other" else ()
+        # Calibration: the nine cards in a row under this table and light.
+        row = SceneSpec(
+            background=background,
+            light=light,
+            cards=CALIBRATION_ORDER,
+            layout="row",
+            rotation_deg=5,
+            card_width_px=52,
+            inks=inks,
+            seed=900,
+        )
+        row_path = workdir / f"cal-{printing}-{background}-{light}.png"
+        cv2.imwrite(str(row_path), render_scene(row).image)
+        try:
+            calibrated: Palette | None = calibrate(
+                [str(row_path)], str(workdir / f"cal-{printing}-{background}-{light}.json")
+            ).palette
+        except ValueError as exc:
+            calibrated = None
+            calibration_error = str(exc)
+        else:
+            calibration_error = ""
+        for blur in (0.7, 1.5):
+            stats: dict[str, Any] = {}
+            for name, palette in (("default", DEFAULT_PALETTE), ("calibrated", calibrated)):
+                if palette is None:
+                    stats[name] = {"calibration_failed": calibration_error}
+                    continue
+                total = found = correct = unsure = false_pos = 0
+                tunnel_right = tunnel_wrong = tunnel_asked = 0
+                confusion: collections.Counter[str] = collections.Counter()
+                for seed in range(n_scenes):
+                    rng = np.random.default_rng(seed)
+                    colours = tuple(str(c) for c in rng.choice(CARD_CLASSES, 3))
+                    route = str(rng.choice(TRAIN_COLOURS))
+                    scene = render_scene(
+                        SceneSpec(
+                            background=background,
+                            light=light,
+                            cards=colours,
+                            blur_sigma=blur,
+                            tilt=0.1,
+                            inks=inks,
+                            seed=seed,
                         )
-                        cards = read_train_cards(scene.image, palette)
-                        matched = _match(scene, cards)
-                        false_pos += len(cards) - sum(1 for _, c in matched if c is not None)
-                        read = []
-                        for colour, card in matched:
-                            total += 1
-                            if card is None:
-                                read.append(None)
-                                continue
-                            found += 1
-                            read.append(card.colour)
-                            if card.colour == "unsure":
-                                unsure += 1
-                            elif card.colour == colour:
-                                correct += 1
-                            else:
-                                confusion[f"{colour}->{card.colour}"] += 1
-                        if None in read or "unsure" in read:
-                            tunnel_asked += 1  # the table page asks the players
-                        elif extra_cards(read, route) == extra_cards(colours, route):
-                            tunnel_right += 1
+                    )
+                    cards = read_train_cards(scene.image, palette)
+                    matched = _match(scene, cards)
+                    false_pos += len(cards) - sum(1 for _, c in matched if c is not None)
+                    read = []
+                    for colour, card in matched:
+                        total += 1
+                        if card is None:
+                            read.append(None)
+                            continue
+                        found += 1
+                        read.append(card.colour)
+                        if card.colour == "unsure":
+                            unsure += 1
+                        elif card.colour == colour:
+                            correct += 1
                         else:
-                            tunnel_wrong += 1
-                    stats[name] = {
-                        "cards": total,
-                        "recall": round(found / total, 4),
-                        "correct_of_found": round(correct / max(found, 1), 4),
-                        "unsure_of_found": round(unsure / max(found, 1), 4),
-                        "wrong_of_found": round(sum(confusion.values()) / max(found, 1), 4),
-                        "false_positives": false_pos,
-                        "confusion": dict(confusion.most_common()),
-                        "tunnels_right": tunnel_right,
-                        "tunnels_wrong": tunnel_wrong,
-                        "tunnels_asked": tunnel_asked,
-                    }
-                result[f"{background}/{light}/blur{blur}"] = stats
+                            confusion[f"{colour}->{card.colour}"] += 1
+                    if None in read or "unsure" in read:
+                        tunnel_asked += 1  # the table page asks the players
+                    elif extra_cards(read, route) == extra_cards(colours, route):
+                        tunnel_right += 1
+                    else:
+                        tunnel_wrong += 1
+                stats[name] = {
+                    "cards": total,
+                    "recall": round(found / total, 4),
+                    "correct_of_found": round(correct / max(found, 1), 4),
+                    "unsure_of_found": round(unsure / max(found, 1), 4),
+                    "wrong_of_found": round(sum(confusion.values()) / max(found, 1), 4),
+                    "false_positives": false_pos,
+                    "confusion": dict(confusion.most_common()),
+                    "tunnels_right": tunnel_right,
+                    "tunnels_wrong": tunnel_wrong,
+                    "tunnels_asked": tunnel_asked,
+                }
+            result[f"{printing}/{background}/{light}/blur{blur}"] = stats
     return result
 
 
@@ -237,14 +256,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps({"markers": report["markers"]}, indent=1), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         report["accuracy"] = accuracy(args.scenes, Path(tmp))
-    print("condition                 palette     recall  correct unsure wrong  tunnels r/w/asked")
+    print(
+        "condition                         palette     recall  correct unsure wrong  tunnels r/w/asked"
+    )
     for condition, stats in report["accuracy"].items():
         for name, s in stats.items():
             if "calibration_failed" in s:
-                print(f"{condition:25} {name:10}  calibration failed: {s['calibration_failed']}")
+                print(f"{condition:33} {name:10}  calibration failed: {s['calibration_failed']}")
                 continue
             print(
-                f"{condition:25} {name:10} {s['recall']:7.1%} {s['correct_of_found']:7.1%} "
+                f"{condition:33} {name:10} {s['recall']:7.1%} {s['correct_of_found']:7.1%} "
                 f"{s['unsure_of_found']:6.1%} {s['wrong_of_found']:6.1%}  "
                 f"{s['tunnels_right']}/{s['tunnels_wrong']}/{s['tunnels_asked']}  "
                 f"{s['confusion'] or ''}"
