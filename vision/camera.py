@@ -193,8 +193,8 @@ class Camera:
                     candidate = self._source_factory(self.config)
                     try:
                         candidate.open()
-                    except CaptureError as exc:
-                        self._problem(str(exc), state="error")
+                    except Exception as exc:  # CaptureError, or a driver's own error
+                        self._problem(str(exc) or repr(exc), state="error")
                         self._stop.wait(backoff_s)
                         backoff_s = min(_BACKOFF_MAX_S, backoff_s * 2)
                         continue
@@ -218,6 +218,9 @@ class Camera:
                     self._problem(str(exc), state="searching")
                     source.close()
                     source = None
+                    continue
+                except Exception as exc:  # a driver's surprise: one bad frame, not the end
+                    self._problem(f"{source.description}: {exc!r}", bad_frame=True)
                     continue
                 if frame is None:
                     with self._lock:
@@ -248,8 +251,8 @@ class Camera:
         try:
             markers = detector.detect(frame)
             cards = read_train_cards(frame, self._palette, self.config.unsure_below)
-        except (cv2.error, ValueError, IndexError) as exc:
-            self._problem(f"a frame could not be read: {exc}", bad_frame=True)
+        except Exception as exc:  # a detector failing on one frame must not end the camera
+            self._problem(f"a frame could not be read: {exc!r}", bad_frame=True)
             return
         for kind, marker_id in presence.update(m.marker_id for m in markers):
             self._emit(ObservationKind(kind), {"uid": marker_uid(marker_id)})

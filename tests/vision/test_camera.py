@@ -218,6 +218,37 @@ def test_a_missing_camera_is_retried_and_a_lost_one_reopened() -> None:
     assert sink.kinds() == [("cards", TUNNEL)]
 
 
+class SurprisingCamera(FakeLiveCamera):
+    """A driver that raises its own errors: once on open, then on every third read."""
+
+    def open(self) -> None:
+        self.opens += 1
+        if self.opens == 1:
+            raise PermissionError("/dev/video0: permission denied")
+
+    def read(self) -> np.ndarray:
+        self.reads += 1
+        if self.reads % 3 == 0:
+            raise RuntimeError("driver hiccup")
+        return self.frame
+
+
+def test_errors_of_any_kind_from_a_driver_are_counted_and_the_camera_goes_on() -> None:
+    frame = render_scene(SceneSpec(markers=((9, 40.0),))).image
+    fake = SurprisingCamera(frame, fail_opens=0, lose_after=-1)
+    sink = Collected()
+    config = CameraConfig(name="cam", source="v4l2:0", fps_max=100, warmup_s=0, stable_frames=2)
+    camera = open_camera(config, sink, source_factory=lambda _: fake)
+    camera.start()
+    _wait(lambda: fake.reads >= 9)
+    assert camera.stop()
+    status = camera.status()
+    assert status.bad_frames >= 3
+    assert "driver hiccup" in (status.last_error or "")
+    assert fake.opens == 2
+    assert sink.kinds() == [("tag_present", "ARUCO-9")]
+
+
 def test_warm_up_frames_are_not_read_and_exposure_is_locked_once_after_it() -> None:
     frame = render_scene(SceneSpec(markers=((4, 40.0),))).image
     fake = FakeLiveCamera(frame, fail_opens=0, lose_after=-1)
