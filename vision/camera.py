@@ -56,6 +56,9 @@ class CameraConfig:
     calibration_path: str | None = None
     stable_frames: int = 3
     unsure_below: float = 0.75
+    # Where the tunnel's cards are turned: (left, top, width, height) as fractions of the frame.
+    # Cards elsewhere (the face-up market, players' hands) are not read. None: the whole frame.
+    reveal_area: tuple[float, float, float, float] | None = None
 
     def __post_init__(self) -> None:
         def bad(option: str, reason: str) -> ConfigError:
@@ -75,6 +78,30 @@ class CameraConfig:
             raise bad("stable_frames", f"expected 1–100 frames, got {self.stable_frames!r}")
         if not (isinstance(self.unsure_below, int | float) and 0 <= self.unsure_below <= 1):
             raise bad("unsure_below", f"expected a confidence in [0, 1], got {self.unsure_below!r}")
+        area = self.reveal_area
+        if area is not None and not (
+            isinstance(area, tuple)
+            and len(area) == 4
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in area)
+            and 0 <= area[0] < 1
+            and 0 <= area[1] < 1
+            and 0 < area[2] <= 1 - area[0]
+            and 0 < area[3] <= 1 - area[1]
+        ):
+            raise bad(
+                "reveal_area",
+                f"expected (left, top, width, height) as fractions inside the frame, got {area!r}",
+            )
+
+    def reveal_pixels(self, width: int, height: int) -> tuple[slice, slice]:
+        """The reveal area as (rows, columns) slices of a width × height frame."""
+        if self.reveal_area is None:
+            return slice(0, height), slice(0, width)
+        left, top, w, h = self.reveal_area
+        return (
+            slice(round(top * height), round((top + h) * height)),
+            slice(round(left * width), round((left + w) * width)),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +277,8 @@ class Camera:
     ) -> None:
         try:
             markers = detector.detect(frame)
-            cards = read_train_cards(frame, self._palette, self.config.unsure_below)
+            rows, columns = self.config.reveal_pixels(frame.shape[1], frame.shape[0])
+            cards = read_train_cards(frame[rows, columns], self._palette, self.config.unsure_below)
         except Exception as exc:  # a detector failing on one frame must not end the camera
             self._problem(f"a frame could not be read: {exc!r}", bad_frame=True)
             return

@@ -99,6 +99,25 @@ def test_a_replayed_tunnel_reveal_becomes_one_cards_observation_and_a_marker_a_t
     assert (status.state, status.frames, status.bad_frames) == ("connected", 20, 0)
 
 
+def test_only_cards_in_the_reveal_area_are_read(tmp_path: Path) -> None:
+    # Three cards across the table; the reveal area is the right third.
+    table = SceneSpec(cards=("blue", "green", "red"), layout="row", rotation_deg=5, seed=6)
+    _frames(tmp_path / "f", [(3, table)])
+    sink = Collected()
+    config = CameraConfig(
+        name="cam",
+        source=f"replay:{tmp_path / 'f'}",
+        fps_max=100,
+        stable_frames=2,
+        reveal_area=(2 / 3, 0.0, 1 / 3, 1.0),
+    )
+    camera = open_camera(config, sink)
+    camera.start()
+    _wait(lambda: camera.status().finished)
+    camera.stop()
+    assert sink.kinds() == [("cards", ("red",))]
+
+
 def test_a_marker_taken_away_is_removed_after_about_a_second(tmp_path: Path) -> None:
     ticket = SceneSpec(markers=((31, 40.0),), seed=3)
     _frames(tmp_path / "f", [(3, ticket), (12, SceneSpec(seed=3))])
@@ -286,6 +305,8 @@ def test_bad_options_are_refused_with_their_name(tmp_path: Path) -> None:
         CameraConfig(name="cam", source="picamera2", stable_frames=0)
     with pytest.raises(ConfigError, match=r"camera\.width"):
         CameraConfig(name="cam", source="picamera2", width=True)
+    with pytest.raises(ConfigError, match=r"camera\.reveal_area"):
+        CameraConfig(name="cam", source="picamera2", reveal_area=(0.5, 0.0, 0.6, 1.0))
     with pytest.raises(ConfigError, match=r"camera\.name"):
         CameraConfig(name="", source="picamera2")
     with pytest.raises(ConfigError, match=r"camera\.source"):
