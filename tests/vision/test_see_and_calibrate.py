@@ -128,3 +128,18 @@ def test_calibration_with_a_card_missing_writes_nothing(tmp_path: Path) -> None:
         calibrate([str(tmp_path / "missing.png")], str(output))
     with pytest.raises(CalibrationError, match="no image"):
         calibrate([], str(output))
+
+
+def test_calibration_warns_when_two_colours_look_alike_under_this_light(tmp_path: Path) -> None:
+    # A faded deck whose orange is printed almost like its red.
+    alike = SceneSpec(
+        cards=CALIBRATION_ORDER,
+        layout="row",
+        rotation_deg=5,
+        card_width_px=52,
+        inks=(("orange", (207, 45, 40)),),
+        seed=5,
+    )
+    result = calibrate([_write(tmp_path, "alike.png", alike)], str(tmp_path / "cal.json"))
+    assert any("'orange' and 'red' are hard to tell apart" in w for w in result.warnings)
+    assert Path(result.path).exists()  # stored all the same: the players were warned
