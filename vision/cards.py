@@ -2,8 +2,10 @@
 
 Finding works on edges, not on a threshold against the background, so it does not need a dark
 mat: the card's white margin against a dark mat, wood or a light table gives an outline; closed
-outlines with four corners (or a near-rectangular hull) and a card's proportions are cards.
-Finding runs on a copy at most 640 px wide; the warp samples the full frame.
+outlines with four corners (or a near-rectangular hull) and a card's proportions are candidates.
+Each side is snapped onto the margin's outer edge, and a candidate whose margin is not brighter
+than its surroundings is dropped (an outline inside the artwork, or a card whose margin cannot
+be seen well enough to white-balance it). Finding runs on a copy at most 640 px wide; the warp samples the full frame.
 
 The colour is read after white-balancing the card against its own printed white margin: the
 brightest neutral pixels of the ring just inside the card's edge give a per-channel gain, which
@@ -115,7 +117,7 @@ def _snap_to_edges(grey: Image, quad: Quad) -> Quad:
         if float(np.dot(centre - a, normal)) < 0:
             normal = -normal  # point inwards
         base = a + _SNAP_T[:, None] * along  # (9, 2)
-        pts = base[:, None, :] + _SNAP_OFFSETS[None, :, None] * normal  # (9, 13, 2)
+        pts = base[:, None, :] + _SNAP_OFFSETS[None, :, None] * normal  # (9, 25, 2)
         xs = np.clip(np.rint(pts[..., 0]).astype(int), 0, w - 1)
         ys = np.clip(np.rint(pts[..., 1]).astype(int), 0, h - 1)
         profile = grey[ys, xs].astype(np.float32)
