@@ -1,0 +1,154 @@
+"""Finding train cards and reading their colours on synthetic table scenes.
+
+Validated on synthetic scenes only (vision.synthetic's model of a card): see docs/vision.md."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cards import (
+    CARD_H,
+    CARD_W,
+    TrainCard,
+    card_features,
+    find_card_quads,
+    read_train_cards,
+    warp_card,
+)
+from vision.palette import CARD_CLASSES, DEFAULT_PALETTE, UNSURE
+from vision.synthetic import BACKGROUNDS, Scene, SceneSpec, render_scene
+
+
+def _matches(scene: Scene, frame_cards: list[TrainCard]) -> list[tuple[str, TrainCard | None]]:
+    """(true colour, the card read at the same place or None) for every card drawn."""
+    out = []
+    for truth in scene.cards:
+        centre = np.mean(truth.corners, axis=0)
+        near = [c for c in frame_cards if np.linalg.norm(np.mean(c.corners, axis=0) - centre) < 15]
+        out.append((truth.colour, near[0] if near else None))
+    return out
+
+
+TUNNEL_REVEALS = [
+    ("red", "white", "locomotive"),
+    ("black", "yellow", "purple"),
+    ("green", "orange", "blue"),
+]
+
+
+@pytest.mark.parametrize("background", BACKGROUNDS)
+@pytest.mark.parametrize("light", ["neutral", "warm", "dim"])
+def test_the_three_tunnel_cards_are_found_and_read_on_every_table_and_light(
+    background: str, light: str
+) -> None:
+    for seed, reveal in enumerate(TUNNEL_REVEALS):
+        scene = render_scene(
+            SceneSpec(
+                background=background,
+                light=light,
+                cards=reveal,
+                blur_sigma=0.7,
+                tilt=0.1,
+                seed=seed,
+            )
+        )
+        cards = read_train_cards(scene.image)
+        assert len(cards) == 3, f"{background}/{light} seed {seed}: {cards}"
+        for colour, card in _matches(scene, cards):
+            assert card is not None, f"{colour} not found on {background}/{light}"
+            assert card.colour == colour, f"{colour} read as {card} on {background}/{light}"
+
+
+def test_cards_come_left_to_right_with_a_box_around_each() -> None:
+    scene = render_scene(SceneSpec(cards=("blue", "red", "green"), seed=7))
+    cards = read_train_cards(scene.image)
+    xs = [c.box[0] + c.box[2] / 2 for c in cards]
+    assert xs == sorted(xs)
+    for truth, card in _matches(scene, cards):
+        assert card is not None
+        _x, _y, w, h = card.box
+        assert w > 20 and h > 20
+        assert card.confidence > 0.9, truth
+
+
+def test_a_strongly_tilted_and_blurred_view_still_finds_the_cards() -> None:
+    for seed in range(3):
+        scene = render_scene(
+            SceneSpec(
+                background="wood",
+                cards=("orange", "black", "white"),
+                tilt=0.25,
+                blur_sigma=1.5,
+                seed=seed,
+            )
+        )
+        assert len(find_card_quads(scene.image)) == 3
+
+
+def test_large_cards_in_a_1280x720_frame_are_read() -> None:
+    scene = render_scene(
+        SceneSpec(width=1280, height=720, background="light", cards=("purple", "yellow", "red"))
+    )
+    assert [c.colour for c in read_train_cards(scene.image)] == [
+        c.colour for c in sorted(scene.cards, key=lambda t: np.mean(t.corners, axis=0)[0])
+    ]
+
+
+def test_an_empty_table_and_marker_stickers_are_not_cards() -> None:
+    for background in BACKGROUNDS:
+        scene = render_scene(
+            SceneSpec(background=background, markers=((1, 40.0), (2, 60.0)), seed=2)
+        )
+        assert read_train_cards(scene.image) == []
+
+
+def test_under_glare_a_card_is_missed_or_read_never_silently_misread() -> None:
+    wrong_and_sure = []
+    for seed in range(6):
+        scene = render_scene(
+            SceneSpec(light="glare", cards=TUNNEL_REVEALS[seed % 3], blur_sigma=0.7, seed=seed)
+        )
+        for colour, card in _matches(scene, read_train_cards(scene.image)):
+            if card is not None and card.colour not in (colour, UNSURE):
+                wrong_and_sure.append((seed, colour, card))
+    assert wrong_and_sure == []
+
+
+def test_a_card_between_two_colours_is_unsure_and_keeps_its_guess() -> None:
+    # A hand-made card whose field is halfway between red and orange.
+    frame = np.full((480, 640, 3), (40, 46, 34), np.uint8)
+    cv2.rectangle(frame, (280, 170), (359, 293), (240, 245, 246), -1)
+    cv2.rectangle(frame, (287, 177), (352, 286), (35, 88, 222), -1)
+    (card,) = read_train_cards(frame)
+    assert card.colour == UNSURE
+    assert card.guess in ("red", "orange")
+    assert card.confidence < 0.75
+
+
+def test_the_warp_is_a_portrait_card_whatever_way_the_card_lies() -> None:
+    scene = render_scene(SceneSpec(cards=("green",) * 6, rotation_deg=90.0, seed=5))
+    quads = find_card_quads(scene.image)
+    assert len(quads) == 6
+    for quad in quads:
+        card = warp_card(scene.image, quad)
+        assert card.shape == (CARD_H, CARD_W, 3)
+        # The white margin runs down both long sides.
+        assert card[CARD_H // 2, 2].min() > 150 and card[CARD_H // 2, CARD_W - 3].min() > 150
+
+
+def test_white_balance_from_the_margin_cancels_a_warm_light() -> None:
+    neutral = render_scene(SceneSpec(cards=("white",), seed=9))
+    warm = render_scene(SceneSpec(cards=("white",), light="warm", seed=9))
+    f_neutral = card_features(warp_card(neutral.image, find_card_quads(neutral.image)[0]))
+    f_warm = card_features(warp_card(warm.image, find_card_quads(warm.image)[0]))
+    assert abs(f_neutral[1] - f_warm[1]) < 0.05  # red − green
+    assert abs(f_neutral[2] - f_warm[2]) < 0.05  # yellow − blue
+
+
+def test_every_class_has_a_default_and_reads_as_itself_from_its_own_centre() -> None:
+    names = [c.name for c in DEFAULT_PALETTE.classes]
+    assert names == list(CARD_CLASSES)
+    for cls in DEFAULT_PALETTE.classes:
+        assert DEFAULT_PALETTE.classify(cls.centre)[0] == cls.name

@@ -1,0 +1,77 @@
+"""The default palette and calibration files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.core import SnapshotError
+from vision.palette import (
+    CARD_CLASSES,
+    DEFAULT_PALETTE,
+    calibrated_palette,
+    load_palette,
+    palette_from_json,
+    palette_to_json,
+    save_palette,
+)
+
+
+def test_no_calibration_configured_means_the_default_palette() -> None:
+    assert load_palette(None) is DEFAULT_PALETTE
+
+
+def test_a_palette_survives_its_file(tmp_path: Path) -> None:
+    measured = {"red": (0.4, 0.6, 0.3, 0.01), "locomotive": (0.5, 0.1, 0.2, 0.65)}
+    palette = calibrated_palette(measured, "overhead")
+    path = tmp_path / "cameras" / "overhead.json"
+    save_palette(palette, str(path), measured_from=["cal.png"])
+    assert load_palette(str(path)) == palette
+    data = json.loads(path.read_text())
+    assert data["format"] == 1 and data["camera"] == "overhead"
+    assert data["measured_from"] == ["cal.png"]
+    assert sorted(data["classes"]) == sorted(CARD_CLASSES)
+
+
+def test_a_calibration_moves_a_class_centre_and_keeps_the_others() -> None:
+    palette = calibrated_palette({"red": (0.4, 0.6, 0.3, 0.0)}, "cam")
+    red = next(c for c in palette.classes if c.name == "red")
+    assert red.centre == (0.4, 0.6, 0.3, 0.0)
+    assert palette.classes[0] == DEFAULT_PALETTE.classes[0]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path"),
+    [
+        (lambda d: d.update(format=2), "calibration.format"),
+        (lambda d: d.update(camera=""), "calibration.camera"),
+        (lambda d: d["classes"].update(pink={"centre": [0, 0, 0, 0]}), "calibration.classes.pink"),
+        (lambda d: d["classes"]["red"].update(centre=[1, 2]), "calibration.classes.red.centre"),
+        (
+            lambda d: d["classes"]["blue"].update(spread=[0.1, 0.1, 0.0, 0.1]),
+            "calibration.classes.blue.spread",
+        ),
+        (lambda d: d.update(classes=[]), "calibration.classes"),
+    ],
+)
+def test_a_bad_calibration_names_the_field(
+    mutate: Callable[[dict[str, Any]], None], path: str
+) -> None:
+    data = palette_to_json(DEFAULT_PALETTE)
+    mutate(data)
+    with pytest.raises(SnapshotError) as caught:
+        palette_from_json(data)
+    assert caught.value.path == path
+
+
+def test_a_missing_or_broken_calibration_file_is_an_error_not_the_default(tmp_path: Path) -> None:
+    with pytest.raises(SnapshotError, match="cannot read"):
+        load_palette(str(tmp_path / "absent.json"))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(SnapshotError, match="not JSON"):
+        load_palette(str(broken))

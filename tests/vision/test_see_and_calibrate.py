@@ -1,0 +1,145 @@
+"""`trackside see` on still images, and `trackside vision calibrate` round trips."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision.calibrate import CALIBRATION_ORDER, CalibrationError, calibrate
+from vision.cards import read_train_cards
+from vision.palette import load_palette
+from vision.see import see
+from vision.synthetic import SceneSpec, render_scene
+
+# A printing whose orange is redder and whose red is darker than the default palette assumes.
+OTHER_PRINTING = (("orange", (215, 75, 35)), ("red", (165, 25, 50)))
+
+
+def _write(tmp_path: Path, name: str, spec: SceneSpec) -> str:
+    path = tmp_path / name
+    cv2.imwrite(str(path), render_scene(spec).image)
+    return str(path)
+
+
+def test_see_prints_one_json_object_per_image_with_markers_and_cards(tmp_path: Path) -> None:
+    tunnel = _write(
+        tmp_path,
+        "tunnel.png",
+        SceneSpec(cards=("red", "white", "locomotive"), layout="row", rotation_deg=8),
+    )
+    tickets = _write(tmp_path, "tickets.png", SceneSpec(markers=((12, 40.0), (3, 40.0)), seed=1))
+    out = io.StringIO()
+    assert see([tunnel, tickets], out) == 0
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first["image"] == tunnel
+    assert [c["colour"] for c in first["train_cards"]] == ["red", "white", "locomotive"]
+    for card in first["train_cards"]:
+        assert 0.75 <= card["confidence"] <= 1.0
+        assert len(card["box"]) == 4 and all(isinstance(v, int) for v in card["box"])
+    assert first["markers"] == []
+    assert second["train_cards"] == []
+    assert [m["id"] for m in second["markers"]] == [3, 12]
+    assert all(len(m["corners"]) == 4 for m in second["markers"])
+
+
+def test_see_refuses_an_unreadable_image_with_one_line_and_status_2(tmp_path: Path) -> None:
+    good = _write(tmp_path, "good.png", SceneSpec())
+    not_an_image = tmp_path / "notes.txt"
+    not_an_image.write_text("tunnel: red, red, locomotive")
+    for bad in (str(not_an_image), str(tmp_path / "missing.png")):
+        out, err = io.StringIO(), io.StringIO()
+        assert see([good, bad], out, err=err) == 2
+        assert out.getvalue() == ""
+        assert err.getvalue().count("\n") == 1 and repr(bad) in err.getvalue()
+
+
+def test_see_with_no_image_or_a_bad_calibration_is_status_2(tmp_path: Path) -> None:
+    err = io.StringIO()
+    assert see([], io.StringIO(), err=err) == 2
+    assert "no image" in err.getvalue()
+    good = _write(tmp_path, "good.png", SceneSpec())
+    err = io.StringIO()
+    assert see([good], io.StringIO(), err=err, calibration_path=str(tmp_path / "x.json")) == 2
+    assert "calibration" in err.getvalue()
+
+
+def test_calibration_at_game_start_fixes_a_printing_the_default_palette_misreads(
+    tmp_path: Path,
+) -> None:
+    warm_row = SceneSpec(
+        cards=CALIBRATION_ORDER,
+        layout="row",
+        rotation_deg=5,
+        light="warm",
+        card_width_px=52,
+        inks=OTHER_PRINTING,
+        seed=11,
+    )
+    shown = _write(tmp_path, "nine.png", warm_row)
+    result = calibrate([shown], str(tmp_path / "cameras" / "overhead.json"), camera="overhead")
+    assert [s.colour for s in result.samples] == list(CALIBRATION_ORDER)
+    # The default palette reads this orange as red, and says so.
+    assert any("'orange'" in w and "'red'" in w for w in result.warnings)
+    palette = load_palette(result.path)
+    assert palette == result.palette and palette.source == "overhead"
+
+    tunnel = SceneSpec(
+        cards=("orange", "red", "orange"), light="warm", inks=OTHER_PRINTING, blur_sigma=0.7
+    )
+    for seed in range(3):
+        scene = render_scene(replace(tunnel, seed=seed))
+        truth = [c.colour for c in sorted(scene.cards, key=lambda c: min(x for x, _ in c.corners))]
+        assert [c.colour for c in read_train_cards(scene.image, palette)] == truth
+    default_reads = [c.guess for c in read_train_cards(render_scene(tunnel).image)]
+    assert default_reads.count("orange") < 2
+
+
+def test_calibration_over_several_images_in_order(tmp_path: Path) -> None:
+    paths = [
+        _write(
+            tmp_path,
+            f"part{i}.png",
+            SceneSpec(cards=CALIBRATION_ORDER[i : i + 3], layout="row", rotation_deg=5, seed=i),
+        )
+        for i in (0, 3, 6)
+    ]
+    result = calibrate(paths, str(tmp_path / "cal.json"))
+    assert [s.colour for s in result.samples] == list(CALIBRATION_ORDER)
+    assert [s.image for s in result.samples] == [p for p in paths for _ in range(3)]
+    assert result.warnings == ()
+
+
+def test_calibration_with_a_card_missing_writes_nothing(tmp_path: Path) -> None:
+    eight = _write(
+        tmp_path,
+        "eight.png",
+        SceneSpec(cards=CALIBRATION_ORDER[:8], layout="row", rotation_deg=5, card_width_px=52),
+    )
+    output = tmp_path / "cal.json"
+    with pytest.raises(CalibrationError, match="found 8 cards"):
+        calibrate([eight], str(output))
+    assert not output.exists()
+    with pytest.raises(CalibrationError, match="cannot read"):
+        calibrate([str(tmp_path / "missing.png")], str(output))
+    with pytest.raises(CalibrationError, match="no image"):
+        calibrate([], str(output))
+
+
+def test_calibration_warns_when_two_colours_look_alike_under_this_light(tmp_path: Path) -> None:
+    # A faded deck whose orange is printed almost like its red.
+    alike = SceneSpec(
+        cards=CALIBRATION_ORDER,
+        layout="row",
+        rotation_deg=5,
+        card_width_px=52,
+        inks=(("orange", (207, 45, 40)),),
+        seed=5,
+    )
+    result = calibrate([_write(tmp_path, "alike.png", alike)], str(tmp_path / "cal.json"))
+    assert any("'orange' and 'red' are hard to tell apart" in w for w in result.warnings)
+    assert Path(result.path).exists()  # stored all the same: the players were warned

@@ -1,0 +1,323 @@
+"""The camera: one daemon thread turning frames into :class:`Observation` records.
+
+Each frame (at most ``fps_max`` a second, so the camera never starves the engine thread):
+
+- ArUco markers → ``tag_present`` / ``tag_removed`` with ``{"uid": "ARUCO-<id>"}``, once a marker
+  has been seen for ``stable_frames`` frames, or missed for about a second;
+- train cards → ``cards`` with ``{"colours": [...], "confidences": [...], "guesses": [...]}``
+  (left to right) once the same reading holds for ``stable_frames`` frames; a card below
+  ``unsure_below`` has the colour ``"unsure"`` (its nearest class in ``guesses``), so the table
+  page can ask. The same cards lying there are reported once; clearing the area and turning new
+  cards (even the same colours) reports again.
+
+The camera never dies: a bad frame is counted and skipped, a detector error is counted, a
+lost device is reopened with back-off (state ``searching`` / ``error``), each distinct problem is
+logged once.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import cv2
+
+from companion.core import ConfigError, Observation, ObservationKind, SnapshotError
+from companion.core.ids import ReaderId
+from vision.capture import BadFrameError, CaptureError, Frame, FrameSource, open_source
+from vision.cards import read_train_cards
+from vision.markers import MarkerDetector, marker_uid
+from vision.palette import Palette, load_palette
+from vision.vote import MarkerPresence, StableVote
+
+log = logging.getLogger("trackside.vision")
+
+CameraState = Literal["searching", "connected", "error"]
+_BACKOFF_MIN_S: Final = 0.5
+_BACKOFF_MAX_S: Final = 30.0
+_MARKER_GONE_S: Final = 1.0  # a marker missed this long (and ≥ 3 votes' worth) is removed
+
+
+@dataclass(frozen=True, slots=True)
+class CameraConfig:
+    """One camera, as the service's config file describes it."""
+
+    name: str
+    source: str  # "picamera2", "v4l2:/dev/video0" (or "v4l2:0"), "replay:<folder or video>"
+    width: int = 1280
+    height: int = 720
+    fps_max: float = 10.0
+    warmup_s: float = 2.0  # live cameras: auto-exposure settles, then it is locked
+    calibration_path: str | None = None
+    stable_frames: int = 3
+    unsure_below: float = 0.75
+    # Where the tunnel's cards are turned: (left, top, width, height) as fractions of the frame.
+    # Cards elsewhere (the face-up market, players' hands) are not read. None: the whole frame.
+    reveal_area: tuple[float, float, float, float] | None = None
+
+    def __post_init__(self) -> None:
+        def bad(option: str, reason: str) -> ConfigError:
+            return ConfigError(f"camera.{option}", reason)
+
+        if not self.name:
+            raise bad("name", "a camera needs a name (it is the observations' source)")
+        for option in ("width", "height"):
+            value = getattr(self, option)
+            if not isinstance(value, int) or isinstance(value, bool) or not 16 <= value <= 8192:
+                raise bad(option, f"expected a number of pixels (16–8192), got {value!r}")
+        if not (isinstance(self.fps_max, int | float) and 0 < self.fps_max <= 120):
+            raise bad("fps_max", f"expected frames per second in (0, 120], got {self.fps_max!r}")
+        if not (isinstance(self.warmup_s, int | float) and 0 <= self.warmup_s <= 60):
+            raise bad("warmup_s", f"expected seconds in [0, 60], got {self.warmup_s!r}")
+        if not isinstance(self.stable_frames, int) or not 1 <= self.stable_frames <= 100:
+            raise bad("stable_frames", f"expected 1–100 frames, got {self.stable_frames!r}")
+        if not (isinstance(self.unsure_below, int | float) and 0 <= self.unsure_below <= 1):
+            raise bad("unsure_below", f"expected a confidence in [0, 1], got {self.unsure_below!r}")
+        area = self.reveal_area
+        if area is not None and not (
+            isinstance(area, tuple)
+            and len(area) == 4
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in area)
+            and 0 <= area[0] < 1
+            and 0 <= area[1] < 1
+            and 0 < area[2] <= 1 - area[0]
+            and 0 < area[3] <= 1 - area[1]
+        ):
+            raise bad(
+                "reveal_area",
+                f"expected (left, top, width, height) as fractions inside the frame, got {area!r}",
+            )
+
+    def reveal_pixels(self, width: int, height: int) -> tuple[slice, slice]:
+        """The reveal area as (rows, columns) slices of a width × height frame."""
+        if self.reveal_area is None:
+            return slice(0, height), slice(0, width)
+        left, top, w, h = self.reveal_area
+        return (
+            slice(round(top * height), round((top + h) * height)),
+            slice(round(left * width), round((left + w) * width)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CameraStatus:
+    state: CameraState
+    last_error: str | None
+    frames: int  # frames read (warm-up included)
+    bad_frames: int  # frames skipped: unreadable, or a detector failed on them
+    finished: bool = False  # a replay played to its end (the thread has stopped)
+    exposure_locked: bool = False
+
+
+Sink = Callable[[Observation], None]
+SourceFactory = Callable[[CameraConfig], FrameSource]
+
+
+def _default_source(config: CameraConfig) -> FrameSource:
+    return open_source(config.source, config.width, config.height, config.fps_max)
+
+
+class Camera:
+    """Runs one camera on its own daemon thread; see the module's documentation."""
+
+    def __init__(
+        self,
+        config: CameraConfig,
+        sink: Sink,
+        palette: Palette,
+        source_factory: SourceFactory = _default_source,
+    ) -> None:
+        self.config = config
+        self._sink = sink
+        self._palette = palette
+        self._source_factory = source_factory
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._state: CameraState = "searching"
+        self._last_error: str | None = None
+        self._frames = 0
+        self._bad_frames = 0
+        self._finished = False
+        self._locked = False
+        self._logged: set[str] = set()
+
+    # -- the public surface -------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            raise RuntimeError(f"camera {self.config.name!r} already started")
+        self._thread = threading.Thread(
+            target=self._run, name=f"camera-{self.config.name}", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self, timeout_s: float = 5.0) -> bool:
+        """Ask the thread to end and wait up to ``timeout_s``; True if it has ended."""
+        self._stop.set()
+        if self._thread is None:
+            return True
+        self._thread.join(timeout_s)
+        return not self._thread.is_alive()
+
+    def status(self) -> CameraStatus:
+        with self._lock:
+            return CameraStatus(
+                self._state,
+                self._last_error,
+                self._frames,
+                self._bad_frames,
+                self._finished,
+                self._locked,
+            )
+
+    # -- the thread ---------------------------------------------------------------------
+
+    def _problem(
+        self, message: str, *, bad_frame: bool = False, state: CameraState | None = None
+    ) -> None:
+        with self._lock:
+            self._last_error = message
+            if bad_frame:
+                self._bad_frames += 1
+            if state is not None:
+                self._state = state
+        if message not in self._logged and len(self._logged) < 100:
+            self._logged.add(message)
+            log.warning("camera %s: %s", self.config.name, message)
+
+    def _set(self, state: CameraState) -> None:
+        with self._lock:
+            self._state = state
+
+    def _emit(self, kind: ObservationKind, payload: dict[str, object]) -> None:
+        try:
+            self._sink(Observation(ReaderId(self.config.name), kind, payload))
+        except Exception as exc:  # the camera outlives a failing consumer
+            self._problem(f"the observation sink failed: {exc!r}")
+
+    def _run(self) -> None:
+        # One core for vision: the Pi's other cores stay with the engine and the web server.
+        cv2.setNumThreads(1)
+        detector = MarkerDetector()
+        interval_s = 1.0 / self.config.fps_max
+        absent = max(3 * self.config.stable_frames, math.ceil(_MARKER_GONE_S * self.config.fps_max))
+        presence = MarkerPresence(self.config.stable_frames, absent)
+        vote: StableVote[tuple[str, ...]] = StableVote(self.config.stable_frames)
+        backoff_s = _BACKOFF_MIN_S
+        source: FrameSource | None = None
+        warm_until = 0.0
+        next_frame = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                if source is None:
+                    self._set("searching")
+                    candidate = self._source_factory(self.config)
+                    try:
+                        candidate.open()
+                    except Exception as exc:  # CaptureError, or a driver's own error
+                        self._problem(str(exc) or repr(exc), state="error")
+                        self._stop.wait(backoff_s)
+                        backoff_s = min(_BACKOFF_MAX_S, backoff_s * 2)
+                        continue
+                    source = candidate
+                    backoff_s = _BACKOFF_MIN_S
+                    warm_until = time.monotonic() + (self.config.warmup_s if source.is_live else 0)
+                    with self._lock:
+                        self._locked = False
+                    self._set("connected")
+                now = time.monotonic()
+                if now < next_frame:
+                    self._stop.wait(next_frame - now)
+                    continue
+                next_frame = max(next_frame + interval_s, now)
+                try:
+                    frame = source.read()
+                except BadFrameError as exc:
+                    self._problem(str(exc), bad_frame=True)
+                    continue
+                except CaptureError as exc:
+                    self._problem(str(exc), state="searching")
+                    source.close()
+                    source = None
+                    continue
+                except Exception as exc:  # a driver's surprise: one bad frame, not the end
+                    self._problem(f"{source.description}: {exc!r}", bad_frame=True)
+                    continue
+                if frame is None:
+                    with self._lock:
+                        self._finished = True
+                    break
+                with self._lock:
+                    self._frames += 1
+                if source.is_live and time.monotonic() < warm_until:
+                    continue
+                if source.is_live and not self._locked:
+                    locked = source.lock_exposure()
+                    with self._lock:
+                        self._locked = locked
+                    if not locked:
+                        self._problem(f"{source.description}: cannot lock exposure/white balance")
+                self._process(frame, detector, presence, vote)
+        finally:
+            if source is not None:
+                source.close()
+
+    def _process(
+        self,
+        frame: Frame,
+        detector: MarkerDetector,
+        presence: MarkerPresence,
+        vote: StableVote[tuple[str, ...]],
+    ) -> None:
+        try:
+            markers = detector.detect(frame)
+            rows, columns = self.config.reveal_pixels(frame.shape[1], frame.shape[0])
+            cards = read_train_cards(frame[rows, columns], self._palette, self.config.unsure_below)
+        except Exception as exc:  # a detector failing on one frame must not end the camera
+            self._problem(f"a frame could not be read: {exc!r}", bad_frame=True)
+            return
+        for kind, marker_id in presence.update(m.marker_id for m in markers):
+            self._emit(ObservationKind(kind), {"uid": marker_uid(marker_id)})
+        reading = tuple(card.colour for card in cards)
+        settled = vote.update(reading)
+        if settled:  # a new non-empty reading (an empty table is never reported)
+            self._emit(
+                ObservationKind.CARDS,
+                {
+                    "colours": list(reading),
+                    "confidences": [round(card.confidence, 3) for card in cards],
+                    "guesses": [card.guess for card in cards],
+                },
+            )
+
+
+def open_camera(
+    config: CameraConfig,
+    sink: Sink,
+    *,
+    source_factory: SourceFactory = _default_source,
+) -> Camera:
+    """A camera ready to :meth:`Camera.start`. A bad source name or calibration file is a
+    ConfigError now (naming the option), not a silent default later."""
+    if source_factory is _default_source:
+        open_source(config.source, config.width, config.height, config.fps_max)  # validates
+    try:
+        palette = load_palette(config.calibration_path)
+    except SnapshotError as exc:
+        raise ConfigError("camera.calibration_path", str(exc)) from None
+    return Camera(config, sink, palette, source_factory)
+
+
+__all__ = [
+    "Camera",
+    "CameraConfig",
+    "CameraState",
+    "CameraStatus",
+    "open_camera",
+]

@@ -1,0 +1,315 @@
+"""Train cards: find them, warp each to a canonical card, read its colour.
+
+Finding works on edges, not on a threshold against the background, so it does not need a dark
+mat: the card's white margin against a dark mat, wood or a light table gives an outline; closed
+outlines with four corners (or a near-rectangular hull) and a card's proportions are candidates.
+Each side is snapped onto the margin's outer edge, and a candidate whose margin is not brighter
+than its surroundings is dropped (an outline inside the artwork, or a card whose margin cannot
+be seen well enough to white-balance it). Finding runs on a copy at most 640 px wide; the warp samples the full frame.
+
+The colour is read after white-balancing the card against its own printed white margin: the
+brightest neutral pixels of the ring just inside the card's edge give a per-channel gain, which
+cancels the light's colour (warm bulbs) and strength (dim rooms). See :mod:`vision.palette` for
+the features and the classes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.palette import DEFAULT_PALETTE, UNSURE, Palette
+
+Image = npt.NDArray[np.uint8]
+Quad = npt.NDArray[np.float32]  # (4, 2): corners in order, the first edge a short one
+
+# Canonical card: 2 px per mm of a 44 × 68 mm card, portrait.
+CARD_W: Final = 88
+CARD_H: Final = 136
+FIND_MAX_SIDE: Final = 640
+# Card proportions accepted (long side / short side); nominal 68 / 44 ≈ 1.55, tilt distorts.
+ASPECT_MIN: Final = 1.2
+ASPECT_MAX: Final = 2.0
+MIN_AREA_FRACTION: Final = 0.0012  # of the frame: a card at least ~2 % of the width
+MAX_AREA_FRACTION: Final = 0.25
+DEFAULT_UNSURE_BELOW: Final = 0.75
+
+_RING = 0.09  # the margin ring sampled for white balance, as a fraction of the card's size
+_FIELD = 0.18  # the field is sampled this far inside every edge
+
+
+@dataclass(frozen=True, slots=True)
+class TrainCard:
+    colour: str  # a class of vision.palette.CARD_CLASSES, or "unsure"
+    guess: str  # the nearest class even when unsure
+    confidence: float
+    corners: tuple[tuple[float, float], ...]
+    box: tuple[int, int, int, int]  # x, y, w, h in the frame
+    features: tuple[float, float, float, float]
+
+    @property
+    def is_unsure(self) -> bool:
+        return self.colour == UNSURE
+
+
+def _order(quad: npt.NDArray[np.float32]) -> Quad:
+    """Clockwise (in image coordinates) from the corner nearest the top left, then turned so
+    that the first edge is a short one (the canonical card is portrait)."""
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    pts = quad[np.argsort(angles)]
+    start = int(np.argmin(pts.sum(axis=1)))
+    pts = np.roll(pts, -start, axis=0)
+    first = np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[3] - pts[2])
+    second = np.linalg.norm(pts[2] - pts[1]) + np.linalg.norm(pts[0] - pts[3])
+    if first > second:
+        pts = np.roll(pts, -1, axis=0)
+    return pts.astype(np.float32)
+
+
+def _aspect(quad: Quad) -> float:
+    short = float(np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[3] - quad[2]))
+    long = float(np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[0] - quad[3]))
+    return long / max(short, 1e-6)
+
+
+def _line_through(points: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float64], ...]:
+    vx, vy, x0, y0 = cv2.fitLine(points, cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(-1)
+    return np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)
+
+
+def _intersect(lines: list[tuple[npt.NDArray[np.float64], ...]]) -> npt.NDArray[np.float32] | None:
+    corners = []
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[k - 1], lines[k]
+        det = d1[0] * -d2[1] - d1[1] * -d2[0]
+        if abs(det) < 1e-6:
+            return None
+        diff = p2 - p1
+        t1 = (diff[0] * -d2[1] - diff[1] * -d2[0]) / det
+        corners.append(p1 + t1 * d1)
+    return np.asarray(corners, np.float32)
+
+
+_SNAP_T = np.linspace(0.2, 0.8, 9, dtype=np.float32)  # where along each side
+_SNAP_OFFSETS = np.arange(-6.0, 6.01, 0.5, dtype=np.float32)  # across it, outside → inside
+
+
+def _snap_to_edges(grey: Image, quad: Quad) -> Quad:
+    """Move each side onto the card's edge: the outline found is that of a dilated edge map,
+    a pixel or two outside (and a soft shadow can widen it). Along each side's normal, the
+    card's edge is the strongest dark-to-bright step going inwards (the white margin)."""
+    h, w = grey.shape[:2]
+    centre = quad.mean(axis=0)
+    lines = []
+    for k in range(4):
+        a, b = quad[k], quad[(k + 1) % 4]
+        along = b - a
+        length = float(np.linalg.norm(along))
+        if length < 1e-6:
+            return quad
+        normal = np.array([-along[1], along[0]], np.float32) / length
+        if float(np.dot(centre - a, normal)) < 0:
+            normal = -normal  # point inwards
+        base = a + _SNAP_T[:, None] * along  # (9, 2)
+        pts = base[:, None, :] + _SNAP_OFFSETS[None, :, None] * normal  # (9, 25, 2)
+        xs = np.clip(np.rint(pts[..., 0]).astype(int), 0, w - 1)
+        ys = np.clip(np.rint(pts[..., 1]).astype(int), 0, h - 1)
+        profile = grey[ys, xs].astype(np.float32)
+        step = profile[:, 2:] - profile[:, :-2]  # inside minus outside, one pixel apart
+        best = np.argmax(step, axis=1)
+        strong = step[np.arange(len(best)), best] > 4.0
+        if int(strong.sum()) < 3:
+            lines.append(_line_through(base.astype(np.float32)))
+            continue
+        offset = _SNAP_OFFSETS[best + 1][strong]
+        lines.append(_line_through((base[strong] + offset[:, None] * normal).astype(np.float32)))
+    snapped = _intersect(lines)
+    if snapped is None or float(np.abs(snapped - quad).max()) > 8.0:
+        return quad
+    return snapped
+
+
+_SIDE_T = np.linspace(0.1, 0.9, 12, dtype=np.float32)
+# Lines just inside the edge (the margin is a thin band: the brightest of them is taken) and one
+# just outside, as scales about the card's centre.
+_MARGIN_SCALES = np.asarray([0.985, 0.97, 0.955, 1.06], np.float32)
+
+
+def _side_means(
+    grey: Image, quad: Quad, scales: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """Mean grey along each side of the quad scaled about its centre, per scale: (scales, 4)."""
+    centre = quad.mean(axis=0)
+    pts = centre + (quad[None, :, :] - centre) * scales[:, None, None]  # (S, 4, 2)
+    starts = pts[:, :, None, :]
+    ends = np.roll(pts, -1, axis=1)[:, :, None, :]
+    line = starts + _SIDE_T[None, None, :, None] * (ends - starts)  # (S, 4, T, 2)
+    h, w = grey.shape[:2]
+    xs = np.clip(np.rint(line[..., 0]).astype(np.intp), 0, w - 1)
+    ys = np.clip(np.rint(line[..., 1]).astype(np.intp), 0, h - 1)
+    means: npt.NDArray[np.float32] = grey[ys, xs].mean(axis=2, dtype=np.float32)
+    return means
+
+
+def _has_bright_margin(grey: Image, quad: Quad) -> bool:
+    """A card's white margin is brighter than what it lies on, on at least three sides (glare
+    may wash out one). An outline inside a card's artwork (a wagon whose card edge glare broke)
+    has a brighter surround and is no card."""
+    means = _side_means(grey, quad, _MARGIN_SCALES)
+    inner = means[:-1].max(axis=0)
+    outer = means[-1]
+    return int((inner - outer > 1.0).sum()) >= 3
+
+
+def find_card_quads(frame: Image) -> list[Quad]:
+    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates."""
+    h, w = frame.shape[:2]
+    scale = min(1.0, FIND_MAX_SIDE / max(h, w))
+    small = (
+        cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+        if scale < 1.0
+        else frame
+    )
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+    grey = np.asarray(cv2.GaussianBlur(grey, (5, 5), 0), np.uint8)
+    edges = cv2.Canny(grey, 12, 36, L2gradient=True)
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    sh, sw = grey.shape[:2]
+    min_area = MIN_AREA_FRACTION * sh * sw
+    max_area = MAX_AREA_FRACTION * sh * sw
+    found: list[Quad] = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if area < min_area or area > max_area:
+            continue
+        hull = cv2.convexHull(contour)
+        hull_area = cv2.contourArea(hull)
+        if area < 0.85 * hull_area:
+            continue  # an open outline or two things touching
+        approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
+        if len(approx) == 4:
+            quad = approx.reshape(4, 2).astype(np.float32)
+        else:
+            rect = cv2.minAreaRect(hull)
+            rw, rh = rect[1]
+            if rw * rh <= 0 or hull_area < 0.85 * rw * rh:
+                continue
+            quad = cv2.boxPoints(rect).astype(np.float32)
+        quad = _order(quad)
+        if not ASPECT_MIN <= _aspect(quad) <= ASPECT_MAX:
+            continue
+        quad = _snap_to_edges(grey, quad)
+        if not _has_bright_margin(grey, quad):
+            continue
+        found.append((quad / scale).astype(np.float32))
+    found.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
+    return found
+
+
+def warp_card(frame: Image, quad: Quad) -> Image:
+    """The card as a canonical ``CARD_W`` × ``CARD_H`` BGR image."""
+    dst = np.asarray(
+        [(0, 0), (CARD_W - 1, 0), (CARD_W - 1, CARD_H - 1), (0, CARD_H - 1)], np.float32
+    )
+    matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    card = cv2.warpPerspective(frame, matrix, (CARD_W, CARD_H), flags=cv2.INTER_AREA)
+    return np.asarray(card, np.uint8)
+
+
+def _ring_mask() -> npt.NDArray[np.bool_]:
+    mask = np.zeros((CARD_H, CARD_W), bool)
+    rx, ry = round(_RING * CARD_W), round(_RING * CARD_W)
+    # Sides only, away from the rounded corners.
+    cx0, cx1 = round(0.15 * CARD_W), round(0.85 * CARD_W)
+    cy0, cy1 = round(0.12 * CARD_H), round(0.88 * CARD_H)
+    mask[1:ry, cx0:cx1] = True
+    mask[CARD_H - ry : CARD_H - 1, cx0:cx1] = True
+    mask[cy0:cy1, 1:rx] = True
+    mask[cy0:cy1, CARD_W - rx : CARD_W - 1] = True
+    return mask
+
+
+_RING_MASK: Final = _ring_mask()
+_FY0, _FY1 = round(_FIELD * CARD_W), CARD_H - round(_FIELD * CARD_W)
+_FX0, _FX1 = round(_FIELD * CARD_W), CARD_W - round(_FIELD * CARD_W)
+
+
+def margin_white(card: Image) -> npt.NDArray[np.float32]:
+    """The margin's colour (B, G, R): the brightest neutral quarter of the ring, unsaturated
+    pixels preferred (glare clips them)."""
+    ring = card[_RING_MASK]
+    unsaturated = ring[ring.max(axis=1) < 250]
+    if len(unsaturated) >= len(ring) // 4:
+        ring = unsaturated
+    score = ring.min(axis=1)
+    k = (3 * len(score)) // 4
+    cut = np.partition(score, k)[k]
+    top = ring[score >= cut]
+    white = np.median(top, axis=0).astype(np.float32)
+    return np.asarray(np.maximum(white, np.float32(1.0)), np.float32)
+
+
+def card_features(card: Image) -> tuple[float, float, float, float]:
+    """The palette features of a canonical card (see :mod:`vision.palette`)."""
+    white = margin_white(card)
+    field = card[_FY0:_FY1:2, _FX0:_FX1:2].reshape(-1, 3).astype(np.float32) / white
+    b, g, r = field[:, 0], field[:, 1], field[:, 2]
+    lightness = (r + g + b) / 3.0
+    red_green = r - g
+    yellow_blue = (r + g) / 2.0 - b
+    chroma = np.hypot(red_green, yellow_blue)
+    coloured = chroma > 0.15
+    share = float(coloured.mean())
+    if share > 0.0:
+        hue = np.arctan2(yellow_blue[coloured], red_green[coloured])
+        resultant = math.hypot(float(np.cos(hue).mean()), float(np.sin(hue).mean()))
+        multicolour = (1.0 - resultant) * share
+    else:
+        multicolour = 0.0
+    return (
+        float(np.median(lightness)),
+        float(np.median(red_green)),
+        float(np.median(yellow_blue)),
+        float(multicolour),
+    )
+
+
+def clipped_share(card: Image) -> float:
+    """The share of the field's pixels clipped white (glare): their colour is lost."""
+    field = card[_FY0:_FY1:2, _FX0:_FX1:2]
+    return float((field.max(axis=2) >= 250).mean())
+
+
+def read_train_cards(
+    frame: Image,
+    palette: Palette = DEFAULT_PALETTE,
+    unsure_below: float = DEFAULT_UNSURE_BELOW,
+) -> list[TrainCard]:
+    """Every train card in the frame, left to right, with its colour and confidence."""
+    cards = []
+    for quad in find_card_quads(frame):
+        card = warp_card(frame, quad)
+        features = card_features(card)
+        guess, confidence = palette.classify(features)
+        # Under glare a card reads as white with full confidence: distrust clipped fields
+        # (a quarter clipped halves the confidence, 40 % or more clipped gives none).
+        confidence *= max(0.0, 1.0 - 2.5 * clipped_share(card))
+        x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
+        cards.append(
+            TrainCard(
+                colour=guess if confidence >= unsure_below else UNSURE,
+                guess=guess,
+                confidence=confidence,
+                corners=tuple((float(px), float(py)) for px, py in quad),
+                box=(int(x), int(y), int(w), int(h)),
+                features=features,
+            )
+        )
+    return cards

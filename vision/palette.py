@@ -1,0 +1,230 @@
+"""Train-card colour classes, the features a card is judged by, and the palette (default or
+calibrated per camera, stored as JSON).
+
+A card's features are measured after white-balancing it against its own printed white margin
+(:mod:`vision.cards`), so the light's colour and brightness largely cancel:
+
+- ``lightness``: median of (r + g + b) / 3 over the card's field, relative to the margin;
+- ``red_green`` and ``yellow_blue``: medians of r − g and (r + g) / 2 − b (opponent colours);
+- ``multicolour``: how spread the hues of the field's coloured pixels are (circular variance ×
+  the share of coloured pixels): near 0 for a one-colour card, high for the locomotive.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from companion.core import SnapshotError
+
+TRAIN_COLOURS: Final[tuple[str, ...]] = (
+    "purple",
+    "white",
+    "blue",
+    "yellow",
+    "orange",
+    "black",
+    "red",
+    "green",
+)
+LOCOMOTIVE: Final = "locomotive"
+CARD_CLASSES: Final[tuple[str, ...]] = (*TRAIN_COLOURS, LOCOMOTIVE)
+UNSURE: Final = "unsure"
+
+FEATURES: Final[tuple[str, ...]] = ("lightness", "red_green", "yellow_blue", "multicolour")
+
+# The printed colours we assume (sRGB 0–255, R, G, B). OUR ESTIMATE of Ticket to Ride: Europe's
+# train cards from their look, not a measurement of real cards: the default palette is computed
+# from it and the synthetic scenes are drawn with it. A calibration replaces it with measurements.
+NOMINAL_CARD_SRGB: Final[Mapping[str, tuple[int, int, int]]] = {
+    "purple": (185, 85, 175),
+    "white": (228, 228, 222),
+    "blue": (40, 105, 200),
+    "yellow": (240, 208, 40),
+    "orange": (238, 135, 30),
+    "black": (48, 48, 54),
+    "red": (205, 38, 40),
+    "green": (55, 155, 70),
+}
+NOMINAL_MARGIN_SRGB: Final[tuple[int, int, int]] = (246, 245, 240)
+# The locomotive's field: diagonal stripes of these colours behind a dark engine.
+LOCOMOTIVE_STRIPES: Final[tuple[str, ...]] = ("red", "orange", "yellow", "green", "blue", "purple")
+
+# How far a card may sit from its class centre, per feature (one "standard deviation").
+_SPREAD: Final[tuple[float, float, float, float]] = (0.08, 0.07, 0.07, 0.12)
+_LOCOMOTIVE_SPREAD: Final[tuple[float, float, float, float]] = (0.35, 0.35, 0.35, 0.12)
+
+CALIBRATION_FORMAT: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ColourClass:
+    name: str
+    centre: tuple[float, float, float, float]
+    spread: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    classes: tuple[ColourClass, ...]
+    source: str  # "default" or the calibration's camera name
+
+    def distances(self, features: Sequence[float]) -> list[tuple[float, str]]:
+        """(normalised distance, class name) for every class, nearest first."""
+        out = []
+        for cls in self.classes:
+            d2 = sum(
+                ((f - c) / s) ** 2 for f, c, s in zip(features, cls.centre, cls.spread, strict=True)
+            )
+            out.append((math.sqrt(d2), cls.name))
+        return sorted(out)
+
+    def classify(self, features: Sequence[float]) -> tuple[str, float]:
+        """The nearest class and a confidence in [0, 1].
+
+        The confidence is the nearest class's share of the (Gaussian) likelihood of all classes,
+        lowered further when the card is far from every class (something that is not a card, or
+        a light the palette never saw)."""
+        ranked = self.distances(features)
+        best_d, best = ranked[0]
+        weights = [math.exp(-0.5 * (d * d - best_d * best_d)) for d, _ in ranked]
+        share = 1.0 / sum(weights)
+        outlier = math.exp(-0.5 * max(0.0, best_d - 3.0) ** 2)
+        return best, share * outlier
+
+
+def _nominal_features(rgb: tuple[int, int, int]) -> tuple[float, float, float, float]:
+    r, g, b = (v / m for v, m in zip(rgb, NOMINAL_MARGIN_SRGB, strict=True))
+    return ((r + g + b) / 3, r - g, (r + g) / 2 - b, 0.0)
+
+
+def _default_palette() -> Palette:
+    classes = [
+        ColourClass(name, _nominal_features(NOMINAL_CARD_SRGB[name]), _SPREAD)
+        for name in TRAIN_COLOURS
+    ]
+    stripes = [_nominal_features(NOMINAL_CARD_SRGB[n]) for n in LOCOMOTIVE_STRIPES]
+    mean = tuple(sum(f[i] for f in stripes) / len(stripes) for i in range(3))
+    # Six hues spread round the circle, on most of the field: a circular variance near 0.7.
+    classes.append(ColourClass(LOCOMOTIVE, (mean[0], mean[1], mean[2], 0.7), _LOCOMOTIVE_SPREAD))
+    return Palette(tuple(classes), "default")
+
+
+DEFAULT_PALETTE: Final = _default_palette()
+
+
+def calibrated_palette(
+    measured: Mapping[str, Sequence[float]], camera: str, base: Palette = DEFAULT_PALETTE
+) -> Palette:
+    """The base palette with each measured class centred on its measurement."""
+    classes = []
+    for cls in base.classes:
+        m = measured.get(cls.name)
+        if m is None:
+            classes.append(cls)
+            continue
+        if len(m) != len(FEATURES):
+            raise ValueError(f"{cls.name}: expected {len(FEATURES)} features, got {list(m)!r}")
+        centre = (float(m[0]), float(m[1]), float(m[2]), float(m[3]))
+        classes.append(ColourClass(cls.name, centre, cls.spread))
+    return Palette(tuple(classes), camera)
+
+
+def palette_to_json(palette: Palette, measured_from: Sequence[str] = ()) -> dict[str, Any]:
+    return {
+        "format": CALIBRATION_FORMAT,
+        "camera": palette.source,
+        "features": list(FEATURES),
+        "measured_from": list(measured_from),
+        "classes": {
+            cls.name: {"centre": list(cls.centre), "spread": list(cls.spread)}
+            for cls in palette.classes
+        },
+    }
+
+
+def palette_from_json(data: Any, path: str = "calibration") -> Palette:
+    """Read a calibration file's JSON; every bad field is named (``classes.red.centre``)."""
+    if not isinstance(data, Mapping):
+        raise SnapshotError(path, f"expected an object, got {data!r}")
+    if data.get("format") != CALIBRATION_FORMAT:
+        raise SnapshotError(
+            f"{path}.format", f"expected {CALIBRATION_FORMAT}, got {data.get('format')!r}"
+        )
+    camera = data.get("camera")
+    if not isinstance(camera, str) or not camera:
+        raise SnapshotError(f"{path}.camera", f"expected a camera name, got {camera!r}")
+    classes = data.get("classes")
+    if not isinstance(classes, Mapping):
+        raise SnapshotError(f"{path}.classes", f"expected an object, got {classes!r}")
+    unknown = sorted(set(classes) - set(CARD_CLASSES))
+    if unknown:
+        raise SnapshotError(
+            f"{path}.classes.{unknown[0]}", f"not a card class; known: {', '.join(CARD_CLASSES)}"
+        )
+    out = []
+    for cls in DEFAULT_PALETTE.classes:
+        entry = classes.get(cls.name)
+        if entry is None:
+            out.append(cls)
+            continue
+        where = f"{path}.classes.{cls.name}"
+        if not isinstance(entry, Mapping):
+            raise SnapshotError(where, f"expected an object, got {entry!r}")
+        centre = _vector(entry.get("centre"), f"{where}.centre", positive=False)
+        spread = _vector(entry.get("spread", list(cls.spread)), f"{where}.spread", positive=True)
+        out.append(ColourClass(cls.name, centre, spread))
+    return Palette(tuple(out), camera)
+
+
+def _vector(value: Any, path: str, *, positive: bool) -> tuple[float, float, float, float]:
+    if (
+        not isinstance(value, list)
+        or len(value) != len(FEATURES)
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        or not all(math.isfinite(v) for v in value)
+    ):
+        raise SnapshotError(path, f"expected {len(FEATURES)} numbers, got {value!r}")
+    if positive and not all(v > 0 for v in value):
+        raise SnapshotError(path, f"every spread must be > 0, got {value!r}")
+    return (float(value[0]), float(value[1]), float(value[2]), float(value[3]))
+
+
+def load_palette(path: str | None) -> Palette:
+    """The calibration at ``path``, or the default palette when there is none configured.
+
+    A configured file that is missing or malformed is an error (``SnapshotError`` naming the
+    file and field), never a silent fall-back to the default."""
+    if path is None:
+        return DEFAULT_PALETTE
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise SnapshotError(path, f"cannot read the calibration: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(path, f"not JSON: {exc.msg} at line {exc.lineno}") from None
+    return palette_from_json(data, path)
+
+
+def save_palette(palette: Palette, path: str, measured_from: Sequence[str] = ()) -> None:
+    """Write atomically (a power cut leaves the old file or the new one, never half)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".calibration-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(palette_to_json(palette, measured_from), f, indent=2)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
