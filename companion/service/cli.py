@@ -138,10 +138,19 @@ def cmd_readers(args: argparse.Namespace) -> int:
 
 
 def cmd_see(args: argparse.Namespace) -> int:
-    from vision.see import see  # type: ignore[import-not-found,unused-ignore]
+    from vision.see import see
 
-    result: int = see(args.images, sys.stdout)
-    return result
+    return see(args.images, sys.stdout, calibration_path=args.calibration)
+
+
+def cmd_vision_calibrate(args: argparse.Namespace) -> int:
+    from vision.calibrate import calibrate
+
+    result = calibrate(args.images, args.output, camera=args.camera)
+    print(f"calibration for camera {args.camera!r} written to {result.path}")
+    for warning in result.warnings:
+        print(f"warning: {warning}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -190,7 +199,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("see", help="run the vision detectors on still images")
     p.add_argument("images", nargs="+")
+    p.add_argument("--calibration", help="a camera's calibration file (default palette otherwise)")
     p.set_defaults(func=cmd_see)
+
+    p = sub.add_parser("vision", help="camera tools")
+    vision = p.add_subparsers(dest="vision_command", required=True, metavar="TOOL")
+    p = vision.add_parser(
+        "calibrate", help="learn the card colours from one card of each colour, left to right"
+    )
+    p.add_argument(
+        "images", nargs="+", help="image(s) showing the nine cards in the order of docs/vision.md"
+    )
+    p.add_argument("--output", required=True, help="where to store the calibration (JSON)")
+    p.add_argument("--camera", default="camera", help="the camera's name in the config")
+    p.set_defaults(func=cmd_vision_calibrate)
     return parser
 
 

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from companion.core.errors import ConfigError
 from companion.games import game_names
 from firmware_bridge.mqtt import MqttConfig
+from vision.camera import CameraConfig
 
 READER_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line", "hid", "virtual", "replay")
 SERIAL_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line")
@@ -71,6 +72,7 @@ class Settings:
     database: DatabaseSettings
     mqtt: MqttConfig | None = None
     readers: tuple[ReaderSettings, ...] = ()
+    camera: CameraConfig | None = None
     game_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """``[games."<game id>"]``: default options for every new game of that kind (e.g. the
     owner's Mini Express share-value table, Russian Railroads board figures). A game's own
@@ -145,6 +147,29 @@ def _mqtt(data: Any, file: str) -> MqttConfig:
         raise ConfigError(path if reason else "mqtt", reason or str(exc), file=file) from None
 
 
+def _camera(data: Any, file: str, base: Path) -> CameraConfig:
+    """``[camera]``: the camera checks its own options (docs/vision.md)."""
+    section = _Section(data, "camera", file)
+    known = set(CameraConfig.__dataclass_fields__)
+    section.only(*sorted(known))
+    options = dict(section.data)
+    options.setdefault("name", "camera")
+    if "source" not in options:
+        section.fail("source", 'missing: "picamera2", "v4l2:/dev/video0" or "replay:<folder>"')
+    source = options["source"]
+    if isinstance(source, str) and source.startswith("replay:"):
+        path = Path(source.removeprefix("replay:"))
+        options["source"] = "replay:" + str(path if path.is_absolute() else base / path)
+    if isinstance(options.get("reveal_area"), list):
+        options["reveal_area"] = tuple(options["reveal_area"])
+    try:
+        return CameraConfig(**options)
+    except ConfigError as exc:
+        raise ConfigError(exc.path, exc.reason, file=file) from None
+    except (TypeError, ValueError) as exc:
+        raise ConfigError("camera", str(exc), file=file) from None
+
+
 def _reader(data: Any, index: int, file: str, base: Path) -> ReaderSettings:
     s = _Section(data, f"readers[{index}]", file)
     s.only("name", "protocol", "port", "seat", "baud", "speed", "vid_pid")
@@ -186,7 +211,7 @@ def parse_settings(
 ) -> Settings:
     """Validate a parsed TOML document into :class:`Settings`."""
     top = _Section(data, "", file)
-    top.only("data_dir", "web", "database", "mqtt", "readers", "games")
+    top.only("data_dir", "web", "database", "mqtt", "readers", "games", "camera")
     base = Path(file).parent if file else Path.cwd()
     raw_dir = top.text("data_dir", None)
     root = Path(raw_dir) if raw_dir else (data_dir or default_data_dir())
@@ -208,6 +233,7 @@ def parse_settings(
         if not isinstance(options, Mapping):
             games.fail(game_id, f"expected a table of options, got {options!r}")
     return Settings(
+        camera=_camera(data["camera"], file, base) if "camera" in data else None,
         game_options=MappingProxyType({k: dict(v) for k, v in games.data.items()}),
         data_dir=root,
         web=_web(data.get("web", {}), file),

@@ -266,6 +266,8 @@ class Engine:
             return self._plan_event(session, game_id, ActionApplied(action), obs, "applied")
         if kind in (ObservationKind.TAG_PRESENT, ObservationKind.TEXT):
             return self._plan_scan(obs)
+        if kind is ObservationKind.CARDS:
+            return self._plan_cards(obs)
         if kind is ObservationKind.ERROR:
             message = obs.payload.get("message", "")
             return _Plan(InputOutcome("logged", str(message), self._state.active))
@@ -288,6 +290,19 @@ class Engine:
                 InputOutcome("prompt", result.question, game_id),
                 prompt=result,
             )
+        return self._plan_event(session, game_id, ActionApplied(result), obs, "applied")
+
+    def _plan_cards(self, obs: Observation) -> _Plan:
+        """The camera read cards (a tunnel reveal, the face-up row): the game says what they
+        mean, if it reads cards at all."""
+        session, game_id = self._active_session()
+        read = getattr(session.game, "interpret_cards", None)
+        if read is None:
+            raise IllegalActionError(f"{session.game.title} does not read cards from the camera")
+        colours = [c.str() for c in Field(thaw(obs.payload), "payload").get("colours").list()]
+        result = read(session.state, colours)
+        if isinstance(result, Prompt):
+            return _Plan(InputOutcome("prompt", result.question, game_id), prompt=result)
         return self._plan_event(session, game_id, ActionApplied(result), obs, "applied")
 
     def _resolve_tag(self, uid: str, game_name: str) -> str:

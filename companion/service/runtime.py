@@ -23,6 +23,7 @@ from companion.service.store import EventStore
 from firmware_bridge.mqtt import MqttBridge
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
+from vision.camera import open_camera
 from web import create_app
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ STATUS_POLL_S = 1.0
 class Device(Protocol):
     def start(self) -> None: ...
 
-    def stop(self, timeout_s: float = ...) -> None: ...
+    def stop(self, timeout_s: float = ...) -> object: ...
 
     def status(self) -> Any: ...
 
@@ -68,6 +69,8 @@ class Trackside:
         self.virtual: dict[str, VirtualReader] = {}
         for reader in settings.readers:
             self.devices[reader.name] = self._make_reader(reader)
+        if settings.camera is not None:
+            self.devices[settings.camera.name] = open_camera(settings.camera, self.engine)
         self.mqtt: MqttBridge | None = None
         if settings.mqtt is not None:
             self.mqtt = MqttBridge(settings.mqtt)

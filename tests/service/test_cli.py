@@ -121,3 +121,33 @@ def test_bad_config_stops_run_with_option_path(tmp_path: Path) -> None:
     result = trackside("run", "--config", str(config))
     assert result.returncode == 2
     assert "web.port: expected a whole number" in result.stderr
+
+
+def test_see_prints_cards_and_refuses_a_missing_image(tmp_path: Path) -> None:
+    import cv2
+
+    from vision.synthetic import SceneSpec, render_scene
+
+    image = tmp_path / "tunnel.png"
+    cv2.imwrite(
+        str(image),
+        render_scene(SceneSpec(cards=("red", "locomotive", "blue"), layout="row", seed=3)).image,
+    )
+    result = trackside("see", str(image))
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert sorted(c["colour"] for c in found["train_cards"]) == ["blue", "locomotive", "red"]
+    missing = trackside("see", str(tmp_path / "nope.png"))
+    assert missing.returncode == 2 and "nope.png" in missing.stderr
+
+
+def test_readers_lists_ports_without_a_config(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "companion.service.cli", "readers"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={"TRACKSIDE_DATA": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stderr

@@ -184,3 +184,23 @@ def test_full_database_refuses_inputs_then_recovers(db_path: Path) -> None:
     assert engine.handle(action("advance", 0, steps=1)).outcome == "applied"
     assert engine.latest()[1]["status"]["store_error"] is None
     store.close()
+
+
+def test_camera_cards_go_to_the_game_or_are_refused(engine: Engine) -> None:
+    cards = Observation("camera", ObservationKind.CARDS, {"colours": ["red", "blue"]})  # type: ignore[arg-type]
+    engine.handle(start_tiny())
+    outcome = engine.handle(cards)
+    assert outcome.outcome == "rejected" and "does not read cards" in outcome.message
+    engine.handle(command({"command": "end_game"}))
+    players = [
+        {"name": "Red", "colour": "red", "seat": 1},
+        {"name": "Blue", "colour": "blue", "seat": 2},
+    ]
+    engine.handle(
+        command({"command": "start_game", "game": "ticket-to-ride-europe", "players": players})
+    )
+    five = Observation(
+        "camera", ObservationKind.CARDS, {"colours": ["red", "blue", "green", "white", "black"]}
+    )  # type: ignore[arg-type]
+    assert engine.handle(five).outcome == "applied"
+    assert engine.session().state.face_up == ("red", "blue", "green", "white", "black")  # type: ignore[union-attr]

@@ -384,6 +384,36 @@ class TicketToRideEurope:
             return _claim_prompt(state, who, ident)
         return _station_prompt(state, who, ident)
 
+    def interpret_cards(self, state: TtrState, colours: Sequence[str]) -> Action | Prompt:
+        """The camera read train cards lying in its reveal area: the cards turned for a tunnel
+        (S_TUNNEL), or the ones turned face up (S_DRAW). Unsure or surplus cards become a
+        question for the table, never a guess."""
+        if "unsure" in colours:
+            return Prompt("the camera is not sure of a card: enter the cards on the table page")
+        for colour in colours:
+            if colour not in tc.INDEX:
+                raise _refuse(
+                    f"the camera reported {colour!r}",
+                    "train cards come in eight colours and locomotives",
+                    S_DRAW,
+                )
+        if state.tunnel is not None and len(state.tunnel.revealed) < state.tunnel.reveal:
+            missing = state.tunnel.reveal - len(state.tunnel.revealed)
+            if len(colours) != missing:
+                return Prompt(
+                    f"the camera sees {len(colours)} cards, the tunnel turns {missing}: check the reveal area"
+                )
+            return Action("reveal_tunnel", None, {"cards": list(colours)})
+        if state.face_up_due:
+            if len(colours) > state.face_up_due:
+                return Prompt(
+                    f"the camera sees {len(colours)} cards, {state.face_up_due} are to be turned face up"
+                )
+            return Action("reveal_face_up", None, {"cards": list(colours)})
+        return Prompt(
+            f"the camera saw {', '.join(colours)}, but no tunnel or face-up card is waiting"
+        )
+
     # -- views ----------------------------------------------------------------------------
     def problems(self, state: TtrState) -> tuple[Problem, ...]:
         found: list[Problem] = []

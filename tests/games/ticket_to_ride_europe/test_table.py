@@ -631,3 +631,21 @@ def test_the_twin_grey_ferries_read_back_into_the_same_table() -> None:
     assert GAME.from_json(GAME.to_json(state)) == state
     assert state.players[0].routes == ("dieppe-london-1",)
     assert state.players[1].routes == ("dieppe-london-2",)
+
+
+# -- the camera's cards ("TUNELY", "LÍZNUTÍ KARET VAGÓNŮ") ---------------------------------------
+def test_camera_cards_fill_the_face_up_row_at_setup() -> None:
+    from companion.core import Action, Prompt
+    from companion.core.game import PlayerSpec
+    from companion.games import find_game
+
+    game = find_game("ticket-to-ride-europe")
+    state = game.setup([PlayerSpec("Red"), PlayerSpec("Blue")], {})
+    assert state.face_up_due == 5
+    action = game.interpret_cards(state, ["red", "blue", "green", "white", "black"])  # type: ignore[attr-defined]
+    assert action == Action(
+        "reveal_face_up", None, {"cards": ["red", "blue", "green", "white", "black"]}
+    )
+    assert isinstance(game.interpret_cards(state, ["red", "unsure"]), Prompt)  # type: ignore[attr-defined]
+    too_many = game.interpret_cards(state, ["red"] * 6)  # type: ignore[attr-defined]
+    assert isinstance(too_many, Prompt) and "6 cards" in too_many.question
