@@ -13,12 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from companion.core.errors import ConfigError
 from companion.games import game_names
 from firmware_bridge.mqtt import MqttConfig
-from vision.camera import CameraConfig
+
+if TYPE_CHECKING:  # the camera pulls in OpenCV: imported only when a camera is configured
+    from vision.camera import CameraConfig
 
 READER_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line", "hid", "virtual", "replay")
 SERIAL_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line")
@@ -149,6 +151,8 @@ def _mqtt(data: Any, file: str) -> MqttConfig:
 
 def _camera(data: Any, file: str, base: Path) -> CameraConfig:
     """``[camera]``: the camera checks its own options (docs/vision.md)."""
+    from vision.camera import CameraConfig
+
     section = _Section(data, "camera", file)
     known = set(CameraConfig.__dataclass_fields__)
     section.only(*sorted(known))

@@ -23,7 +23,6 @@ from companion.service.store import EventStore
 from firmware_bridge.mqtt import MqttBridge
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
-from vision.camera import open_camera
 from web import create_app
 
 log = logging.getLogger(__name__)
@@ -70,6 +69,8 @@ class Trackside:
         for reader in settings.readers:
             self.devices[reader.name] = self._make_reader(reader)
         if settings.camera is not None:
+            from vision.camera import open_camera  # OpenCV only when there is a camera
+
             self.devices[settings.camera.name] = open_camera(settings.camera, self.engine)
         self.mqtt: MqttBridge | None = None
         if settings.mqtt is not None:
