@@ -649,3 +649,16 @@ def test_camera_cards_fill_the_face_up_row_at_setup() -> None:
     assert isinstance(game.interpret_cards(state, ["red", "unsure"]), Prompt)  # type: ignore[attr-defined]
     too_many = game.interpret_cards(state, ["red"] * 6)  # type: ignore[attr-defined]
     assert isinstance(too_many, Prompt) and "6 cards" in too_many.question
+
+
+def test_camera_reads_the_tunnel_reveal_of_rulebook_example_1() -> None:
+    """TUNELY, příklad 1 through the camera: the three turned cards arrive as one reading."""
+    from companion.core import Prompt
+    from companion.games import find_game
+
+    game = find_game("ticket-to-ride-europe")
+    state = tunnel_table("sarajevo-sofia", {"red": 2})
+    assert isinstance(game.interpret_cards(state, ["red", "blue"]), Prompt)  # type: ignore[attr-defined]
+    action = game.interpret_cards(state, ["red", "blue", "yellow"])  # type: ignore[attr-defined]
+    state = game.apply(state, action)
+    assert state.tunnel is not None and state.tunnel.extra == 1
