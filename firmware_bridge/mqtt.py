@@ -22,7 +22,7 @@ import ssl
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +30,12 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.reasoncodes import ReasonCode
 
+from companion.core.ids import ReaderId
+from companion.core.observation import Observation, ObservationKind
+from firmware_bridge.frames import FrameRejected
 from firmware_bridge.ha_light import HaLightConfig, HaLightDriver
 from firmware_bridge.leds import scene
+from firmware_bridge.seat_pads import pad_topic_filter, parse_pad_message
 from firmware_bridge.wled import WledDriver
 
 log = logging.getLogger(__name__)
@@ -74,6 +78,8 @@ class MqttConfig:
     reconnect_min_s: int = 1
     reconnect_max_s: int = 60
     max_queued_events: int = 1000
+    seat_pads: bool = False
+    """Listen for ESP32 seat pads on ``trackside/<table>/pads/+/tag`` (docs/protocols/seat-pads.md)."""
 
     def __post_init__(self) -> None:
         def bad(option: str, reason: str) -> ValueError:
@@ -136,6 +142,7 @@ class MqttConfig:
             "reconnect_min_s": int,
             "reconnect_max_s": int,
             "max_queued_events": int,
+            "seat_pads": bool,
         }
         if "host" not in section:
             raise ValueError("mqtt.host: missing")
@@ -257,8 +264,15 @@ class MqttBridge:
         self._light_status: list[tuple[str, str, bool]] = []
         self._led_thread: threading.Thread | None = None
         self._stopping = False
+        self._pad_sink: Callable[[Observation], None] | None = None
+        self.pad_messages_rejected = 0
 
     # -- the caller's side ----------------------------------------------------------------
+    def listen_for_pads(self, sink: Callable[[Observation], None]) -> None:
+        """Seat pads' tag events become observations for ``sink`` (the engine); a malformed
+        message becomes an ``error`` observation, so it is counted and kept, never dropped."""
+        self._pad_sink = sink
+
     def start(self) -> None:
         """Connect in the background (never blocks on the network) and keep connecting."""
         with self._lock:
@@ -369,6 +383,8 @@ class MqttBridge:
         if payload is not None:
             client.publish(self.state_topic, payload, qos=1, retain=True)
         topics = [*self._wled.status_topics, *self._ha.status_topics]
+        if self._pad_sink is not None and self.config.seat_pads:
+            client.subscribe(pad_topic_filter(self.config.table_id), qos=1)
         if self.config.ha_discovery:
             topics.append(f"{self.config.ha_prefix}/status")
             self._announce(state, force=True)
@@ -402,6 +418,9 @@ class MqttBridge:
             log.warning("MQTT: disconnected from %s: %s", self.config.host, reason_code)
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
+        if self._pad_sink is not None and "/pads/" in message.topic:
+            self._pad_message(message.topic, bytes(message.payload))
+            return
         payload = message.payload.decode("utf-8", "replace").strip()
         if self.config.ha_discovery and message.topic == f"{self.config.ha_prefix}/status":
             # Home Assistant's birth message: it restarted and wants discovery again.
@@ -414,6 +433,25 @@ class MqttBridge:
             if self._led_thread is not None:
                 self._light_status.append((message.topic, payload, bool(message.retain)))
                 self._led_wake.notify_all()
+
+    def _pad_message(self, topic: str, payload: bytes) -> None:
+        assert self._pad_sink is not None
+        parsed = parse_pad_message(self.config.table_id, topic, payload)
+        if parsed is None:
+            return
+        if isinstance(parsed, FrameRejected):
+            self.pad_messages_rejected += 1
+            observation = Observation(
+                source=ReaderId(topic.split("/")[3] or "seat-pad"),
+                kind=ObservationKind.ERROR,
+                payload={"message": parsed.message},
+            )
+        else:
+            observation = parsed.to_observation()
+        try:
+            self._pad_sink(observation)
+        except Exception:  # the engine's queue never refuses; a bug must not kill paho's thread
+            log.exception("MQTT: the seat pad sink failed")
 
     # -- publishing helpers ---------------------------------------------------------------
     def _publish_light(self, topic: str, payload: str) -> bool:

@@ -75,6 +75,7 @@ class Trackside:
         self.mqtt: MqttBridge | None = None
         if settings.mqtt is not None:
             self.mqtt = MqttBridge(settings.mqtt)
+            self.mqtt.listen_for_pads(self.engine)
             self.engine.subscribe(self._to_mqtt)
         self._closing = threading.Event()
         self._server: BaseWSGIServer | None = None
