@@ -90,6 +90,8 @@ class Prompt:
 def _words(value: object) -> str:
     """``[{"track": "kiev", "steps": 2}, …]`` → ``kiev 2; …``: short enough for a status line."""
     if isinstance(value, dict):
+        if value and all(isinstance(v, int) and not isinstance(v, bool) for v in value.values()):
+            return " ".join(f"{v}×{k}" for k, v in value.items())  # cards: 2×red 1×locomotive
         return " ".join(_words(v) for v in value.values())
     if isinstance(value, list):
         sep = "; " if any(isinstance(v, dict | list) for v in value) else ","

@@ -535,6 +535,8 @@ class Engine:
                 }
             )
         status.update(turn.to_json())
+        if session.is_ended:
+            status.update(active_players=[], waiting_for=f"a new game (this one {session.ended})")
         if state.prompt is not None:
             status["prompt"] = state.prompt.to_json()
         snapshot.update(
