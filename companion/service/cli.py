@@ -214,9 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--camera", default="camera", help="the camera's name in the config")
     p.set_defaults(func=cmd_vision_calibrate)
 
-    from companion.service import enrolment
+    from companion.service import enrolment, labels
 
     enrolment.register(sub)
+    labels.register(sub)
     return parser
 
 

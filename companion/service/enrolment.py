@@ -279,7 +279,7 @@ class TapEnroller:
 
 
 # -- the command line ---------------------------------------------------------------------------
-def _open_store(args: argparse.Namespace) -> EventStore:
+def open_store(args: argparse.Namespace) -> EventStore:
     from companion.service.config import load_settings
 
     if args.db:
@@ -310,7 +310,7 @@ def _reader_config(args: argparse.Namespace) -> Any:
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
-    store = _open_store(args)
+    store = open_store(args)
     try:
         if args.tags_command == "list":
             for b in store.tags():
@@ -334,7 +334,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         components = components_of_kind(args.game, args.all)
     else:
         components = [find_component(args.game, args.component)]
-    store = _open_store(args)
+    store = open_store(args)
     try:
         if args.uid is not None:
             if args.all is not None:
