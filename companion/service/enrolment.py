@@ -298,6 +298,12 @@ def _reader_config(args: argparse.Namespace) -> Any:
         settings = load_settings(Path(args.config) if args.config else None)
         for reader in settings.readers:
             if reader.name == args.reader:
+                if reader.protocol in ("virtual", "replay"):
+                    raise ConfigError(
+                        "--reader",
+                        f"{reader.name} is a {reader.protocol} reader; tap to enrol needs "
+                        "a serial or HID reader",
+                    )
                 return reader_config(reader)
         names = ", ".join(r.name for r in settings.readers) or "none"
         raise ConfigError("--reader", f"no reader {args.reader!r} in the config ({names})")
@@ -345,13 +351,18 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         enroller = TapEnroller(store, _reader_config(args), sys.stdout)
         try:
             if args.all is not None:
-                done = enroller.walk(args.game, components, timeout_s=args.timeout)
                 total = sum(physical_copies(args.game, c.id) for c in components)
+                done = enroller.walk(args.game, components, timeout_s=args.timeout)
+                if len(done) < total:
+                    print(f"no tag read within {args.timeout:g} s; stopping")
                 print(f"{len(done)} of {total} enrolled")
                 return 0 if len(done) == total else 1
             first = components[0]
             found = enroller.enrol_next(args.game, first, first.name, timeout_s=args.timeout)
-            return 0 if found is not None else 1
+            if found is None:
+                print(f"no tag read within {args.timeout:g} s; nothing enrolled")
+                return 1
+            return 0
         except KeyboardInterrupt:
             return 1
         finally:

@@ -336,3 +336,56 @@ def test_enrol_with_a_uid_and_no_reader(db_path: Path, capsys: pytest.CaptureFix
         main(["enrol", TTR, "card:locomotive", "--uid", "TTRE-LOCO-01", "--db", str(db_path)]) == 0
     )
     assert "enrolled TTRE-LOCO-01" in capsys.readouterr().out
+
+
+def test_enrol_with_the_reader_named_in_the_config(
+    tmp_path: Path, device: PtyDevice, db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "trackside.toml"
+    config.write_text(
+        f'[database]\npath = "{db_path}"\n\n'
+        f'[[readers]]\nname = "red-seat"\nprotocol = "rdm6300"\nport = "{device.link}"\nseat = 1\n',
+        encoding="utf-8",
+    )
+    done = threading.Event()
+
+    def card_resting_on_the_pad() -> None:
+        while not done.is_set():
+            device.write(rdm6300_frame("0F002A7F8A"))
+            time.sleep(0.05)
+
+    holder = threading.Thread(target=card_resting_on_the_pad)
+    holder.start()
+    try:
+        code = main(
+            ["enrol", TTR, "ticket:athina-angora", "--reader", "red-seat", "--config", str(config)]
+            + ["--timeout", "10"]
+        )
+    finally:
+        done.set()
+        holder.join()
+    assert code == 0
+    assert "enrolled 0F002A7F8A" in capsys.readouterr().out
+    store = EventStore(db_path)
+    assert store.tag("0F002A7F8A") == TagBinding("0F002A7F8A", TTR, "ticket:athina-angora")
+    store.close()
+    with pytest.raises(SystemExit):
+        main(["enrol", TTR, "card:red", "--reader", "blue-seat", "--config", str(config)])
+    assert "no reader 'blue-seat' in the config (red-seat)" in capsys.readouterr().err
+
+
+def test_a_reader_that_is_not_there_is_shown_and_the_wait_times_out(
+    tmp_path: Path, db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "usb-nothing-if00"
+    code = main(
+        ["enrol", TTR, "card:red", "--protocol", "rdm6300", "--port", str(missing)]
+        + ["--db", str(db_path), "--timeout", "1"]
+    )
+    assert code == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "tap: Train card: red"
+    assert any(line.startswith("reader searching") or "reader error" in line for line in out)
+    store = EventStore(db_path)
+    assert store.tags() == []
+    store.close()
