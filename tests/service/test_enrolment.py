@@ -357,10 +357,8 @@ def test_enrol_with_the_reader_named_in_the_config(
     holder = threading.Thread(target=card_resting_on_the_pad)
     holder.start()
     try:
-        code = main(
-            ["enrol", TTR, "ticket:athina-angora", "--reader", "red-seat", "--config", str(config)]
-            + ["--timeout", "10"]
-        )
+        args = ["enrol", TTR, "ticket:athina-angora", "--reader", "red-seat"]
+        code = main([*args, "--config", str(config), "--timeout", "10"])
     finally:
         done.set()
         holder.join()
@@ -378,10 +376,8 @@ def test_a_reader_that_is_not_there_is_shown_and_the_wait_times_out(
     tmp_path: Path, db_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     missing = tmp_path / "usb-nothing-if00"
-    code = main(
-        ["enrol", TTR, "card:red", "--protocol", "rdm6300", "--port", str(missing)]
-        + ["--db", str(db_path), "--timeout", "1"]
-    )
+    args = ["enrol", TTR, "card:red", "--protocol", "rdm6300", "--port", str(missing)]
+    code = main([*args, "--db", str(db_path), "--timeout", "1"])
     assert code == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "tap: Train card: red"
