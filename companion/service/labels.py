@@ -57,6 +57,7 @@ CODE128_THIN_MM = 0.125  # about 5 mil: narrower bars need a 600 dpi printer and
 DEFAULT_MARKER_MM = 18.0
 MIN_MARKER_MM = 6.0
 ARUCO_IDS = 100  # DICT_4X4_100
+MINI_CARD_MM = (41.0, 63.0)  # the smallest common card size ("mini"), short × long side
 
 # Marker ids, for all games at once: (first id, game, component kind). Within a block the
 # components are in the order of their ids (sorted), so a game listing them differently does
@@ -146,6 +147,12 @@ class Geometry:
     height: float
     code_side: float  # qr/aruco: the square (with its quiet zone); code128: the bar height
     module: float = 0.0  # code128: the narrowest bar on the sheet; aruco: one marker cell
+
+    @property
+    def fits_mini_card(self) -> bool:
+        """Whether the sticker fits on a mini card's face, across or along it."""
+        short, long = sorted((self.width, self.height))
+        return short <= MINI_CARD_MM[0] and long <= MINI_CARD_MM[1]
 
     def per_page(self, paper: str) -> tuple[int, int]:
         page_w, page_h = PAPERS[paper]
@@ -413,6 +420,11 @@ def cmd_labels(args: argparse.Namespace) -> int:
         f"{len(sheet)} stickers ({geo.width:.0f} × {geo.height:.0f} mm, {cols * rows} a page) "
         f"on {pages} pages: {output}"
     )
+    if not geo.fits_mini_card:
+        print(
+            f"warning: a {geo.width:.0f} × {geo.height:.0f} mm sticker does not fit on a mini "
+            f"card's face ({MINI_CARD_MM[0]:g} × {MINI_CARD_MM[1]:g} mm)"
+        )
     if args.kind == "code128" and geo.module < CODE128_THIN_MM:
         print(
             f"warning: the narrowest bar is {geo.module:.3f} mm; print at 600 dpi and use a "

@@ -275,3 +275,16 @@ def test_a_ticket_marker_seen_by_the_camera_is_that_ticket_in_the_registry(
     )
     unprinted = Observation("camera", ObservationKind.TAG_PRESENT, {"uid": "ARUCO-99"})  # type: ignore[arg-type]
     assert "unknown tag 'ARUCO-99'" in engine.handle(unprinted).message
+
+
+def test_every_default_sticker_fits_a_mini_card_and_a_big_marker_is_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for kind in ("qr", "code128", "aruco"):
+        assert labels.geometry(kind, labels.stickers(RR, kind)).fits_mini_card, kind
+    assert all(i < labels.ARUCO_IDS for i, _, _ in labels.aruco_table())
+    sheet = labels.stickers(RR, "aruco")
+    assert labels.geometry("aruco", sheet, 25).fits_mini_card  # 49 × 33 mm, along the card
+    assert not labels.geometry("aruco", sheet, 32).fits_mini_card
+    make(tmp_path, RR, "--kind", "aruco", "--no-enrol", "--marker-mm", "32")
+    assert "does not fit on a mini card's face (41 × 63 mm)" in capsys.readouterr().out
