@@ -14,14 +14,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.core import Observation, ObservationKind
 from companion.core.errors import EnrolmentError, UnknownComponentError
+from companion.games import find_game
 from companion.service import engine as engine_module
 from companion.service import enrolment
 from companion.service.cli import main
 from companion.service.engine import Engine
-from companion.service.enrolment import TapEnroller, enrol, physical_copies
+from companion.service.enrolment import (
+    TapEnroller,
+    enrol,
+    export_tags,
+    import_tags,
+    physical_copies,
+    read_tags_file,
+)
 from companion.service.store import EventStore, TagBinding
 from firmware_bridge.readers import Backoff, ReaderConfig
 from tests.firmware_bridge.frame_fixtures import rdm6300_frame
@@ -385,3 +395,36 @@ def test_a_reader_that_is_not_there_is_shown_and_the_wait_times_out(
     store = EventStore(db_path)
     assert store.tags() == []
     store.close()
+
+
+COMPONENTS = [(g, c.id) for g in (TTR, RR) for c in find_game(g).components]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.dictionaries(
+        st.text(alphabet="0123456789ABCDEF", min_size=4, max_size=14),
+        st.sampled_from(COMPONENTS),
+        max_size=30,
+    )
+)
+def test_any_registry_survives_export_and_import_unchanged(
+    tmp_path_factory: pytest.TempPathFactory, registry: dict[str, tuple[str, str]]
+) -> None:
+    folder = tmp_path_factory.mktemp("round-trip")
+    source = EventStore(folder / "a.sqlite3")
+    copy = EventStore(folder / "b.sqlite3")
+    try:
+        assert import_tags(source, [TagBinding(u, g, c) for u, (g, c) in registry.items()]) == len(
+            registry
+        )
+        export_tags(source, folder / "tags.json")
+        bindings = read_tags_file(folder / "tags.json")
+        assert import_tags(copy, bindings) == len(registry)
+        assert import_tags(copy, bindings) == 0
+        assert copy.tags() == source.tags()
+    finally:
+        source.close()
+        copy.close()

@@ -288,3 +288,21 @@ def test_every_default_sticker_fits_a_mini_card_and_a_big_marker_is_warned_about
     assert not labels.geometry("aruco", sheet, 32).fits_mini_card
     make(tmp_path, RR, "--kind", "aruco", "--no-enrol", "--marker-mm", "32")
     assert "does not fit on a mini card's face (41 × 63 mm)" in capsys.readouterr().out
+
+
+def test_a_printed_qr_ticket_scanned_at_the_table_needs_no_enrolment(
+    store: EventStore, engine: Engine
+) -> None:
+    players = [
+        {"name": "Red", "colour": "red", "seat": 1},
+        {"name": "Blue", "colour": "blue", "seat": 2},
+    ]
+    engine.handle(command({"command": "start_game", "game": TTR, "players": players}))
+    ticket = next(s for s in labels.stickers(TTR, "qr") if s.component == "ticket:athina-angora")
+    scanned = Observation("blue-seat", ObservationKind.TEXT, {"text": ticket.code}, 2)  # type: ignore[arg-type]
+    outcome = engine.handle(scanned)
+    assert (outcome.outcome, outcome.message) == (
+        "applied",
+        "Blue: keep ticket ticket=athina-angora",
+    )
+    assert store.tags() == []
