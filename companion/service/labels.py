@@ -16,12 +16,13 @@ piece, all with the same code (:func:`companion.service.enrolment.physical_copie
 
 Every sticker fits on the face of a mini card (41 × 63 mm, the smallest common card size) and
 goes under the sleeve; a marker on the back would reveal a secret ticket. Sizes are in
-``docs/labels.md``. The PDF is drawn with ReportLab (its QR and Code 128 widgets).
+``docs/labels.md``. The PDF is drawn with ReportLab (with its Code 128 widget); QR codes are encoded by segno.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 from collections.abc import Sequence
@@ -204,19 +205,41 @@ def code128_module(text: str) -> float:
 
 
 # -- drawing ------------------------------------------------------------------------------------
-def _draw_qr(c: Any, text: str, x: float, y: float, side: float) -> None:
-    from reportlab.graphics import renderPDF
-    from reportlab.graphics.barcode.qr import QrCodeWidget
-    from reportlab.graphics.shapes import Drawing
+QR_QUIET_MODULES = 4  # the quiet zone of ISO/IEC 18004
 
-    widget = QrCodeWidget(
-        text, barLevel="M", barBorder=4
-    )  # the 4-module quiet zone of ISO/IEC 18004
-    x0, y0, x1, y1 = widget.getBounds()
-    scale = side * MM / max(x1 - x0, y1 - y0)
-    drawing = Drawing(side * MM, side * MM, transform=[scale, 0, 0, scale, 0, 0])
-    drawing.add(widget)
-    renderPDF.draw(drawing, c, x * MM, y * MM)
+
+@functools.lru_cache(maxsize=512)
+def qr_runs(text: str) -> tuple[int, tuple[tuple[int, int, int], ...]]:
+    """The QR code of ``text`` (error correction M) as its size in modules and its dark runs
+    (row, first column, length), row 0 at the top. Cached: 12 red train cards share one."""
+    import segno
+
+    qr = segno.make_qr(text, error="m", boost_error=False)
+    runs: list[tuple[int, int, int]] = []
+    for row, line in enumerate(qr.matrix):
+        col = 0
+        while col < len(line):
+            if line[col]:
+                start = col
+                while col < len(line) and line[col]:
+                    col += 1
+                runs.append((row, start, col - start))
+            else:
+                col += 1
+    return len(qr.matrix), tuple(runs)
+
+
+def _draw_qr(c: Any, text: str, x: float, y: float, side: float) -> None:
+    """The code with its quiet zone in a ``side`` mm square whose lower left is (x, y)."""
+    size, runs = qr_runs(text)
+    module = side / (size + 2 * QR_QUIET_MODULES)
+    path = c.beginPath()
+    for row, col, length in runs:
+        left = x + (QR_QUIET_MODULES + col) * module
+        bottom = y + side - (QR_QUIET_MODULES + row + 1) * module
+        path.rect(left * MM, bottom * MM, length * module * MM, module * MM)
+    c.setFillColorRGB(0, 0, 0)
+    c.drawPath(path, stroke=0, fill=1)
 
 
 def _draw_aruco(c: Any, marker_id: int, x: float, y: float, cell: float) -> None:
@@ -344,7 +367,9 @@ def write_sheet(
     pages = math.ceil(len(sheet) / per_page)
     page_w, page_h = PAPERS[paper]
     game = find_game(game_name)
-    canvas = Canvas(str(path), pagesize=(page_w * MM, page_h * MM), invariant=True)
+    canvas = Canvas(
+        str(path), pagesize=(page_w * MM, page_h * MM), invariant=True, pageCompression=1
+    )
     canvas.setTitle(f"Trackside {kind} labels: {game.title}")
     canvas.setAuthor("Trackside")
     canvas.setSubject(f"{len(sheet)} stickers")
