@@ -103,6 +103,15 @@ def components_of_kind(game_name: str, kind: str) -> list[Component]:
     return found
 
 
+def pieces_with_tags(store: EventStore, game: str, components: Sequence[Component]) -> int:
+    """How many of these components' physical pieces have a tag (at most one per piece)."""
+    counts: dict[str, int] = {}
+    for b in store.tags():
+        if b.game == game:
+            counts[b.component] = counts.get(b.component, 0) + 1
+    return sum(min(counts.get(c.id, 0), physical_copies(game, c.id)) for c in components)
+
+
 # -- the tags file ------------------------------------------------------------------------------
 def tags_document(bindings: Sequence[TagBinding]) -> dict[str, Any]:
     return {
@@ -262,11 +271,20 @@ class TapEnroller:
         stop: threading.Event | None = None,
     ) -> list[TagBinding]:
         """One tap per component (per physical piece when ``copies``), in order; stops at
-        the first time-out."""
+        the first time-out. Resumable: pieces with a tag already are skipped (with 4 red cards
+        enrolled, the walk asks for red 5 of 12)."""
         done: list[TagBinding] = []
+        enrolled: dict[str, int] = {}
+        for b in self.store.tags():
+            if b.game == game:
+                enrolled[b.component] = enrolled.get(b.component, 0) + 1
         for component in components:
             total = physical_copies(game, component.id) if copies else 1
-            for n in range(1, total + 1):
+            have = enrolled.get(component.id, 0)
+            if have >= total:
+                self._say(f"already enrolled: {component.name}")
+                continue
+            for n in range(have + 1, total + 1):
                 prompt = component.name if total == 1 else f"{component.name} ({n} of {total})"
                 binding = self.enrol_next(game, component, prompt, timeout_s=timeout_s, stop=stop)
                 if binding is None:
@@ -351,12 +369,14 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         enroller = TapEnroller(store, _reader_config(args), sys.stdout)
         try:
             if args.all is not None:
+                before = pieces_with_tags(store, args.game, components)
                 total = sum(physical_copies(args.game, c.id) for c in components)
-                done = enroller.walk(args.game, components, timeout_s=args.timeout)
-                if len(done) < total:
+                enroller.walk(args.game, components, timeout_s=args.timeout)
+                now = pieces_with_tags(store, args.game, components)
+                if now < total:
                     print(f"no tag read within {args.timeout:g} s; stopping")
-                print(f"{len(done)} of {total} enrolled")
-                return 0 if len(done) == total else 1
+                print(f"{now - before} enrolled now; {now} of {total} pieces have a tag")
+                return 0 if now >= total else 1
             first = components[0]
             found = enroller.enrol_next(args.game, first, first.name, timeout_s=args.timeout)
             if found is None:

@@ -428,3 +428,28 @@ def test_any_registry_survives_export_and_import_unchanged(
     finally:
         source.close()
         copy.close()
+
+
+def test_an_interrupted_walk_resumes_where_it_stopped(device: PtyDevice, store: EventStore) -> None:
+    for n in range(1, 13):  # the orange cards were all done last week
+        enrol(store, f"ORANGE{n:02}", TTR, "card:orange")
+    for n in range(1, 11):  # ten red cards were tapped before the pizza came
+        enrol(store, f"RED{n:02}", TTR, "card:red")
+    out = Lines()
+    config = ReaderConfig(name="pad", protocol="rdm6300", port=str(device.link))
+    enroller = TapEnroller(store, config, out, backoff=Backoff(0.02, 0.1))
+    colours = [enrolment.find_component(TTR, c) for c in ("card:orange", "card:red")]
+    done: list[TagBinding] = []
+    walker = threading.Thread(target=lambda: done.extend(enroller.walk(TTR, colours)))
+    walker.start()
+    try:
+        wait_until(lambda: out.said("tap: Train card: red (11 of 12)") == 1)
+        tap(device, "0000000011")
+        wait_until(lambda: out.said("tap: Train card: red (12 of 12)") == 1)
+        tap(device, "0000000012")
+        walker.join(timeout=10)
+    finally:
+        enroller.close()
+    assert "already enrolled: Train card: orange" in out.lines
+    assert [b.uid for b in done] == ["0000000011", "0000000012"]
+    assert sum(1 for b in store.tags() if b.component == "card:red") == 12
