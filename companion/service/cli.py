@@ -213,6 +213,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", required=True, help="where to store the calibration (JSON)")
     p.add_argument("--camera", default="camera", help="the camera's name in the config")
     p.set_defaults(func=cmd_vision_calibrate)
+
+    from companion.service import enrolment, labels
+
+    enrolment.register(sub)
+    labels.register(sub)
     return parser
 
 

@@ -44,6 +44,7 @@ from companion.core.observation import Observation, ObservationKind
 from companion.core.session import TableSession
 from companion.core.snapshot import Field
 from companion.games import find_game
+from companion.service.enrolment import binding_for
 from companion.service.store import EventStore, InputOutcome, TagBinding
 
 log = logging.getLogger(__name__)
@@ -341,13 +342,10 @@ class Engine:
                 game_name = self._state.sessions[active].game.name
             else:
                 game_name = doc.get("game").str()
-            game = find_game(game_name)
-            known = {c.id for c in game.components}
-            if component not in known:
-                raise UnknownComponentError(f"{game.name} has no component {component!r}")
+            binding = binding_for(uid, game_name, component)  # the same checks as the CLI
             return _Plan(
-                InputOutcome("enrolled", f"{uid} → {game.name} {component}", active),
-                enrol=TagBinding(uid, game.name, component),
+                InputOutcome("enrolled", f"{uid} → {binding.game} {component}", active),
+                enrol=binding,
             )
         if command == "select_game":
             game_id = GameId(doc.get("game_id").int(lo=1))

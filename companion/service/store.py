@@ -310,6 +310,22 @@ class EventStore:
             self._insert_tag(conn, binding)
         return binding
 
+    def enrol_many(self, bindings: Sequence[TagBinding]) -> int:
+        """Bind many tags in one transaction: all or nothing. A uid bound already to the same
+        component is left as it is; one bound to anything else is refused (both bindings
+        named) and nothing is written. Returns how many bindings were new."""
+        added = 0
+        with self._write() as conn:
+            for binding in bindings:
+                row = conn.execute(
+                    "SELECT game, component FROM tags WHERE uid = ?", (binding.uid,)
+                ).fetchone()
+                if row is not None and (row[0], row[1]) == (binding.game, binding.component):
+                    continue
+                self._insert_tag(conn, binding)
+                added += 1
+        return added
+
     def _insert_tag(self, conn: sqlite3.Connection, binding: TagBinding) -> None:
         existing = conn.execute(
             "SELECT game, component FROM tags WHERE uid = ?", (binding.uid,)
