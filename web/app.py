@@ -128,6 +128,13 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return "—"
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(wall_time_s))
 
+    @app.template_filter("game_title")
+    def game_title(game: str) -> str:
+        try:
+            return find_game(game).title
+        except TracksideError:
+            return game
+
     @app.template_filter("words")
     def words(text: str) -> str:
         return (text or "").replace("_", " ")

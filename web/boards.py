@@ -24,7 +24,9 @@ RR_ROUND_CATEGORIES = frozenset({"trans_siberian", "st_petersburg", "kiev", "ind
 _ROUND_NOTE = re.compile(r"^round (\d+):")
 
 CHART_W, CHART_H = 960, 360
-CHART_PAD_L, CHART_PAD_R, CHART_PAD_T, CHART_PAD_B = 64, 24, 20, 48
+CHART_PAD_L, CHART_PAD_R, CHART_PAD_T, CHART_PAD_B = 64, 200, 20, 48
+LABEL_GAP = 30
+"""Least vertical distance between two end labels (they never overlap)."""
 MAP_W, MAP_H = 1000.0, 667.0
 """The map's drawing size; city positions are percent of the board picture (3:2)."""
 
@@ -36,6 +38,8 @@ class Series:
     points: tuple[tuple[float, float], ...]
     """(x, y) in drawing units."""
     values: tuple[int, ...]
+    label_y: float = 0.0
+    """Where the name and last value are written, right of the plot."""
 
     @property
     def polyline(self) -> str:
@@ -115,12 +119,32 @@ def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
                 values=tuple(values),
             )
         )
+    series = _spread_labels(series, top + 10, CHART_H - 10)
     labels = [(x(0), "start")] + [(x(r), f"R{r}") for r in range(1, rounds + 1)]
     if over:
         labels.append((x(columns), "final"))
     step = scale_max // 5
     ticks = tuple((y(v), v) for v in range(0, scale_max + 1, step))
     return Chart(CHART_W, CHART_H, tuple(labels), ticks, tuple(series), (left, top, right, bottom))
+
+
+def _spread_labels(series: list[Series], lo: float, hi: float) -> list[Series]:
+    """Each series' end label beside its last point, moved apart so none overlaps."""
+    order = sorted(range(len(series)), key=lambda i: series[i].points[-1][1])
+    ys: list[float] = []
+    for i in order:
+        y = max(series[i].points[-1][1] + 8, lo)
+        if ys and y < ys[-1] + LABEL_GAP:
+            y = ys[-1] + LABEL_GAP
+        ys.append(y)
+    overflow = ys[-1] - hi if ys else 0
+    if overflow > 0:
+        ys = [y - overflow for y in ys]
+    placed = list(series)
+    for i, y in zip(order, ys, strict=True):
+        s = series[i]
+        placed[i] = Series(s.name, s.colour, s.points, s.values, y)
+    return placed
 
 
 def _nice_ceiling(value: int) -> int:

@@ -152,7 +152,18 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
     page.click("text=↷ Redo")
     page.click("text=↶ Undo last")
     shoot(page, "table-tiny-race")
-    advance(2)  # Red reaches 5: the race is over
+    # Red rolls a die nobody has enrolled: the page asks for it, by its UID
+    service.scan("red-seat", "04D1E5000099")
+    service.wait_idle()
+    page.goto(f"{base}/table")
+    expect(page.locator("#prompt")).to_contain_text("unknown tag '04D1E5000099'")
+    expect(page.locator("#enrol input[name=uid]")).to_have_value("04D1E5000099")
+    page.fill("#enrol input[name=component]", "die-2")
+    page.click("#enrol button[type=submit]")
+    expect(page.locator(".flash.ok")).to_have_text("04D1E5000099 → tiny-race die-2")
+    service.scan("red-seat", "04D1E5000099")  # the same die again: now Red advances 2
+    service.wait_idle()
+    page.goto(f"{base}/table")  # Red reaches 5: the race is over
     expect(page.locator("#game .waiting")).to_contain_text("winner: Red")
     shoot(page, "table-tiny-race-over")
     page.select_option("#end select[name=reason]", "finished")
