@@ -45,6 +45,8 @@ SSE_PROTOCOL = 1
 """The version of the event stream's message set (``snapshot``, ``state``, ``bye``)."""
 
 SSE_MIN_INTERVAL_S = 0.25  # at most four updates a second per client
+SSE_BURST = 3  # messages that may go back to back before the rate limit applies
+SSE_MINOR_INTERVAL_S = 1.0  # device chips and logged reader noise: at most once a second
 SSE_KEEPALIVE_S = 15.0
 PIN_FAILURES_ALLOWED = 5
 PIN_FAILURE_WINDOW_S = 60.0
@@ -421,19 +423,39 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 f": trackside events v{SSE_PROTOCOL}\nretry: 2000\n"
                 f"id: {version}\nevent: snapshot\ndata: {json.dumps(snapshot)}\n\n"
             )
-            last_sent = time.monotonic()
+            # What the table did (a move, a prompt, a refusal) goes out at once: a token bucket
+            # lets SSE_BURST messages go back to back, then one per min_interval (a burst is
+            # coalesced to the latest snapshot). Changes that are only device chips or logged
+            # reader noise wait and go out at most once a second, so they never delay a move.
+            sent, seen, sent_key = version, version, _change_key(snapshot)
+            tokens, last = float(SSE_BURST), time.monotonic()
+            last_minor = 0.0
             while not service.closing:
-                newer, snapshot = service.wait_newer(version, keepalive)
-                if newer == version:
+                now = time.monotonic()
+                pending = seen != sent
+                timeout = (
+                    max(0.0, last_minor + SSE_MINOR_INTERVAL_S - now) if pending else keepalive
+                )
+                seen, snapshot = service.wait_newer(seen, timeout)
+                if seen == sent:
                     yield ": keep-alive\n\n"
                     continue
-                delay = min_interval - (time.monotonic() - last_sent)
-                if delay > 0:  # coalesce bursts: the client gets the latest state, not all
-                    time.sleep(delay)
-                    newer, snapshot = service.latest()
-                version = newer
-                last_sent = time.monotonic()
-                yield f"id: {version}\nevent: state\ndata: {json.dumps(snapshot)}\n\n"
+                now = time.monotonic()
+                key = _change_key(snapshot)
+                if key != sent_key:
+                    tokens = min(float(SSE_BURST), tokens + (now - last) / min_interval)
+                    last = now
+                    if tokens < 1.0:
+                        time.sleep((1.0 - tokens) * min_interval)
+                        tokens, last = 1.0, time.monotonic()
+                        seen, snapshot = service.latest()
+                        key = _change_key(snapshot)
+                    tokens -= 1.0
+                elif now - last_minor < SSE_MINOR_INTERVAL_S:
+                    continue  # sent with the next change, or when the second is up
+                last_minor = time.monotonic()
+                sent, sent_key = seen, key
+                yield f"id: {seen}\nevent: state\ndata: {json.dumps(snapshot)}\n\n"
             yield 'event: bye\ndata: {"reason": "the service is stopping"}\n\n'
 
         return Response(
@@ -514,6 +536,24 @@ def _error(field: str, message: str, status: int) -> Response:
         abort(500)
     return Response(
         json.dumps({"error": message, "field": field}), status=status, mimetype="application/json"
+    )
+
+
+def _change_key(snapshot: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What makes a snapshot news for the table (sent at once): the game, its log position,
+    the question asked, the LED cues, the last input that was not merely logged."""
+    status = snapshot.get("status") or {}
+    recent = [r for r in status.get("recent") or [] if r.get("outcome") != "logged"]
+    last = recent[-1] if recent else {}
+    return (
+        snapshot.get("game_id"),
+        snapshot.get("seq"),
+        snapshot.get("over"),
+        json.dumps(status.get("prompt"), sort_keys=True),
+        len(snapshot.get("cues") or []),
+        status.get("store_error"),
+        last.get("wall_time_s"),
+        last.get("outcome"),
     )
 
 
