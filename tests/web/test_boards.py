@@ -4,6 +4,7 @@ longest paths where the board has them."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ def test_russian_railroads_chart_follows_the_golden_game_round_by_round(tmp_path
     ]  # fmt: skip
     # every end label readable: at least 30 units apart
     ys = sorted(s.label_y for s in chart.series)
-    assert all(b - a >= 30 for a, b in zip(ys, ys[1:], strict=False))
+    assert all(b - a >= 30 for a, b in itertools.pairwise(ys))
 
 
 def test_round_totals_ignore_points_between_roundings() -> None:
