@@ -76,7 +76,8 @@ class Arrivals:
 
     def __init__(self) -> None:
         self.cond = threading.Condition()
-        self.sse: dict[int, float] = {}
+        self.sse: dict[tuple[int, int], float] = {}
+        """(game id, seq) → when the first message showing it arrived (seq restarts per game)."""
         self.wled: list[float] = []
 
     def wait(self, predicate: Callable[[], bool], what: str, timeout_s: float = 10) -> None:
@@ -99,9 +100,10 @@ def listen_sse(port: int, arrivals: Arrivals, stop: threading.Event) -> None:
             data = line[6:]
         elif line == "" and data:
             now = time.perf_counter()
-            seq = json.loads(data).get("seq", 0)
+            snapshot = json.loads(data)
+            key = (snapshot.get("game_id") or 0, snapshot.get("seq") or 0)
             with arrivals.cond:
-                arrivals.sse.setdefault(seq, now)
+                arrivals.sse.setdefault(key, now)
                 arrivals.cond.notify_all()
             data = ""
 
@@ -206,7 +208,7 @@ def run(source: str, n: int, gap_s: float, broker_port: int, tmp: Path) -> None:
                 new_race(service)
                 time.sleep(max(gap_s, 0.5))  # let the stream and the strip settle
             service.wait_idle()
-            seq_before = service.latest()[1]["seq"]
+            _, before = service.latest()
             with arrivals.cond:
                 frames = len(arrivals.wled)
             began = time.perf_counter()
@@ -214,7 +216,7 @@ def run(source: str, n: int, gap_s: float, broker_port: int, tmp: Path) -> None:
                 os.write(master, rdm6300(CARDS[i % 2]))
             else:
                 service.scan("table", "04D1E5000001")
-            target = seq_before + 1
+            target = (before["game_id"], before["seq"] + 1)
             arrivals.wait(lambda: target in arrivals.sse, f"SSE seq {target} (scan {i})")  # noqa: B023
             arrivals.wait(lambda: len(arrivals.wled) > frames, f"WLED frame (scan {i})")  # noqa: B023
             with arrivals.cond:
