@@ -2,19 +2,51 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import ipaddress
 import json
+import logging
+import re
+import secrets
 import time
+import urllib.parse
 from collections import defaultdict, deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
-from flask import Flask, Response, abort, jsonify, render_template, request
+import segno
+from flask import (
+    Flask,
+    Response,
+    abort,
+    flash,
+    get_flashed_messages,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from markupsafe import Markup
+from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response as BaseResponse
 
+from companion.core.actions import Action
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
+from companion.games import find_game, game_names
+from web import forms
+from web.boards import rr_chart, ttr_map
+
+log = logging.getLogger(__name__)
+SSE_PROTOCOL = 1
+"""The version of the event stream's message set (``snapshot``, ``state``, ``bye``)."""
 
 SSE_MIN_INTERVAL_S = 0.25  # at most four updates a second per client
+SSE_BURST = 3  # messages that may go back to back before the rate limit applies
+SSE_MINOR_INTERVAL_S = 1.0  # device chips and logged reader noise: at most once a second
 SSE_KEEPALIVE_S = 15.0
 PIN_FAILURES_ALLOWED = 5
 PIN_FAILURE_WINDOW_S = 60.0
@@ -56,6 +88,9 @@ class TableService(Protocol):
 
     def export(self, game_id: int, fmt: str) -> tuple[str, str]: ...
 
+    @property
+    def trusted_subnets(self) -> tuple[str, ...]: ...
+
 
 def _text_colour(colour: str) -> str:
     return "#111" if colour.lower() in LIGHT_COLOURS else "#fff"
@@ -63,10 +98,19 @@ def _text_colour(colour: str) -> str:
 
 def create_app(service: TableService, test_config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
-    app.config.update(SSE_MIN_INTERVAL_S=SSE_MIN_INTERVAL_S, SSE_KEEPALIVE_S=SSE_KEEPALIVE_S)
+    app.config.update(
+        SSE_MIN_INTERVAL_S=SSE_MIN_INTERVAL_S,
+        SSE_KEEPALIVE_S=SSE_KEEPALIVE_S,
+        # sessions last as long as the process: after a restart the table enters the PIN again
+        SECRET_KEY=secrets.token_bytes(32),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        SHOW_HIDDEN_GAMES=False,
+    )
     if test_config:
         app.config.update(test_config)
     failures: dict[str, deque[float]] = defaultdict(deque)
+    networks = [ipaddress.ip_network(n) for n in service.trusted_subnets]
 
     @app.template_filter("text_colour")
     def text_colour(colour: str) -> str:
@@ -80,6 +124,27 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     def clock(wall_time_s: float | None) -> str:
         return time.strftime("%H:%M:%S", time.localtime(wall_time_s or 0))
 
+    @app.template_filter("datetime")
+    def datetime(wall_time_s: float | None) -> str:
+        if not wall_time_s:
+            return "—"
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(wall_time_s))
+
+    @app.template_filter("game_title")
+    def game_title(game: str) -> str:
+        try:
+            return find_game(game).title
+        except TracksideError:
+            return game
+
+    @app.template_filter("words")
+    def words(text: str) -> str:
+        return (text or "").replace("_", " ")
+
+    @app.context_processor
+    def page_helpers() -> dict[str, Any]:
+        return {"csrf_token": _csrf_token, "describe": _describe}
+
     @app.after_request
     def security_headers(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
@@ -87,24 +152,255 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         return response
 
-    @app.errorhandler(404)
-    def not_found(_: Exception) -> tuple[Response, int]:
-        return jsonify(error="not found"), 404
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> tuple[Response | str, int]:
+        code = exc.code or 500
+        if request.path.startswith("/api/"):
+            return jsonify(error=exc.description or exc.name), code
+        return render_template("error.html", code=code, message=exc.description), code
 
-    @app.errorhandler(500)
-    def server_error(_: Exception) -> tuple[Response, int]:
-        return jsonify(error="internal error; see the service log"), 500
+    @app.errorhandler(Exception)
+    def server_error(exc: Exception) -> tuple[Response | str, int]:
+        log.exception("web: %s %s failed", request.method, request.path)
+        message = "internal error; see the service log"
+        if request.path.startswith("/api/"):
+            return jsonify(error=message), 500
+        return render_template("error.html", code=500, message=message), 500
+
+    # -- who may change things -------------------------------------------------------------
+    def _pin_fingerprint() -> str:
+        pin = service.pin or ""
+        return hashlib.sha256(b"trackside-pin:" + pin.encode()).hexdigest()[:16]
+
+    def _trusted() -> bool:
+        if service.pin is None or not networks:
+            return False
+        try:
+            address = ipaddress.ip_address(request.remote_addr or "")
+        except ValueError:
+            return False
+        return any(address in network for network in networks)
+
+    def _signed_in() -> bool:
+        if service.pin is None:
+            return False
+        if _trusted():
+            return True
+        return bool(session.get("pin_ok")) and session.get("pin_fp") == _pin_fingerprint()
+
+    def _limited() -> bool:
+        recent = failures[request.remote_addr or "?"]
+        now = time.monotonic()
+        while recent and now - recent[0] > PIN_FAILURE_WINDOW_S:
+            recent.popleft()
+        return len(recent) >= PIN_FAILURES_ALLOWED
+
+    def _pin_matches(given: str) -> bool:
+        pin = service.pin or ""
+        if pin and hmac.compare_digest(given.encode(), pin.encode()):
+            return True
+        failures[request.remote_addr or "?"].append(time.monotonic())
+        return False
+
+    def _who() -> str:
+        name = str(session.get("who") or "")
+        return f"table-page:{name}" if name else "table-page"
 
     # -- pages -----------------------------------------------------------------------------
     @app.get("/")
     def scoreboard() -> str:
         version, snapshot = service.latest()
-        return render_template("scoreboard.html", s=snapshot, version=version)
+        return render_template(
+            "scoreboard.html", s=snapshot, version=version, **_pictures(snapshot)
+        )
 
     @app.get("/partials/scoreboard")
     def scoreboard_partial() -> str:
         version, snapshot = service.latest()
-        return render_template("_board.html", s=snapshot, version=version)
+        return render_template("_board.html", s=snapshot, version=version, **_pictures(snapshot))
+
+    @app.get("/table")
+    def table() -> str | BaseResponse:
+        if service.pin is None:
+            return render_template(
+                "login.html",
+                disabled=True,
+                messages=[("error", "Changes from the page are off: set [web] pin in the config.")],
+            )
+        if not _signed_in():
+            return render_template(
+                "login.html", disabled=False, messages=get_flashed_messages(with_categories=True)
+            )
+        version, snapshot = service.latest()
+        game_id = snapshot.get("game_id")
+        log_rows: list[dict[str, Any]] = []
+        if isinstance(game_id, int):
+            log_rows = _game_log(service, game_id)
+        show_hidden = bool(app.config["SHOW_HIDDEN_GAMES"])
+        game = snapshot.get("game")
+        components: list[str] = []
+        if isinstance(game, str):
+            components = [c.id for c in find_game(game).components]
+        prompt = (snapshot.get("status") or {}).get("prompt") or None
+        unknown = _unknown_uid(prompt, snapshot)
+        unfinished = game_id in ((snapshot.get("status") or {}).get("unfinished_games") or [])
+        running = unfinished and not snapshot.get("over")
+        return render_template(
+            "table.html",
+            s=snapshot,
+            version=version,
+            running=running,
+            unfinished=unfinished,
+            prompt=prompt,
+            unknown_uid=unknown,
+            components=components,
+            log=log_rows,
+            games=[find_game(n) for n in game_names(include_hidden=show_hidden)],
+            actions=forms.ACTIONS.get(game or "", ()),
+            seat_colours=forms.SEAT_COLOURS,
+            rr_tracks=forms.RR_TRACKS,
+            ttr_cards=forms.TTR_CARD_KINDS,
+            ttr_routes=forms.TTR_ROUTE_REFS,
+            ttr_cities=forms.TTR_CITY_IDS,
+            who=session.get("who") or "",
+            trusted=_trusted(),
+            messages=get_flashed_messages(with_categories=True),
+            max_players=forms.MAX_PLAYERS_ON_FORM,
+        )
+
+    @app.post("/table/login")
+    def login() -> BaseResponse:
+        _require_csrf()
+        if service.pin is None:
+            abort(403, "changes from the page are off: set [web] pin in the config")
+        if _limited():
+            flash("Too many wrong PINs: wait a minute and try again.", "error")
+            return redirect(url_for("table"), 303)
+        if not _pin_matches(request.form.get("pin", "")):
+            flash("Wrong PIN.", "error")
+            return redirect(url_for("table"), 303)
+        who = re.sub(r"[^\w .'-]", "", request.form.get("who", ""))[:24].strip()
+        session.clear()
+        session.update(pin_ok=True, pin_fp=_pin_fingerprint(), who=who)
+        _csrf_token()  # a fresh token for the signed-in session
+        return redirect(url_for("table"), 303)
+
+    @app.post("/table/logout")
+    def logout() -> BaseResponse:
+        _require_csrf()
+        session.clear()
+        return redirect(url_for("table"), 303)
+
+    table_ops: dict[
+        str, Callable[[Mapping[str, str], dict[str, Any]], tuple[str, dict[str, Any]]]
+    ] = {
+        "start": lambda f, s: (
+            "command",
+            forms.start_game(f, game_names(include_hidden=bool(app.config["SHOW_HIDDEN_GAMES"]))),
+        ),
+        "action": lambda f, s: (
+            "action",
+            {"action": forms.generic_action(f, s.get("game") or "", len(s.get("players") or []))},
+        ),
+        "rr_build": lambda f, s: (
+            "action",
+            {"action": forms.rr_build(f, len(s.get("players") or []))},
+        ),
+        "ttr_claim": lambda f, s: (
+            "action",
+            {"action": forms.ttr_claim(f, len(s.get("players") or []))},
+        ),
+        "ttr_draw": lambda f, s: (
+            "action",
+            {"action": forms.ttr_draw(f, len(s.get("players") or []))},
+        ),
+        "ttr_station": lambda f, s: (
+            "action",
+            {"action": forms.ttr_station(f, len(s.get("players") or []))},
+        ),
+        "prompt": lambda f, s: (
+            "action",
+            {"action": forms.prompt_answer(f, (s.get("status") or {}).get("prompt"))},
+        ),
+        "undo": lambda f, s: ("command", {"command": "undo"}),
+        "redo": lambda f, s: ("command", {"command": "redo"}),
+        "correct": lambda f, s: (
+            "command",
+            {
+                "command": "correct",
+                "target_seq": forms.integer(f, "target_seq", 1, 10**9),
+                "action": forms.generic_action(f, s.get("game") or "", len(s.get("players") or [])),
+            },
+        ),
+        "enrol": lambda f, s: (
+            "command",
+            {
+                "command": "enrol",
+                "uid": forms.text(f, "uid"),
+                "component": forms.text(f, "component"),
+            },
+        ),
+        "end": lambda f, s: (
+            "command",
+            {"command": "end_game", "reason": forms.text(f, "reason")},
+        ),
+        "select": lambda f, s: (
+            "command",
+            {"command": "select_game", "game_id": forms.integer(f, "game_id", 1, 10**9)},
+        ),
+    }
+
+    @app.post("/table/<op>")
+    def table_op(op: str) -> BaseResponse:
+        _require_csrf()
+        if not _signed_in():
+            flash("Enter the table PIN first.", "error")
+            return redirect(url_for("table"), 303)
+        make = table_ops.get(op)
+        if make is None:
+            abort(404, f"no table operation {op!r}")
+        _, snapshot = service.latest()
+        try:
+            kind, payload = make(request.form, snapshot)
+            observation = Observation.from_json(
+                {"source": _who(), "kind": kind, "payload": payload}, "form"
+            )
+        except forms.FormError as exc:
+            flash(f"Not sent — {exc.field.replace('_', ' ')}: {exc.reason}", "error")
+            return redirect(url_for("table"), 303)
+        except SnapshotError as exc:
+            flash(f"Not sent — {exc.path}: {exc.reason}", "error")
+            return redirect(url_for("table"), 303)
+        try:
+            outcome = service.submit_and_wait(observation, 10.0)
+        except TimeoutError:
+            flash("No answer within 10 s; the input is queued and will be handled.", "error")
+            return redirect(url_for("table"), 303)
+        verdict = str(outcome.get("outcome"))
+        message = str(outcome.get("message") or verdict)
+        if verdict == "rejected":
+            flash(f"Refused: {message}", "error")
+        elif verdict == "prompt":
+            flash(f"Question: {message}", "info")
+        else:
+            flash(message, "ok")
+        return redirect(url_for("table"), 303)
+
+    @app.get("/history")
+    def history() -> str:
+        return render_template("history.html", games=service.games())
+
+    @app.get("/history/<int:game_id>")
+    def history_game(game_id: int) -> str:
+        try:
+            _, body = service.export(game_id, "json")
+        except TracksideError as exc:
+            abort(404, str(exc))
+        record = json.loads(body)
+        link = _bg_stats_link(record)
+        qr = segno.make(link, error="l")
+        svg = qr.svg_inline(scale=3, dark="#000", light="#fff", border=2)
+        return render_template("game.html", g=record, bg_stats=link, qr=Markup(svg))
 
     # -- API -------------------------------------------------------------------------------
     @app.get("/api/state")
@@ -114,25 +410,53 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     @app.get("/api/events")
     def events() -> Response:
+        """Server-sent events: ``snapshot`` first (the /api/state JSON), then ``state`` after
+        each change (coalesced, at most a few a second), ``bye`` when the service stops. The
+        message set is versioned by ``SSE_PROTOCOL`` (sent as the first comment) and each
+        snapshot by its own ``schema``."""
         min_interval = float(app.config["SSE_MIN_INTERVAL_S"])
         keepalive = float(app.config["SSE_KEEPALIVE_S"])
 
         def stream() -> Iterator[str]:
             version, snapshot = service.latest()
-            yield f"retry: 2000\nid: {version}\nevent: snapshot\ndata: {json.dumps(snapshot)}\n\n"
-            last_sent = time.monotonic()
+            yield (
+                f": trackside events v{SSE_PROTOCOL}\nretry: 2000\n"
+                f"id: {version}\nevent: snapshot\ndata: {json.dumps(snapshot)}\n\n"
+            )
+            # What the table did (a move, a prompt, a refusal) goes out at once: a token bucket
+            # lets SSE_BURST messages go back to back, then one per min_interval (a burst is
+            # coalesced to the latest snapshot). Changes that are only device chips or logged
+            # reader noise wait and go out at most once a second, so they never delay a move.
+            sent, seen, sent_key = version, version, _change_key(snapshot)
+            tokens, last = float(SSE_BURST), time.monotonic()
+            last_minor = 0.0
             while not service.closing:
-                newer, snapshot = service.wait_newer(version, keepalive)
-                if newer == version:
+                now = time.monotonic()
+                pending = seen != sent
+                timeout = (
+                    max(0.0, last_minor + SSE_MINOR_INTERVAL_S - now) if pending else keepalive
+                )
+                seen, snapshot = service.wait_newer(seen, timeout)
+                if seen == sent:
                     yield ": keep-alive\n\n"
                     continue
-                delay = min_interval - (time.monotonic() - last_sent)
-                if delay > 0:  # coalesce bursts: the client gets the latest state, not all
-                    time.sleep(delay)
-                    newer, snapshot = service.latest()
-                version = newer
-                last_sent = time.monotonic()
-                yield f"id: {version}\nevent: state\ndata: {json.dumps(snapshot)}\n\n"
+                now = time.monotonic()
+                key = _change_key(snapshot)
+                if key != sent_key:
+                    tokens = min(float(SSE_BURST), tokens + (now - last) / min_interval)
+                    last = now
+                    if tokens < 1.0:
+                        time.sleep((1.0 - tokens) * min_interval)
+                        tokens, last = 1.0, time.monotonic()
+                        seen, snapshot = service.latest()
+                        key = _change_key(snapshot)
+                    tokens -= 1.0
+                elif now - last_minor < SSE_MINOR_INTERVAL_S:
+                    continue  # sent with the next change, or when the second is up
+                last_minor = time.monotonic()
+                sent, sent_key = seen, key
+                yield f"id: {seen}\nevent: state\ndata: {json.dumps(snapshot)}\n\n"
+            yield 'event: bye\ndata: {"reason": "the service is stopping"}\n\n'
 
         return Response(
             stream(),
@@ -195,19 +519,12 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return Response(json.dumps(outcome), status=status, mimetype="application/json")
 
     def _check_pin() -> Response | None:
-        pin = service.pin
-        if pin is None:
+        if service.pin is None:
             return _error("pin", "changes from the page are off: set [web] pin in the config", 403)
-        who = request.remote_addr or "?"
-        now = time.monotonic()
-        recent = failures[who]
-        while recent and now - recent[0] > PIN_FAILURE_WINDOW_S:
-            recent.popleft()
-        if len(recent) >= PIN_FAILURES_ALLOWED:
+        if _limited():
             return _error("pin", "too many wrong PINs; wait a minute", 429)
         given = request.headers.get("X-Trackside-Pin") or request.form.get("pin") or ""
-        if not hmac.compare_digest(given.encode(), pin.encode()):
-            recent.append(now)
+        if not _pin_matches(given):
             return _error("pin", "wrong or missing table PIN", 401)
         return None
 
@@ -220,3 +537,153 @@ def _error(field: str, message: str, status: int) -> Response:
     return Response(
         json.dumps({"error": message, "field": field}), status=status, mimetype="application/json"
     )
+
+
+def _change_key(snapshot: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What makes a snapshot news for the table (sent at once): the game, its log position,
+    the question asked, the LED cues, the last input that was not merely logged."""
+    status = snapshot.get("status") or {}
+    recent = [r for r in status.get("recent") or [] if r.get("outcome") != "logged"]
+    last = recent[-1] if recent else {}
+    return (
+        snapshot.get("game_id"),
+        snapshot.get("seq"),
+        snapshot.get("over"),
+        json.dumps(status.get("prompt"), sort_keys=True),
+        len(snapshot.get("cues") or []),
+        status.get("store_error"),
+        last.get("wall_time_s"),
+        last.get("outcome"),
+    )
+
+
+def _csrf_token() -> str:
+    token = session.get("csrf")
+    if not isinstance(token, str):
+        token = secrets.token_urlsafe(24)
+        session["csrf"] = token
+    return token
+
+
+def _require_csrf() -> None:
+    expected = session.get("csrf")
+    given = request.form.get("csrf", "")
+    if not isinstance(expected, str) or not hmac.compare_digest(given.encode(), expected.encode()):
+        abort(400, "the form is out of date (CSRF check failed): reload the page and try again")
+
+
+def _pictures(snapshot: Mapping[str, Any]) -> dict[str, Any]:
+    """The scoreboard's charts and maps; a picture that cannot be drawn is left out (logged)."""
+    try:
+        return {"chart": rr_chart(snapshot), "board_map": ttr_map(snapshot)}
+    except Exception:
+        log.exception("web: drawing the board pictures failed")
+        return {"chart": None, "board_map": None}
+
+
+def _describe(action: Mapping[str, Any], players: list[Mapping[str, Any]]) -> str:
+    """A prompt option or a logged action in words: ``Red: advance steps=2``."""
+    try:
+        act = Action.from_json(action)
+    except SnapshotError:
+        return json.dumps(action)
+    words = act.kind.replace("_", " ")
+    args = action.get("args") or {}
+    if isinstance(args, Mapping) and args:
+        words += " — " + "; ".join(f"{k.replace('_', ' ')}: {_words(v)}" for k, v in args.items())
+    if act.player is not None and 0 <= act.player < len(players):
+        return f"{players[act.player].get('name')}: {words}"
+    return words
+
+
+def _words(value: Any) -> str:
+    """Arguments for people: card counts as ``1 blue + 1 locomotive``, lists comma-separated,
+    other objects as ``key value``."""
+    if isinstance(value, Mapping):
+        if value and all(isinstance(v, int) and not isinstance(v, bool) for v in value.values()):
+            return " + ".join(f"{v} {k}" for k, v in value.items())
+        return ", ".join(f"{k} {_words(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(_words(v) for v in value)
+    return str(value)
+
+
+_UNKNOWN_TAG = re.compile(r"unknown tag '([^']+)'")
+
+
+def _unknown_uid(prompt: Mapping[str, Any] | None, snapshot: Mapping[str, Any]) -> str:
+    """The tag the table should enrol: the one the prompt names, else the last unknown scan."""
+    if prompt:
+        match = _UNKNOWN_TAG.search(str(prompt.get("question", "")))
+        if match:
+            return match.group(1)
+    return ""
+
+
+def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
+    """The game's events, newest first, with who entered them and when."""
+    try:
+        _, body = service.export(game_id, "json")
+    except TracksideError:
+        return []
+    record = json.loads(body)
+    players = record.get("players") or []
+    rows = []
+    for event in reversed(record.get("events") or []):
+        kind = event.get("type", "")
+        if kind in ("action_applied", "action_corrected"):
+            what = _describe(event.get("action") or {}, players)
+            if kind == "action_corrected":
+                what = f"correct #{event.get('target_seq')} → {what}"
+        elif kind in ("action_undone", "action_redone"):
+            what = f"{kind.split('_')[1][:-2]} #{event.get('target_seq')}"
+        elif kind == "game_started":
+            what = "game started: " + ", ".join(str(p.get("name")) for p in players)
+        else:
+            what = f"game ended ({event.get('reason')})"
+        by = str(event.get("by") or "")
+        rows.append(
+            {
+                "seq": event.get("seq"),
+                "when": event.get("wall_time_s"),
+                "by": by.removeprefix("table-page:") if by.startswith("table-page:") else by,
+                "what": what,
+                "kind": kind,
+            }
+        )
+    return rows
+
+
+def _bg_stats_link(record: Mapping[str, Any]) -> str:
+    """A BG Stats "create play" link (bgstatsapp.com/support/push-plays-to-bg-stats-from-other-
+    apps-or-websites): the app opens an import dialog with the game, players and scores."""
+    score = record.get("score") or {}
+    sheet_players = score.get("players") or []
+    winners = set(score.get("winners") or [])
+    totals = sorted({int(p.get("total", 0)) for p in sheet_players}, reverse=True)
+    started = record.get("started_at") or 0
+    ended = record.get("ended_at") or started
+    data = {
+        "sourceName": "Trackside",
+        "game": {
+            "name": record.get("title") or record.get("game"),
+            "highestWins": True,
+            "noPoints": False,
+            "sourceGameId": str(record.get("game")),
+        },
+        "playDate": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)),
+        "durationMin": max(0, round((ended - started) / 60)),
+        "players": [
+            {
+                "name": p.get("name"),
+                "score": p.get("total"),
+                "winner": p.get("name") in winners,
+                "rank": totals.index(int(p.get("total", 0))) + 1,
+                "startPlayer": i == 0,
+                "sourcePlayerId": str(p.get("name")),
+            }
+            for i, p in enumerate(sheet_players)
+        ],
+    }
+    encoded = urllib.parse.quote(json.dumps(data, separators=(",", ":")), safe="")
+    return f"https://app.bgstatsapp.com/createPlay.html?data={encoded}"

@@ -7,6 +7,7 @@ are refused too, so a typo never silently falls back to a default.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
@@ -47,6 +48,9 @@ class WebSettings:
     pin: str | None = None
     """Needed for every action that changes a game; ``None``: changes from the page are off."""
     enabled: bool = True
+    trusted_subnets: tuple[str, ...] = ()
+    """Networks (``192.168.1.0/24``) whose devices use the table page without the PIN: kiosk
+    screens. Empty: everybody needs the PIN."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,18 +128,31 @@ class _Section:
 
 def _web(data: Any, file: str) -> WebSettings:
     s = _Section(data, "web", file)
-    s.only("host", "port", "pin", "enabled")
+    s.only("host", "port", "pin", "enabled", "trusted_subnets")
     pin = s.data.get("pin")
     if isinstance(pin, int) and not isinstance(pin, bool):
         s.fail("pin", "write the PIN in quotes (a number would lose leading zeros)")
     pin = s.text("pin", None)
     if pin is not None and (len(pin) < 4 or not pin.isdigit()):
         s.fail("pin", "expected at least 4 digits")
+    subnets = s.data.get("trusted_subnets", [])
+    if not isinstance(subnets, list) or not all(isinstance(n, str) for n in subnets):
+        s.fail("trusted_subnets", 'expected a list of networks, e.g. ["192.168.1.0/24"]')
+    for index, network in enumerate(subnets):
+        try:
+            ipaddress.ip_network(network, strict=True)
+        except ValueError as exc:
+            s.fail(f"trusted_subnets[{index}]", f"{network!r} is not a network: {exc}")
+    if subnets and pin is None:
+        s.fail(
+            "trusted_subnets", "trusted subnets need a pin (without one the page changes nothing)"
+        )
     return WebSettings(
         host=s.text("host", "0.0.0.0") or "0.0.0.0",
         port=s.integer("port", DEFAULT_PORT, 0, 65535) or 0,
         pin=pin,
         enabled=s.boolean("enabled", True),
+        trusted_subnets=tuple(str(ipaddress.ip_network(n)) for n in subnets),
     )
 
 

@@ -39,7 +39,7 @@ from companion.core.events import (
 )
 from companion.core.game import PlayerSpec
 from companion.core.ids import GameId
-from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.jsonvalue import JsonObject, JsonValue, thaw
 from companion.core.observation import Observation, ObservationKind
 from companion.core.session import TableSession
 from companion.core.snapshot import Field
@@ -51,6 +51,9 @@ log = logging.getLogger(__name__)
 
 SNAPSHOT_SCHEMA = 1
 RECENT_INPUTS = 12
+CUES_KEPT = 8
+CUE_LIFETIME_S = 30.0
+"""Cues older than this leave the snapshot (the longest default look lasts 6 s; docs/leds.md)."""
 SELF_DESCRIBING_PREFIX = "TS:"
 """Printed labels carry their binding: ``TS:<game id>:<component id>`` needs no enrolment."""
 
@@ -95,6 +98,11 @@ class _Plan:
     enrol: TagBinding | None = None
     select: GameId | None = None
     prompt: Prompt | None = None
+    cues: list[JsonObject] = field(default_factory=list)
+
+
+class _UnknownTagError(UnknownComponentError):
+    """A tag the registry does not know (the LEDs blink it as ``unknown_tag``)."""
 
 
 @dataclass(slots=True)
@@ -115,6 +123,9 @@ class _State:
     store_error: str | None = None
     devices: dict[str, JsonObject] = field(default_factory=dict)
     recent: deque[JsonObject] = field(default_factory=lambda: deque(maxlen=RECENT_INPUTS))
+    cues: deque[JsonObject] = field(default_factory=lambda: deque(maxlen=CUES_KEPT))
+    rounds: dict[GameId, tuple[int | None, bool]] = field(default_factory=dict)
+    """Per game, the round and game-over flag last published (a change is a round end)."""
 
 
 class Engine:
@@ -217,6 +228,8 @@ class Engine:
             plan = self._plan(observation)
         except TracksideError as exc:
             plan = _Plan(InputOutcome("rejected", str(exc), self._state.active))
+            if observation.seat is not None:
+                plan.cues.append(_seat_cue(observation, exc))
         except Exception as exc:  # a bug in a game must not cost the input
             log.exception("engine: planning %r failed", observation)
             plan = _Plan(InputOutcome("rejected", f"internal error: {exc!r}", self._state.active))
@@ -239,7 +252,11 @@ class Engine:
             return outcome
         self._state.store_error = None
         outcome = plan.outcome
+        self._state.cues.extend(plan.cues)
         if plan.session is not None and game_id is not None:
+            old = self._state.sessions.get(game_id)
+            if old is not None and isinstance(plan.entry, LogEntry):
+                self._state.cues.extend(_tunnel_cues(old, plan.session, plan.entry))
             self._state.sessions[game_id] = plan.session
             # an ended game stays on the scoreboard (its final sheet) until the next one starts
             self._state.active = game_id
@@ -318,7 +335,7 @@ class Engine:
         binding = self.store.tag(uid)
         if binding is None:
             self._state.prompt = Prompt(f"unknown tag {uid!r}: enrol it on the table page")
-            raise UnknownComponentError(f"unknown tag {uid!r}: enrol it on the table page")
+            raise _UnknownTagError(f"unknown tag {uid!r}: enrol it on the table page")
         if binding.game != game_name:
             raise IllegalActionError(
                 f"tag {uid!r} is enrolled as {binding.game} {binding.component!r}, "
@@ -477,7 +494,9 @@ class Engine:
 
     def _build_snapshot(self) -> JsonObject:
         state = self._state
+        now = time.time()
         status: JsonObject = {
+            "passed_players": [],
             "devices": dict(state.devices),
             "store_error": state.store_error,
             "recent": list(state.recent),
@@ -500,7 +519,8 @@ class Engine:
             "problems": [],
             "table": None,
             "status": status,
-            "updated_at": time.time(),
+            "cues": [],
+            "updated_at": now,
         }
         session = self.session()
         if session is None:
@@ -533,6 +553,16 @@ class Engine:
                 }
             )
         status.update(turn.to_json())
+        status["passed_players"] = _passed_players(st, len(players))
+        over = game.is_over(st)
+        if state.active is not None:
+            before = state.rounds.get(state.active)
+            if before is not None and (
+                (turn.round is not None and before[0] is not None and turn.round > before[0])
+                or (over and not before[1] and turn.round is not None)
+            ):
+                state.cues.append({"kind": "round_end", "round": before[0], "at_s": now})
+            state.rounds[state.active] = (turn.round, over)
         if session.is_ended:
             status.update(active_players=[], waiting_for=f"a new game (this one {session.ended})")
         if state.prompt is not None:
@@ -542,7 +572,7 @@ class Engine:
             game_id=state.active,
             title=game.title,
             seq=session.entries[-1].seq,
-            over=game.is_over(st),
+            over=over,
             players=players,  # type: ignore[arg-type]
             winners=list(sheet.winners),
             notes=list(sheet.notes),
@@ -551,7 +581,54 @@ class Engine:
             can_undo=bool(session.applied),
             can_redo=bool(session.redo_stack),
         )
+        # short-lived signals for the LEDs (docs/leds.md), newest last; old ones drop out
+        snapshot["cues"] = [dict(c) for c in state.cues if now - float(c["at_s"]) < CUE_LIFETIME_S]  # type: ignore[arg-type]
         return snapshot
+
+
+def _passed_players(state: object, count: int) -> list[JsonValue]:
+    """Players who passed this round, for games with passing (Russian Railroads keeps them as
+    ``state.passed``); [] for the rest."""
+    passed = getattr(state, "passed", None)
+    if not isinstance(passed, frozenset | set | tuple | list):
+        return []
+    return [p for p in sorted(passed) if isinstance(p, int) and 0 <= p < count]
+
+
+def _seat_of(session: TableSession, player: int) -> int:
+    players = session.started.players
+    if 0 <= player < len(players) and players[player].seat is not None:
+        return int(players[player].seat)  # type: ignore[arg-type]
+    return player + 1  # a player without a seat sits at seat index + 1 (docs/leds.md)
+
+
+def _seat_cue(obs: Observation, exc: Exception) -> JsonObject:
+    """A refused input at a seat's reader: that seat blinks red."""
+    if isinstance(exc, _UnknownTagError):
+        return {"kind": "unknown_tag", "seat": obs.seat, "uid": obs.tag or "", "at_s": time.time()}
+    return {"kind": "error", "seat": obs.seat, "message": str(exc), "at_s": time.time()}
+
+
+def _tunnel_cues(old: TableSession, new: TableSession, entry: LogEntry) -> list[JsonObject]:
+    """Ticket to Ride's tunnel verdict, once the last tunnel card is turned: the claimer's seat
+    flashes green (no extra cards: the tunnel is claimed at once) or amber (1–3 owed)."""
+    event = entry.event
+    if not isinstance(event, ActionApplied) or event.action.kind != "reveal_tunnel":
+        return []
+    before = getattr(old.state, "tunnel", None)
+    if before is None:
+        return []
+    after = getattr(new.state, "tunnel", None)
+    if after is None:
+        extra = 0
+    elif len(getattr(after, "revealed", ())) >= int(getattr(after, "reveal", 3)):
+        extra = int(getattr(after, "extra", -1))
+    else:
+        return []  # more cards to turn: no verdict yet
+    if not 0 <= extra <= 3:
+        return []
+    seat = _seat_of(new, int(before.player))
+    return [{"kind": "tunnel", "seat": seat, "extra_cards": extra, "at_s": time.time()}]
 
 
 def _recent_from(obs: Observation, outcome: InputOutcome) -> JsonObject:

@@ -165,6 +165,10 @@ class Trackside:
         return self.settings.web.pin
 
     @property
+    def trusted_subnets(self) -> tuple[str, ...]:
+        return self.settings.web.trusted_subnets
+
+    @property
     def closing(self) -> bool:
         return self._closing.is_set()
 

@@ -72,6 +72,18 @@ speed = 10
         ("[web]\nport = 99999", "web.port: expected a whole number 0–65535, got 99999"),
         ("[web]\npin = 4711", "web.pin: write the PIN in quotes"),
         ("[web]\nprot = 1", "web.prot: unknown option"),
+        (
+            "[web]\npin = '4711'\ntrusted_subnets = ['192.168.1.7/24']",
+            "web.trusted_subnets[0]: '192.168.1.7/24' is not a network",
+        ),
+        (
+            "[web]\npin = '4711'\ntrusted_subnets = '10.0.0.0/8'",
+            "web.trusted_subnets: expected a list",
+        ),
+        (
+            "[web]\ntrusted_subnets = ['10.0.0.0/8']",
+            "web.trusted_subnets: trusted subnets need a pin",
+        ),
         ("[[readers]]\nname = 'a'\nprotocol = 'nfc'", "readers[0].protocol: 'nfc' is not one of"),
         (
             "[[readers]]\nname = 'a'\nprotocol = 'rdm6300'",
@@ -123,3 +135,9 @@ def test_game_defaults_from_config_go_into_the_game_log(tmp_path: Path) -> None:
 def test_unknown_game_section_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"games\.chess: unknown game"):
         load_settings(write(tmp_path, "[games.chess]\nx = 1\n"))
+
+
+def test_trusted_subnets_for_kiosk_screens(tmp_path: Path) -> None:
+    text = "[web]\npin = '4711'\ntrusted_subnets = ['192.168.1.0/24', 'fd00::/8']"
+    settings = load_settings(write(tmp_path, text))
+    assert settings.web.trusted_subnets == ("192.168.1.0/24", "fd00::/8")

@@ -115,3 +115,50 @@ def test_sse_snapshot_on_connect_then_changes(service: Trackside) -> None:
             break
     assert players[0]["total"] == 2
     conn.close()
+
+
+def test_sse_bursts_are_rate_limited_to_the_latest_state(service: Trackside) -> None:
+    """A burst of changes reaches a client as a few messages (typed, with the snapshot's
+    version as the id), the last one the final state."""
+    service.submit_and_wait(Observation.from_json({"source": "table-page", **start_payload()}), 5)
+    service.scan("red-seat", "04D1E5000002")
+    service.wait_idle()
+    conn = http.client.HTTPConnection("127.0.0.1", service.web_port, timeout=10)
+    conn.request("GET", "/api/events")
+    response = conn.getresponse()
+    name, first = read_event(response)
+    assert name == "snapshot" and first["seq"] == 2
+    for i in range(40):  # undo, redo, undo, … : 40 changes as fast as the engine takes them
+        command = "undo" if i % 2 == 0 else "redo"
+        payload = {"kind": "command", "payload": {"command": command}}
+        service.engine.submit(Observation.from_json({"source": "table-page", **payload}))
+    service.wait_idle()
+    _, final = service.latest()
+    started = time.monotonic()
+    received = []
+    while True:
+        name, snap = read_event(response)
+        received.append((name, snap["seq"]))
+        if snap["seq"] == final["seq"]:
+            break
+    elapsed = time.monotonic() - started
+    assert {n for n, _ in received} == {"state"}
+    # at most a burst of 3, then four a second: far fewer than 40 messages
+    assert len(received) <= 3 + int(elapsed / 0.25) + 1 < 40
+    conn.close()
+
+
+def test_sse_device_chip_changes_still_arrive(service: Trackside) -> None:
+    """A change that is only a device's status is not urgent, but it is not lost either."""
+    conn = http.client.HTTPConnection("127.0.0.1", service.web_port, timeout=10)
+    conn.request("GET", "/api/events")
+    response = conn.getresponse()
+    read_event(response)
+    service.engine.report_device("camera", {"state": "connected"})
+    deadline = time.monotonic() + 5
+    devices: dict[str, object] = {}
+    while "camera" not in devices and time.monotonic() < deadline:
+        _, snap = read_event(response)
+        devices = snap["status"]["devices"]
+    assert devices["camera"] == {"state": "connected"}
+    conn.close()

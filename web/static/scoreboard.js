@@ -1,6 +1,6 @@
 // Live scoreboard: a full snapshot on connect, then one message per change (server-sent
-// events). Each message re-renders the board from the server's template, so there is one
-// rendering path; EventSource reconnects by itself when the Pi or the Wi-Fi comes back.
+// events, message set v1: snapshot, state, bye; docs/formats/api.md). Each message
+// re-renders the board from the server's template, so there is one rendering path; EventSource reconnects by itself when the Pi or the Wi-Fi comes back.
 (function () {
   "use strict";
   var board = document.getElementById("board");
@@ -33,6 +33,8 @@
     }
     source.addEventListener("snapshot", onMessage);
     source.addEventListener("state", onMessage);
+    // the service is stopping: EventSource retries by itself (every 2 s) until it is back
+    source.addEventListener("bye", function () { setLive("lost", "service restarting…"); });
   }
   connect();
 })();

@@ -1,0 +1,95 @@
+"""The scoreboard's pictures from real snapshots: the Russian Railroads chart follows the
+golden game round by round; the Ticket to Ride map puts claims, stations and (at the end) the
+longest paths where the board has them."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from companion.core import Observation, ObservationKind
+from companion.service.engine import Engine
+from companion.service.store import EventStore
+from web.boards import rr_chart, rr_round_totals, ttr_map
+
+GOLDEN = Path(__file__).resolve().parents[1] / "games" / "golden"
+
+
+def played(tmp_path: Path, game: str) -> dict[str, Any]:
+    golden = json.loads((GOLDEN / f"{game}.json").read_text())
+    store = EventStore(tmp_path / "db.sqlite3")
+    engine = Engine(store)
+    start = {"command": "start_game", "game": game, "players": golden["players"]}
+    engine.handle(
+        Observation(
+            "test",  # type: ignore[arg-type]
+            ObservationKind.COMMAND,
+            {**start, "options": golden["options"]},
+        )
+    )
+    for step in golden["steps"]:
+        if "scan" in step:
+            player = step["scan"].get("player")
+            obs = Observation(
+                "reader",  # type: ignore[arg-type]
+                ObservationKind.TAG_PRESENT,
+                {"uid": f"TS:{game}:{step['scan']['component']}"},
+                None if player is None else player + 1,  # type: ignore[arg-type]
+            )
+        else:
+            obs = Observation("test", ObservationKind.ACTION, {"action": step["action"]})  # type: ignore[arg-type]
+        engine.handle(obs)
+    _, snapshot = engine.latest()
+    store.close()
+    return snapshot
+
+
+def test_russian_railroads_chart_follows_the_golden_game_round_by_round(tmp_path: Path) -> None:
+    snapshot = played(tmp_path, "russian-railroads")
+    chart = rr_chart(snapshot)
+    assert chart is not None
+    values = {s.name: s.values for s in chart.series}
+    # the golden game's totals after each round's last pass (its "totals" after the round
+    # ends), then the final scoring
+    assert values["Red"] == (0, 1, 3, 8, 16, 27, 38, 49, 89)
+    assert values["Yellow"] == (0, 5, 13, 22, 36, 50, 69, 88, 88)
+    assert [label for _, label in chart.x_labels] == [
+        "start", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "final",
+    ]  # fmt: skip
+    # every end label readable: at least 30 units apart
+    ys = sorted(s.label_y for s in chart.series)
+    assert all(b - a >= 30 for a, b in itertools.pairwise(ys))
+
+
+def test_round_totals_ignore_points_between_roundings() -> None:
+    points = [
+        {"category": "pass", "points": 2, "why": "round 1: passed from position 2"},
+        {"category": "kiev", "points": 1, "why": "round 1: reach 1"},
+        {"category": "actions", "points": 3, "why": "engineer points"},
+        {"category": "kiev", "points": 2, "why": "round 2: reach 2"},
+    ]
+    assert rr_round_totals(points) == {1: 3, 2: 8}
+
+
+def test_ticket_to_ride_map_shows_claims_stations_and_longest_paths(tmp_path: Path) -> None:
+    snapshot = played(tmp_path, "ticket-to-ride-europe")
+    board = ttr_map(snapshot)
+    assert board is not None and len(board.routes) == 101 and len(board.cities) == 47
+    claimed = {(r.owner, r.label.split(" (")[0], r.colour) for r in board.routes if r.owner}
+    assert claimed == {
+        ("Red", "Bruxelles–Paris", "red"),
+        ("Red", "Amsterdam–Bruxelles", "red"),
+        ("Blue", "München–Venezia", "blue"),
+    }
+    assert [(s.owner, s.city) for s in board.stations] == [("Red", "Frankfurt")]
+    assert board.paths == ()  # only at the end of the game
+    ended = ttr_map({**snapshot, "over": True})
+    assert ended is not None
+    assert {(p.owner, p.length) for p in ended.paths} == {("Red", 3), ("Blue", 2)}
+
+
+def test_no_picture_for_other_games_or_no_game() -> None:
+    assert rr_chart({"game": None}) is None and ttr_map({"game": None}) is None
+    assert ttr_map({"game": "ticket-to-ride-europe", "table": {"players": "?"}}) is None

@@ -1,0 +1,286 @@
+"""The table, history and scoreboard pages in a real browser (Debian's Chromium): the PIN
+guards every change, a game is played through the table page to its final sheet, Ticket to
+Ride is claimed through its own forms, and every page is photographed at TV and phone size
+(``test-artifacts/``) for a human to look at."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from companion.core import Observation, ObservationKind
+from companion.service.runtime import Trackside
+
+from .conftest import ARTIFACTS, PIN
+
+GOLDEN = Path(__file__).resolve().parents[1] / "games" / "golden"
+TV = {"width": 1920, "height": 1080}
+PHONE = {"width": 360, "height": 740}
+
+
+def shoot(page: Page, name: str) -> None:
+    """Screenshots at 1920x1080 and 360x740; on the phone nothing may be wider than the
+    screen (no sideways scrolling)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.set_viewport_size(TV)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-1920x1080.png"), full_page=True)
+    page.set_viewport_size(PHONE)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"{name} is {width} px wide on a phone"
+    page.screenshot(path=str(ARTIFACTS / f"{name}-360x740.png"), full_page=True)
+    page.set_viewport_size(TV)
+
+
+def sign_in(page: Page, base: str, who: str = "Ann") -> None:
+    page.goto(f"{base}/table")
+    page.fill("input[name=pin]", PIN)
+    page.fill("input[name=who]", who)
+    page.click("main form button[type=submit]")
+    expect(page.locator(".who")).to_contain_text(f"Signed in as {who}")
+
+
+def golden_steps(service: Trackside, game: str, upto: int) -> None:
+    """Play the golden playthrough's first ``upto`` steps through the service (as the readers
+    and other pages would), so the browser picks up a table mid-game."""
+    golden = json.loads((GOLDEN / f"{game}.json").read_text())
+    start = {"command": "start_game", "game": game, "players": golden["players"]}
+    start["options"] = golden["options"]
+    submit(service, ObservationKind.COMMAND, start)
+    for step in golden["steps"][:upto]:
+        if "scan" in step:
+            player = step["scan"].get("player")
+            obs = Observation(
+                "seat-reader",  # type: ignore[arg-type]
+                ObservationKind.TAG_PRESENT,
+                {"uid": f"TS:{game}:{step['scan']['component']}"},
+                None if player is None else player + 1,  # type: ignore[arg-type]
+            )
+            service.submit_and_wait(obs, 10)
+        else:
+            submit(service, ObservationKind.ACTION, {"action": step["action"]})
+
+
+def submit(service: Trackside, kind: ObservationKind, payload: dict[str, Any]) -> None:
+    service.submit_and_wait(Observation("test", kind, payload), 10)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_table_page_refuses_changes_without_the_pin(service: Trackside, browser: Browser) -> None:
+    base = f"http://127.0.0.1:{service.web_port}"
+    page = browser.new_page(viewport=TV)
+    page.goto(f"{base}/table")
+    # no PIN yet: only the PIN form, no game forms
+    expect(page.locator("input[name=pin]")).to_be_visible()
+    expect(page.locator("#start")).to_have_count(0)
+    shoot(page, "table-pin")
+    # a wrong PIN is refused, and nothing starts
+    page.fill("input[name=pin]", "0000")
+    page.click("main form button[type=submit]")
+    expect(page.locator(".flash.error")).to_have_text("Wrong PIN.")
+    # a forged form (no session, no CSRF token) is refused with a clear page, no stack trace
+    response = page.request.post(
+        f"{base}/table/start", form={"game": "tiny-race", "name_0": "Mallory"}
+    )
+    assert response.status == 400
+    assert "CSRF check failed" in response.text() and "Traceback" not in response.text()
+    # a signed-out browser with a valid CSRF token (from the PIN page) is still refused
+    token = page.locator("input[name=csrf]").first.get_attribute("value")
+    response = page.request.post(
+        f"{base}/table/start",
+        form={"csrf": token or "", "game": "tiny-race", "name_0": "Mallory"},
+    )
+    assert response.ok and "Enter the table PIN first." in response.text()
+    # the JSON API wants the PIN too
+    api = page.request.post(f"{base}/api/input", data={"kind": "command", "payload": {}})
+    assert api.status == 401
+    _, snapshot = service.latest()
+    assert snapshot["game"] is None
+    # five wrong PINs in a minute and even the right one waits
+    for _ in range(5):
+        page.fill("input[name=pin]", "9999")
+        page.click("main form button[type=submit]")
+    page.fill("input[name=pin]", PIN)
+    page.click("main form button[type=submit]")
+    expect(page.locator(".flash.error")).to_contain_text("Too many wrong PINs")
+    page.close()
+
+
+@pytest.mark.slow
+def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Browser) -> None:
+    service.app.config["SHOW_HIDDEN_GAMES"] = True  # the test-only game is offered
+    base = f"http://127.0.0.1:{service.web_port}"
+    page = browser.new_page(viewport=TV)
+    sign_in(page, base, "Ann")
+    shoot(page, "table-start")
+    # start: game, players, colours, seats, options
+    page.select_option("select[name=game]", "tiny-race")
+    page.fill("input[name=name_0]", "Red")
+    page.fill("input[name=name_1]", "Blue")
+    page.select_option("select[name=colour_1]", "blue")
+    page.click("#start summary")
+    page.fill("#start textarea[name=options]", '{"target": 5}')
+    page.click("#start button[type=submit]")
+    expect(page.locator(".flash.ok")).to_have_text("Tiny Race (test game) started")
+
+    def advance(steps: int) -> None:
+        page.select_option("#any-action select[name=kind]", "advance")
+        page.fill("#any-action textarea[name=args]", json.dumps({"steps": steps}))
+        page.click("#any-action button[type=submit]")
+
+    advance(3)  # Red (the active player is preselected)
+    expect(page.locator(".flash.ok")).to_have_text("Red: advance steps=3")
+    advance(2)  # Blue
+    # a refused move shows the rule, changes nothing
+    page.select_option("#any-action select[name=kind]", "advance")
+    page.fill("#any-action textarea[name=args]", '{"steps": 7}')
+    page.click("#any-action button[type=submit]")
+    expect(page.locator(".flash.error")).to_contain_text("Refused:")
+    # bad JSON never reaches the engine
+    page.fill("#any-action textarea[name=args]", "{steps: 1")
+    page.click("#any-action button[type=submit]")
+    expect(page.locator(".flash.error")).to_contain_text("Not sent — args: not JSON")
+    advance(1)  # Red, a mistake: undo it (appended to the log, with who and when)
+    page.click("text=↶ Undo last")
+    expect(page.locator(".flash.ok")).to_have_text("undo #4")
+    expect(page.locator("#log li").first).to_contain_text("#5")
+    expect(page.locator("#log li").first).to_contain_text("Ann")
+    expect(page.locator("#log li").first).to_contain_text("undo #4")
+    page.click("text=↷ Redo")
+    page.click("text=↶ Undo last")
+    shoot(page, "table-tiny-race")
+    # Red rolls a die nobody has enrolled: the page asks for it, by its UID
+    service.scan("red-seat", "04D1E5000099")
+    service.wait_idle()
+    page.goto(f"{base}/table")
+    expect(page.locator("#prompt")).to_contain_text("unknown tag '04D1E5000099'")
+    expect(page.locator("#enrol input[name=uid]")).to_have_value("04D1E5000099")
+    page.fill("#enrol input[name=component]", "die-2")
+    page.click("#enrol button[type=submit]")
+    expect(page.locator(".flash.ok")).to_have_text("04D1E5000099 → tiny-race die-2")
+    service.scan("red-seat", "04D1E5000099")  # the same die again: now Red advances 2
+    service.wait_idle()
+    page.goto(f"{base}/table")  # Red reaches 5: the race is over
+    expect(page.locator("#game .waiting")).to_contain_text("winner: Red")
+    shoot(page, "table-tiny-race-over")
+    page.select_option("#end select[name=reason]", "finished")
+    page.click("#end button[type=submit]")
+    expect(page.locator(".flash.ok")).to_have_text("end_game #9")
+    expect(page.locator("#start")).to_be_visible()  # ready for the next game
+    page.goto(f"{base}/history")
+    expect(page.locator(".game-row").first).to_contain_text("Red 10")
+    expect(page.locator(".game-row").first).to_contain_text("Blue 2")
+    shoot(page, "history")
+    page.click(".game-row .title >> nth=0")
+    red = page.locator(".player", has_text="Red")
+    expect(red.locator(".total")).to_have_text("10")
+    expect(red.locator(".lines li", has_text="distance")).to_contain_text("5")
+    expect(red.locator(".lines li", has_text="finish")).to_contain_text("5")
+    expect(page.locator(".player", has_text="Blue").locator(".total")).to_have_text("2")
+    link = page.locator("text=Open in BG Stats").get_attribute("href") or ""
+    assert link.startswith("https://app.bgstatsapp.com/createPlay.html?data=")
+    expect(page.locator(".qr svg")).to_be_visible()
+    shoot(page, "history-game")
+    csv = page.request.get(f"{base}/api/games/1/export?format=csv").text()
+    assert "1,tiny-race,Red,total,10," in csv
+    page.close()
+
+
+@pytest.mark.slow
+def test_ticket_to_ride_claims_and_tunnel_through_the_forms(
+    service: Trackside, browser: Browser
+) -> None:
+    golden_steps(service, "ticket-to-ride-europe", 18)  # up to Red's first claim
+    base = f"http://127.0.0.1:{service.web_port}"
+    page = browser.new_page(viewport=TV)
+    sign_in(page, base, "Ben")
+    # Red claims Paris–Bruxelles (the red one of the double) with a red card and a locomotive
+    page.fill("#ttr-claim input[name=route]", "paris-bruxelles:red")
+    page.fill("#ttr-claim input[name=card_red]", "1")
+    page.fill("#ttr-claim input[name=card_locomotive]", "1")
+    page.click("#ttr-claim button[type=submit]")
+    expect(page.locator(".flash.ok")).to_contain_text("Red: claim route")
+    expect(page.locator(".mini-players li", has_text="Red")).to_contain_text("2")
+    # Blue tries the München–Venezia tunnel with red cards: refused with the rule
+    page.fill("#ttr-claim input[name=route]", "munchen-venezia")
+    page.fill("#ttr-claim input[name=card_red]", "2")
+    page.click("#ttr-claim button[type=submit]")
+    expect(page.locator(".flash.error")).to_contain_text("red cards cannot pay")
+    page.fill("#ttr-claim input[name=route]", "munchen-venezia")
+    page.fill("#ttr-claim input[name=card_blue]", "2")
+    page.click("#ttr-claim button[type=submit]")
+    # the table turns three cards on the readers: blue, green, locomotive → two more owed
+    for card in ("blue", "green", "locomotive"):
+        obs = Observation(
+            "table-reader",  # type: ignore[arg-type]
+            ObservationKind.TAG_PRESENT,
+            {"uid": f"TS:ticket-to-ride-europe:card:{card}"},
+        )
+        service.submit_and_wait(obs, 10)
+    page.goto(f"{base}/table")
+    expect(page.locator("#prompt")).to_be_visible()
+    shoot(page, "table-ttr-tunnel")
+    page.locator("#prompt button", has_text="cards: 1 blue + 1 locomotive").first.click()
+    expect(page.locator(".mini-players li", has_text="Blue")).to_contain_text("2")
+    # Red's next turn: a blind draw through the draw form
+    page.select_option("#ttr-draw select[name=draw]", "blind")
+    page.click("#ttr-draw button[type=submit]")
+    expect(page.locator(".flash.ok")).to_contain_text("Red: draw blind")
+    # the scoreboard's map shows both claims in the players' colours
+    page.goto(f"{base}/")
+    expect(page.locator(".map line.claimed")).to_have_count(2)
+    shoot(page, "scoreboard-ttr")
+    page.close()
+
+
+@pytest.mark.slow
+def test_russian_railroads_rail_steps_and_the_round_chart(
+    service: Trackside, browser: Browser
+) -> None:
+    golden = json.loads((GOLDEN / "russian-railroads.json").read_text())
+    first_build = next(
+        i
+        for i, s in enumerate(golden["steps"])
+        if s.get("action", {}).get("kind") == "build" and "refused" not in s
+    )
+    golden_steps(service, "russian-railroads", first_build)
+    step = golden["steps"][first_build]
+    base = f"http://127.0.0.1:{service.web_port}"
+    page = browser.new_page(viewport=TV)
+    sign_in(page, base, "Cleo")
+    # the golden game's first build, entered through the rail-steps form
+    page.select_option("#rr-build select[name=player]", str(step["action"]["player"]))
+    for i, move in enumerate(step["action"]["args"]["moves"]):
+        page.select_option(f"#rr-build select[name=track_{i}]", move["track"])
+        page.select_option(f"#rr-build select[name=colour_{i}]", move["colour"])
+        page.fill(f"#rr-build input[name=steps_{i}]", str(move["steps"]))
+    page.click("#rr-build button[type=submit]")
+    expect(page.locator(".flash.ok")).to_contain_text("build moves=")
+    shoot(page, "table-russian-railroads")
+    # the rest of the golden game through the service; the chart shows every round
+    for later in golden["steps"][first_build + 1 :]:
+        if "action" in later:
+            submit(service, ObservationKind.ACTION, {"action": later["action"]})
+        else:
+            player = later["scan"].get("player")
+            service.submit_and_wait(
+                Observation(
+                    "seat-reader",  # type: ignore[arg-type]
+                    ObservationKind.TAG_PRESENT,
+                    {"uid": f"TS:russian-railroads:{later['scan']['component']}"},
+                    None if player is None else player + 1,  # type: ignore[arg-type]
+                ),
+                10,
+            )
+    _, snapshot = service.latest()
+    assert [p["total"] for p in snapshot["players"]] == golden["final"]["totals"]
+    page.goto(f"{base}/")
+    expect(page.locator(".chart polyline.series")).to_have_count(4)
+    expect(page.locator(".chart .end-label").first).to_have_text(
+        f"Red {golden['final']['totals'][0]}"
+    )
+    shoot(page, "scoreboard-russian-railroads")
+    page.close()

@@ -1,0 +1,273 @@
+"""Pictures for the scoreboard, as plain data the templates draw in inline SVG (no JavaScript
+library): the Russian Railroads score-per-round chart and the Ticket to Ride map.
+
+Both read only the published snapshot (``/api/state``), never the game's internals, and
+return ``None`` when the snapshot does not carry what they need (the board is then left out,
+never drawn wrong).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion.core.errors import SnapshotError
+from companion.games.ticket_to_ride_europe.board import CITIES, CITY_BY_ID, ROUTE_BY_ID, ROUTES
+from companion.games.ticket_to_ride_europe.final import longest_trail
+from companion.games.ticket_to_ride_europe.notation import parse_end_snapshot
+
+# Russian Railroads: the categories scored at every round end (docs/formats/russian-railroads.md,
+# "The sheet"); a round's scoring writes its lines as "round N: …".
+RR_ROUND_CATEGORIES = frozenset({"trans_siberian", "st_petersburg", "kiev", "industry"})
+_ROUND_NOTE = re.compile(r"^round (\d+):")
+
+CHART_W, CHART_H = 960, 360
+CHART_PAD_L, CHART_PAD_R, CHART_PAD_T, CHART_PAD_B = 64, 200, 20, 48
+LABEL_GAP = 30
+"""Least vertical distance between two end labels (they never overlap)."""
+MAP_W, MAP_H = 1000.0, 667.0
+"""The map's drawing size; city positions are percent of the board picture (3:2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    name: str
+    colour: str
+    points: tuple[tuple[float, float], ...]
+    """(x, y) in drawing units."""
+    values: tuple[int, ...]
+    label_y: float = 0.0
+    """Where the name and last value are written, right of the plot."""
+
+    @property
+    def polyline(self) -> str:
+        return " ".join(f"{x:.1f},{y:.1f}" for x, y in self.points)
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    width: int
+    height: int
+    x_labels: tuple[tuple[float, str], ...]
+    y_ticks: tuple[tuple[float, int], ...]
+    series: tuple[Series, ...]
+    plot: tuple[float, float, float, float]
+    """left, top, right, bottom."""
+
+
+def rr_round_totals(points: Sequence[Any]) -> dict[int, int]:
+    """A player's running score right after each round's scoring: the running sum of their
+    point entries (in the order they were earned) at the last line of round N's scoring."""
+    running = 0
+    after: dict[int, int] = {}
+    for entry in points:
+        if not isinstance(entry, Mapping):
+            continue
+        value = entry.get("points")
+        if not isinstance(value, int) or isinstance(value, bool):
+            continue
+        running += value
+        match = _ROUND_NOTE.match(str(entry.get("why", "")))
+        if match and entry.get("category") in RR_ROUND_CATEGORIES:
+            after[int(match.group(1))] = running
+    return after
+
+
+def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
+    """Score per round per player: 0 at the start, the running total after each round's
+    scoring, and the final total once the game is over."""
+    table = snapshot.get("table")
+    if snapshot.get("game") != "russian-railroads" or not isinstance(table, Mapping):
+        return None
+    boards = table.get("players")
+    rounds = table.get("rounds")
+    players = snapshot.get("players") or []
+    if not isinstance(boards, list) or not isinstance(rounds, int) or rounds < 1:
+        return None
+    over = bool(snapshot.get("over"))
+    columns = rounds + (1 if over else 0)
+    left, top = CHART_PAD_L, CHART_PAD_T
+    right, bottom = CHART_W - CHART_PAD_R, CHART_H - CHART_PAD_B
+    histories = []
+    for index, board in enumerate(boards):
+        if not isinstance(board, Mapping):
+            return None
+        after = rr_round_totals(board.get("points") or [])
+        values = [0] + [after[r] for r in range(1, rounds + 1) if r in after]
+        if over and index < len(players):
+            values.append(int(players[index].get("total", values[-1])))
+        histories.append(values)
+    top_value = max((max(v) for v in histories), default=0)
+    scale_max = _nice_ceiling(max(top_value, 10))
+
+    def x(col: int) -> float:
+        return left + (right - left) * col / columns
+
+    def y(value: int) -> float:
+        return bottom - (bottom - top) * value / scale_max
+
+    series = []
+    for index, values in enumerate(histories):
+        spec = players[index] if index < len(players) else {}
+        series.append(
+            Series(
+                name=str(spec.get("name", f"player {index + 1}")),
+                colour=str(spec.get("colour", "")),
+                points=tuple((x(col), y(v)) for col, v in enumerate(values)),
+                values=tuple(values),
+            )
+        )
+    series = _spread_labels(series, top + 10, CHART_H - 10)
+    labels = [(x(0), "start")] + [(x(r), f"R{r}") for r in range(1, rounds + 1)]
+    if over:
+        labels.append((x(columns), "final"))
+    step = scale_max // 5
+    ticks = tuple((y(v), v) for v in range(0, scale_max + 1, step))
+    return Chart(CHART_W, CHART_H, tuple(labels), ticks, tuple(series), (left, top, right, bottom))
+
+
+def _spread_labels(series: list[Series], lo: float, hi: float) -> list[Series]:
+    """Each series' end label beside its last point, moved apart so none overlaps."""
+    order = sorted(range(len(series)), key=lambda i: series[i].points[-1][1])
+    ys: list[float] = []
+    for i in order:
+        y = max(series[i].points[-1][1] + 8, lo)
+        if ys and y < ys[-1] + LABEL_GAP:
+            y = ys[-1] + LABEL_GAP
+        ys.append(y)
+    overflow = ys[-1] - hi if ys else 0
+    if overflow > 0:
+        ys = [y - overflow for y in ys]
+    placed = list(series)
+    for i, y in zip(order, ys, strict=True):
+        s = series[i]
+        placed[i] = Series(s.name, s.colour, s.points, s.values, y)
+    return placed
+
+
+def _nice_ceiling(value: int) -> int:
+    for step in (10, 20, 25, 50, 100, 200, 250, 500):
+        if value <= step * 5:
+            return -(-value // step) * step if value % step else value
+    return -(-value // 1000) * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class MapCity:
+    id: str
+    name: str
+    x: float
+    y: float
+
+
+@dataclass(frozen=True, slots=True)
+class MapRoute:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    colour: str
+    """Route colour for free routes; the owner's seat colour for claimed ones."""
+    owner: str | None
+    tunnel: bool
+    ferry: bool
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class MapStation:
+    x: float
+    y: float
+    colour: str
+    owner: str
+    city: str
+
+
+@dataclass(frozen=True, slots=True)
+class MapPath:
+    owner: str
+    colour: str
+    length: int
+    points: str
+
+
+@dataclass(frozen=True, slots=True)
+class TtrMap:
+    width: float
+    height: float
+    cities: tuple[MapCity, ...]
+    routes: tuple[MapRoute, ...]
+    stations: tuple[MapStation, ...]
+    paths: tuple[MapPath, ...]
+
+
+def _xy(city: str) -> tuple[float, float]:
+    c = CITY_BY_ID[city]
+    return c.x_pct * MAP_W / 100.0, c.y_pct * MAP_H / 100.0
+
+
+def ttr_map(snapshot: Mapping[str, Any]) -> TtrMap | None:
+    """Every route (double routes side by side), claimed ones in the owner's colour, stations,
+    and once the game is over each player's longest path."""
+    table = snapshot.get("table")
+    if snapshot.get("game") != "ticket-to-ride-europe" or not isinstance(table, Mapping):
+        return None
+    try:
+        holdings = parse_end_snapshot(
+            {k: table[k] for k in ("game", "format", "players") if k in table}
+        )
+    except SnapshotError:
+        return None
+    players = snapshot.get("players") or []
+    colours = [str(p.get("colour", "")) for p in players]
+    owner_of: dict[str, int] = {}
+    for index, holding in enumerate(holdings):
+        for route_id in holding.routes:
+            owner_of[route_id] = index
+    routes = []
+    for spec in ROUTES:
+        (x1, y1), (x2, y2) = _xy(spec.a), _xy(spec.b)
+        if spec.partner is not None:  # a double route: two parallel lines
+            dx, dy = x2 - x1, y2 - y1
+            norm = max((dx * dx + dy * dy) ** 0.5, 1e-6)
+            side = 1 if spec.id < spec.partner else -1
+            ox, oy = -dy / norm * 3.5 * side, dx / norm * 3.5 * side
+            x1, y1, x2, y2 = x1 + ox, y1 + oy, x2 + ox, y2 + oy
+        owner = owner_of.get(spec.id)
+        name = None
+        colour = spec.colour
+        if owner is not None and owner < len(holdings):
+            name = holdings[owner].name
+            colour = colours[owner] if owner < len(colours) else "grey"
+        label = (
+            f"{CITY_BY_ID[spec.a].name}–{CITY_BY_ID[spec.b].name} ({spec.length}, {spec.colour})"
+        )
+        routes.append(
+            MapRoute(x1, y1, x2, y2, colour, name, spec.tunnel, spec.ferry_locomotives > 0, label)
+        )
+    routes.sort(key=lambda r: r.owner is not None)  # claimed routes drawn on top
+    stations = []
+    for index, holding in enumerate(holdings):
+        for number, city in enumerate(holding.stations):
+            cx, cy = _xy(city)
+            stations.append(
+                MapStation(
+                    cx + 7 + 6 * number,
+                    cy - 14,
+                    colours[index] if index < len(colours) else "grey",
+                    holding.name,
+                    CITY_BY_ID[city].name,
+                )
+            )
+    paths = []
+    if snapshot.get("over"):
+        for index, holding in enumerate(holdings):
+            length, trail = longest_trail([ROUTE_BY_ID[r] for r in holding.routes])
+            if length and len(trail) > 1:
+                points = " ".join(f"{x:.1f},{y:.1f}" for x, y in (_xy(c) for c in trail))
+                colour = colours[index] if index < len(colours) else "grey"
+                paths.append(MapPath(holding.name, colour, length, points))
+    cities = tuple(MapCity(c.id, c.name, *_xy(c.id)) for c in CITIES)
+    return TtrMap(MAP_W, MAP_H, cities, tuple(routes), tuple(stations), tuple(paths))
