@@ -214,10 +214,16 @@ def ttr_map(snapshot: Mapping[str, Any]) -> TtrMap | None:
     table = snapshot.get("table")
     if snapshot.get("game") != "ticket-to-ride-europe" or not isinstance(table, Mapping):
         return None
+    # the public view adds fields (e.g. how many secret tickets a player holds): the map needs
+    # only what the contract notation names
+    notation = {k: table[k] for k in ("game", "format") if k in table}
+    notation["players"] = [
+        {k: p[k] for k in ("name", "routes", "stations", "tickets") if k in p}
+        for p in table.get("players") or []
+        if isinstance(p, Mapping)
+    ]
     try:
-        holdings = parse_end_snapshot(
-            {k: table[k] for k in ("game", "format", "players") if k in table}
-        )
+        holdings = parse_end_snapshot(notation)
     except SnapshotError:
         return None
     players = snapshot.get("players") or []

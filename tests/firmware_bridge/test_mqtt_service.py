@@ -73,12 +73,20 @@ def test_scan_reaches_mqtt_state_and_event(
 
 
 def test_seat_pad_scans_over_mqtt_reach_the_engine(
-    tmp_path: Path, broker: Broker, subscribe: Callable[..., Subscriber], eventually: Callable[..., None]
+    tmp_path: Path,
+    broker: Broker,
+    subscribe: Callable[..., Subscriber],
+    eventually: Callable[..., None],
 ) -> None:
     settings = parse_settings(
         {
             "web": {"enabled": False},
-            "mqtt": {"host": broker.host, "port": broker.port, "table_id": "pads", "seat_pads": True},
+            "mqtt": {
+                "host": broker.host,
+                "port": broker.port,
+                "table_id": "pads",
+                "seat_pads": True,
+            },
         },
         data_dir=tmp_path,
     )
@@ -87,15 +95,33 @@ def test_seat_pad_scans_over_mqtt_reach_the_engine(
     service.start()
     pad = subscribe([])
     try:
-        players = [{"name": "Red", "colour": "red", "seat": 1}, {"name": "Blue", "colour": "blue", "seat": 2}]
+        players = [
+            {"name": "Red", "colour": "red", "seat": 1},
+            {"name": "Blue", "colour": "blue", "seat": 2},
+        ]
         start = {"command": "start_game", "game": "tiny-race", "players": players}
-        service.submit_and_wait(Observation.from_json({"source": "table-page", "kind": "command", "payload": start}), 5)
-        eventually(lambda: service.mqtt is not None and service.mqtt.status().to_json()["state"] == "connected", what="bridge up")
+        service.submit_and_wait(
+            Observation.from_json({"source": "table-page", "kind": "command", "payload": start}), 5
+        )
+        eventually(
+            lambda: (
+                service.mqtt is not None and service.mqtt.status().to_json()["state"] == "connected"
+            ),
+            what="bridge up",
+        )
         # what the ESPHome pad publishes (docs/protocols/seat-pads.md)
-        pad.publish("trackside/pads/pads/pad-red/tag", '{"uid": "74-10-37-94", "event": "present", "seat": 1}')
-        eventually(lambda: service.latest()[1]["players"][0]["total"] == 2, what="Red's scan applied")
+        pad.publish(
+            "trackside/pads/pads/pad-red/tag",
+            '{"uid": "74-10-37-94", "event": "present", "seat": 1}',
+        )
+        eventually(
+            lambda: service.latest()[1]["players"][0]["total"] == 2, what="Red's scan applied"
+        )
         pad.publish("trackside/pads/pads/pad-red/tag", "not json")
-        eventually(lambda: service.mqtt is not None and service.mqtt.pad_messages_rejected == 1, what="garbage counted")
+        eventually(
+            lambda: service.mqtt is not None and service.mqtt.pad_messages_rejected == 1,
+            what="garbage counted",
+        )
         service.wait_idle()
         recent = service.latest()[1]["status"]["recent"]
         assert recent[-1]["kind"] == "error" and "not JSON" in recent[-1]["message"]

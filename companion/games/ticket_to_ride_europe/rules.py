@@ -551,6 +551,30 @@ class TicketToRideEurope:
             },
         }
 
+    def public_json(self, state: TtrState) -> JsonObject:
+        """What everyone at the table may see (the scoreboard, MQTT). Destination tickets are
+        secret until they are revealed at the end ("KONEC HRY"): only how many each player
+        holds is shown, and a ticket draw shows how many were kept, not which."""
+        data = self.to_json(state)
+        if self.is_over(state):
+            return data
+        players = data["players"]
+        assert isinstance(players, list)
+        for shown, player in zip(players, state.players, strict=True):
+            assert isinstance(shown, dict)
+            shown["tickets"] = []
+            shown["tickets_held"] = len(player.tickets)
+        table = data["table"]
+        assert isinstance(table, dict)
+        if state.ticket_draw is not None:
+            table["ticket_draw"] = {
+                "player": state.ticket_draw.player,
+                "offered": state.ticket_draw.offered,
+                "kept": [],
+                "kept_count": len(state.ticket_draw.kept),
+            }
+        return data
+
     def from_json(self, data: Any) -> TtrState:
         doc = Field(data)
         doc.obj()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from itertools import combinations
 from typing import Any
@@ -662,3 +663,20 @@ def test_camera_reads_the_tunnel_reveal_of_rulebook_example_1() -> None:
     action = game.interpret_cards(state, ["red", "blue", "yellow"])  # type: ignore[attr-defined]
     state = game.apply(state, action)
     assert state.tunnel is not None and state.tunnel.extra == 1
+
+
+def test_the_public_view_keeps_destination_tickets_secret_until_the_end() -> None:
+    """Tickets are secret in play ("PRŮBĚH HRY"); the scoreboard and MQTT show only how many."""
+    from companion.games import find_game
+
+    game = find_game("ticket-to-ride-europe")
+    state = started()
+    held = [len(p.tickets) for p in state.players]
+    assert all(held)
+    public = game.public_json(state)  # type: ignore[attr-defined]
+    assert [p["tickets"] for p in public["players"]] == [[], []]
+    assert [p["tickets_held"] for p in public["players"]] == held
+    text = json.dumps(public)
+    for player in state.players:
+        for ticket in player.tickets:
+            assert ticket not in text
