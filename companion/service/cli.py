@@ -34,6 +34,8 @@ def _read_json(source: str) -> Any:
         _fail(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})")
     try:
         return json.loads(text)
+    except RecursionError:
+        _fail(f"{'stdin' if source == '-' else source}: not valid JSON: nested too deeply")
     except json.JSONDecodeError as exc:
         name = "stdin" if source == "-" else source
         _fail(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}")

@@ -92,8 +92,9 @@ def test_the_table_plays_on_through_a_broker_restart_and_mqtt_catches_up(
     broker.start()
     back = time.monotonic()
     wait_until(
-        lambda: (m := dashboard.last(f"trackside/{TABLE}/status")) is not None
-        and m.payload == "online",
+        lambda: (
+            (m := dashboard.last(f"trackside/{TABLE}/status")) is not None and m.payload == "online"
+        ),
         timeout_s=CURRENT_WITHIN_S,
         what="online again",
     )
@@ -111,7 +112,9 @@ def test_the_table_plays_on_through_a_broker_restart_and_mqtt_catches_up(
     leds_after = time.monotonic() - back
     print(f"broker back → state current in {state_after:.2f} s, LED frame in {leds_after:.2f} s")
     assert json.loads(strip.on("wled/strip/api")[0].payload) == {"on": True}
-    wait_until(lambda: running.device("mqtt").get("state") == "connected", what="scoreboard: MQTT up")
+    wait_until(
+        lambda: running.device("mqtt").get("state") == "connected", what="scoreboard: MQTT up"
+    )
 
     # and it goes on as before: the next scan reaches MQTT and the LEDs
     scan(running, "blue-seat", DIE_UIDS[2])

@@ -36,7 +36,11 @@ def hold(device: PtyDevice, uid: str, times: int = 3) -> None:
 
 
 def applied_scans(running: Running) -> int:
-    return sum(1 for _, kind, _, outcome in running.inputs() if kind == "tag_present" and outcome == "applied")
+    return sum(
+        1
+        for _, kind, _, outcome in running.inputs()
+        if kind == "tag_present" and outcome == "applied"
+    )
 
 
 def test_a_reader_pulled_out_mid_scan_reconnects_and_no_scan_is_lost_or_doubled(
@@ -72,8 +76,10 @@ def test_a_reader_pulled_out_mid_scan_reconnects_and_no_scan_is_lost_or_doubled(
     assert running.device("blue-seat")["state"] == "connected"  # the other seat is unaffected
     red.plug()
     wait_until(
-        lambda: running.device("red-seat").get("state") == "connected"
-        and running.device("red-seat").get("connections", 0) >= 2,
+        lambda: (
+            running.device("red-seat").get("state") == "connected"
+            and running.device("red-seat").get("connections", 0) >= 2
+        ),
         timeout_s=40,
         what="the red reader to reconnect",
     )

@@ -130,7 +130,9 @@ def test_a_full_disk_refuses_inputs_whole_says_so_and_recovers(
     state = running.state()
     assert "full" in state["status"]["store_error"]
     assert "Database problem — inputs are refused" in scoreboard_html(running)
-    assert any("not recorded" in r.getMessage() and "full" in r.getMessage() for r in caplog.records)
+    assert any(
+        "not recorded" in r.getMessage() and "full" in r.getMessage() for r in caplog.records
+    )
     # still full: a reader's scan is refused too, and the game did not move
     running.service.scan("red-seat", DIE_UIDS[1])
     running.service.wait_idle()
@@ -206,8 +208,7 @@ def test_a_read_only_database_at_start_is_one_clear_line_and_exit_2(tmp_path: Pa
         folder.chmod(0o555)
     config = tmp_path / "trackside.toml"
     config.write_text(
-        f'[web]\nhost = "127.0.0.1"\nport = 0\npin = "{PIN}"\n'
-        f'[database]\npath = "{database}"\n'
+        f'[web]\nhost = "127.0.0.1"\nport = 0\npin = "{PIN}"\n[database]\npath = "{database}"\n'
     )
     try:
         result = subprocess.run(
