@@ -34,6 +34,7 @@ if apt-cache show python3-picamera2 >/dev/null 2>&1; then
 else
   say "python3-picamera2 is not in this system's archive: the camera can still use v4l2"
 fi
+run apt-get update -qq || say "warning: apt-get update failed (offline?); using the package lists there are"
 run apt-get install -y --no-install-recommends "${packages[@]}"
 
 # 2. The service user, in the groups that own the readers, the camera and the scanners.
