@@ -218,7 +218,12 @@ PLAYERS = [
 ]
 START = {
     "kind": "command",
-    "payload": {"command": "start_game", "game": "tiny-race", "players": PLAYERS},
+    "payload": {
+        "command": "start_game",
+        "game": "tiny-race",
+        "players": PLAYERS,
+        "options": {"target": 100},  # the longest race: about 200 moves
+    },
 }
 
 
@@ -257,6 +262,10 @@ def table_moves(
             if status == 200:
                 moves.append((sent, int(answer["game_id"]), int(answer["seq"])))
                 turn = 1 - turn
+            else:  # the race is won: the next one
+                post(port, {"kind": "command", "payload": {"command": "end_game"}})
+                post(port, START)
+                turn = 0
             continue
         with watcher.lock:
             _, game_id, seq = watcher.sse_versions[-1]
