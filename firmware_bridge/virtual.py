@@ -3,8 +3,14 @@
 - :class:`VirtualReader` (``protocol = "virtual"``): tests and the table page inject scans.
 - :class:`ReplayReader` (``protocol = "replay"``): plays a recorded observation log
   (``docs/formats/recording.md``) at its recorded pace times a speed factor. Each observation
-  carries ``ref = "<prefix>#<line index>"``; after a restart the reader resumes after the last
+  carries ``ref = "<prefix>#<index>"``; after a restart the reader resumes after the last
   index the service recorded, so nothing is played twice and nothing is skipped.
+
+A version 2 recording may also carry a seat reader's raw bytes (``"raw"`` lines, e.g. RDM6300
+frames as hex). They go through the reader's real frame parser and presence model
+(:mod:`firmware_bridge.rawlog`, the same code a live serial reader runs) on the recording's own
+clock, so the observations — and so the indexes a restart resumes from — are the same on every
+replay at any speed.
 """
 
 from __future__ import annotations
@@ -21,12 +27,18 @@ from companion.core.errors import SnapshotError
 from companion.core.ids import ReaderId, Seat
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation, ObservationKind
+from firmware_bridge.rawlog import _Replay
+from firmware_bridge.readers import ReaderConfig
 
 log = logging.getLogger(__name__)
 
 Sink = Callable[[Observation], None]
 RECORDING_FORMAT = "trackside-recording"
-RECORDING_VERSION = 1
+RECORDING_VERSION = 2
+RECORDING_VERSIONS = (1, 2)
+RAW_PROTOCOLS = ("rdm6300", "id12la", "line")
+"""Readers whose bytes alone say what they read (a PN532 is a conversation: record its
+observations instead)."""
 
 
 @dataclass(slots=True)
@@ -95,8 +107,9 @@ class RecordedInput:
 
 
 def read_recording(path: Path) -> tuple[JsonObject, list[RecordedInput]]:
-    """Parse a recording: a header line, then one ``{"at_s": …, "observation": {…}}`` per
-    line. Errors name the line."""
+    """Parse a recording: a header line, then one ``{"at_s": …, "observation": {…}}`` or (version
+    2) ``{"at_s": …, "raw": {"source": …, "hex": …}}`` per line. Raw bytes become the
+    observations their reader would have made. Errors name the line and field."""
     lines = path.read_text(encoding="utf-8").splitlines()
     if not lines:
         raise SnapshotError(f"{path}:1", "empty recording")
@@ -106,8 +119,11 @@ def read_recording(path: Path) -> tuple[JsonObject, list[RecordedInput]]:
         raise SnapshotError(f"{path}:1", f"not JSON: {exc}") from None
     if not isinstance(header, dict) or header.get("format") != RECORDING_FORMAT:
         raise SnapshotError(f"{path}:1", f"expected a header with format {RECORDING_FORMAT!r}")
-    if header.get("version") != RECORDING_VERSION:
-        raise SnapshotError(f"{path}:1.version", f"expected {RECORDING_VERSION}")
+    if header.get("version") not in RECORDING_VERSIONS:
+        raise SnapshotError(
+            f"{path}:1.version", f"expected one of {', '.join(map(str, RECORDING_VERSIONS))}"
+        )
+    raw = _RawReaders(_raw_readers(header, f"{path.name}:1"))
     inputs: list[RecordedInput] = []
     last = 0.0
     for number, line in enumerate(lines[1:], start=2):
@@ -124,9 +140,107 @@ def read_recording(path: Path) -> tuple[JsonObject, list[RecordedInput]]:
         if not isinstance(at, int | float) or isinstance(at, bool) or at < last:
             raise SnapshotError(f"{where}.at_s", f"expected a time ≥ {last}, got {at!r}")
         last = float(at)
-        obs = Observation.from_json(item.get("observation"), f"{where}.observation")
-        inputs.append(RecordedInput(float(at), obs))
+        inputs += raw.until(last)
+        if "raw" in item:
+            source, data = _raw_line(item["raw"], f"{where}.raw", raw)
+            inputs += raw.receive(source, data, last)
+        else:
+            obs = Observation.from_json(item.get("observation"), f"{where}.observation")
+            inputs.append(RecordedInput(float(at), obs))
+    inputs += raw.finish()
     return header, inputs
+
+
+def _raw_readers(header: dict[str, Any], where: str) -> dict[str, ReaderConfig]:
+    entries = header.get("readers", [])
+    if entries and header.get("version") == 1:
+        raise SnapshotError(f"{where}.readers", "raw readers need a version 2 recording")
+    if not isinstance(entries, list):
+        raise SnapshotError(f"{where}.readers", "expected a list of readers")
+    readers: dict[str, ReaderConfig] = {}
+    for index, entry in enumerate(entries):
+        at = f"{where}.readers[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("source"), str):
+            raise SnapshotError(at, 'expected {"source": …, "protocol": …, "seat": …}')
+        unknown = set(entry) - {"source", "protocol", "seat", "removal_timeout_s"}
+        if unknown:
+            raise SnapshotError(f"{at}.{sorted(unknown)[0]}", "unknown field")
+        if entry.get("protocol") not in RAW_PROTOCOLS:
+            raise SnapshotError(
+                f"{at}.protocol",
+                f"{entry.get('protocol')!r} is not one of {', '.join(RAW_PROTOCOLS)}",
+            )
+        seat = entry.get("seat")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or seat < 1):
+            raise SnapshotError(f"{at}.seat", f"expected a seat number ≥ 1, got {seat!r}")
+        timeout = entry.get("removal_timeout_s", 0.5)
+        if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
+            raise SnapshotError(f"{at}.removal_timeout_s", f"expected seconds > 0, got {timeout!r}")
+        if entry["source"] in readers:
+            raise SnapshotError(f"{at}.source", f"{entry['source']!r} is listed twice")
+        readers[entry["source"]] = ReaderConfig(
+            entry["source"],
+            entry["protocol"],
+            "recording",
+            seat=seat,
+            removal_timeout_s=float(timeout),
+        )
+    return readers
+
+
+def _raw_line(value: object, where: str, raw: _RawReaders) -> tuple[str, bytes]:
+    if not isinstance(value, dict) or set(value) != {"source", "hex"}:
+        raise SnapshotError(where, 'expected {"source": …, "hex": …}')
+    source = value["source"]
+    if source not in raw.readers:
+        known = ", ".join(raw.readers) or "none: list them in the header's readers"
+        raise SnapshotError(f"{where}.source", f"{source!r} is not a raw reader ({known})")
+    try:
+        data = bytes.fromhex(value["hex"])
+    except (TypeError, ValueError):
+        raise SnapshotError(f"{where}.hex", f"not hex bytes: {value['hex']!r}") from None
+    return source, data
+
+
+class _RawReaders:
+    """Each raw reader's parser and presence model, on the recording's clock."""
+
+    TICK_S = 0.05
+
+    def __init__(self, configs: dict[str, ReaderConfig]) -> None:
+        self.readers = {name: _Replay(config, self.TICK_S) for name, config in configs.items()}
+        self._now: float | None = None
+        for replay in self.readers.values():
+            replay.open(0.0)
+
+    def _busy(self, replay: _Replay) -> bool:
+        partial = replay.passive is not None and replay.passive.parser.has_partial
+        return bool(replay.maker.tracker.present) or partial
+
+    def until(self, end: float) -> list[RecordedInput]:
+        """Time passes to ``end``: removals and cut-off frames, at the times they happen."""
+        out: list[Observation] = []
+        if self._now is not None:
+            for replay in self.readers.values():
+                if self._busy(replay):  # an idle reader has nothing to say: skip the ticks
+                    settle = replay.config.removal_timeout_s + 0.2 + 2 * self.TICK_S
+                    out += replay.advance(self._now, min(end, self._now + settle))
+        self._now = end
+        out.sort(key=lambda o: o.monotonic_s)
+        return [RecordedInput(o.monotonic_s, o) for o in out]
+
+    def receive(self, source: str, data: bytes, now: float) -> list[RecordedInput]:
+        return [RecordedInput(now, o) for o in self.readers[source].receive(data, now)]
+
+    def finish(self) -> list[RecordedInput]:
+        """The end of the recording: what is still on a reader is taken off."""
+        if self._now is None:
+            return []
+        return self.until(
+            self._now
+            + max((r.config.removal_timeout_s for r in self.readers.values()), default=0)
+            + 1.0
+        )
 
 
 class ReplayReader:

@@ -3,10 +3,13 @@
     .venv/bin/python scripts/make_demo_recording.py
 
 Each golden playthrough (tests/games/golden/<game>.json, checked by hand) becomes what a real
-table would have produced: the table page starting the game, a seat reader's tag_present and
-tag_removed for each component scan (the tags pre-enrolled, as a box is after "tap to enrol"),
-and the phone's action entries for what no reader can see, at a table's pace (seeded, so the
-file is reproducible). Refused moves stay in: people make mistakes, and the demo shows them.
+table would have produced: the table page starting the game, a seat reader's raw RDM6300 bytes
+for each component scan (the frame repeated while the card lies on the reader, now and then
+split across two USB reads, as a USB-serial adapter delivers it; the replay runs them through
+the real frame parser and presence model, so the tag_present / tag_removed come from there; the
+tags pre-enrolled, as a box is after "tap to enrol"), and the phone's action entries for what
+no reader can see, at a table's pace (seeded, so the file is reproducible). Refused moves stay
+in: people make mistakes, and the demo shows them.
 """
 
 from __future__ import annotations
@@ -34,7 +37,34 @@ def seat_reader(player: dict[str, Any]) -> str:
     return f"{player.get('colour') or 'seat'}-seat"
 
 
-def game_lines(name: str, rng: random.Random, t: float) -> tuple[list[dict[str, Any]], float]:
+def rdm6300_frame(uid: str) -> bytes:
+    """What an RDM6300 sends for a card: STX, 10 hex digits, their XOR checksum in hex, ETX."""
+    check = 0
+    for byte in bytes.fromhex(uid):
+        check ^= byte
+    return b"\x02" + f"{uid}{check:02X}".encode("ascii") + b"\x03"
+
+
+def card_on_reader(source: str, uid: str, rng: random.Random) -> list[tuple[float, dict[str, Any]]]:
+    """The raw lines of one card laid on a reader: (delay, raw) pairs. An RDM6300 repeats its
+    frame about every 0.1 s while the card is in the field; the USB adapter sometimes hands
+    a frame over in two reads."""
+    frame = rdm6300_frame(uid)
+    out: list[tuple[float, dict[str, Any]]] = []
+    for n in range(rng.randint(3, 8)):
+        delay = 0.0 if n == 0 else rng.uniform(0.08, 0.12)
+        if rng.random() < 0.2:
+            cut = rng.randint(1, len(frame) - 1)
+            out.append((delay, {"source": source, "hex": frame[:cut].hex()}))
+            out.append((0.004, {"source": source, "hex": frame[cut:].hex()}))
+        else:
+            out.append((delay, {"source": source, "hex": frame.hex()}))
+    return out
+
+
+def game_lines(
+    name: str, rng: random.Random, t: float, readers: dict[str, int | None]
+) -> tuple[list[dict[str, Any]], float]:
     golden = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
     players = golden["players"]
     lines: list[dict[str, Any]] = []
@@ -42,7 +72,12 @@ def game_lines(name: str, rng: random.Random, t: float) -> tuple[list[dict[str, 
     def add(dt: float, observation: dict[str, Any]) -> None:
         nonlocal t
         t += dt
-        lines.append({"at_s": round(t, 2), "observation": observation})
+        lines.append({"at_s": round(t, 3), "observation": observation})
+
+    def add_raw(dt: float, raw: dict[str, Any]) -> None:
+        nonlocal t
+        t += dt
+        lines.append({"at_s": round(t, 3), "raw": raw})
 
     add(
         5.0,
@@ -62,12 +97,14 @@ def game_lines(name: str, rng: random.Random, t: float) -> tuple[list[dict[str, 
             scan = step["scan"]
             uid = uid_for(name, scan["component"])
             if scan.get("player") is None:  # e.g. a card turned face up: the table's own reader
-                reader: dict[str, Any] = {"source": "table-reader", "seat": None}
+                source, seat = "table-reader", None
             else:
                 player = players[scan["player"]]
-                reader = {"source": seat_reader(player), "seat": player.get("seat")}
-            add(rng.uniform(15, 45), {**reader, "kind": "tag_present", "payload": {"uid": uid}})
-            add(rng.uniform(0.8, 2.0), {**reader, "kind": "tag_removed", "payload": {"uid": uid}})
+                source, seat = seat_reader(player), player.get("seat")
+            if readers.setdefault(source, seat) != seat:
+                raise SystemExit(f"{source} sits at seat {readers[source]} and {seat}")
+            for n, (delay, raw) in enumerate(card_on_reader(source, uid, rng)):
+                add_raw(rng.uniform(15, 45) if n == 0 else delay, raw)
         else:
             action = step["action"]
             who = action.get("player")
@@ -90,6 +127,7 @@ def main() -> None:
     rng = random.Random(2026)
     enrol = []
     body: list[dict[str, Any]] = []
+    readers: dict[str, int | None] = {}
     t = 0.0
     played = []
     for name in NIGHT:
@@ -99,14 +137,18 @@ def main() -> None:
         enrol += [
             {"uid": uid_for(name, c.id), "game": name, "component": c.id} for c in game.components
         ]
-        lines, t = game_lines(name, rng, t)
+        lines, t = game_lines(name, rng, t, readers)
         body += lines
         played.append(game.title)
     header = {
         "format": "trackside-recording",
-        "version": 1,
+        "version": 2,
         "title": "Game night: " + ", then ".join(played),
         "note": "made by scripts/make_demo_recording.py from the golden playthroughs",
+        "readers": [
+            {"source": source, "protocol": "rdm6300", "seat": seat}
+            for source, seat in readers.items()
+        ],
         "enrol": enrol,
     }
     out = OUT / "game-night.jsonl"
@@ -114,8 +156,10 @@ def main() -> None:
         "\n".join(json.dumps(x, ensure_ascii=False) for x in [header, *body]) + "\n",
         encoding="utf-8",
     )
+    raw = sum(1 for line in body if "raw" in line)
     print(
-        f"{out}: {len(body)} inputs over {t / 60:.0f} minutes of table time, {len(enrol)} tags enrolled"
+        f"{out}: {len(body)} lines ({raw} of raw RDM6300 bytes from {len(readers)} readers) over "
+        f"{t / 60:.0f} minutes of table time, {len(enrol)} tags enrolled"
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import logging.handlers
+import os
 import signal
 import sys
 import threading
@@ -32,6 +34,8 @@ def _read_json(source: str) -> Any:
         _fail(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})")
     try:
         return json.loads(text)
+    except RecursionError:
+        _fail(f"{'stdin' if source == '-' else source}: not valid JSON: nested too deeply")
     except json.JSONDecodeError as exc:
         name = "stdin" if source == "-" else source
         _fail(f"{name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}")
@@ -221,12 +225,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _log_to_file(path: str | None) -> None:
+    """``$TRACKSIDE_LOG_FILE``: also log there (the systemd unit sets it). The handler reopens
+    the file when logrotate moves it away; a file that cannot be opened is said once on stderr
+    and the service carries on logging to stderr (the journal)."""
+    if not path:
+        return
+    try:
+        handler = logging.handlers.WatchedFileHandler(path, encoding="utf-8")
+    except OSError as exc:
+        logging.getLogger("trackside").error("log file %s: %s; logging to stderr only", path, exc)
+        return
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    _log_to_file(os.environ.get("TRACKSIDE_LOG_FILE"))
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     try:
         result: int = args.func(args)

@@ -241,7 +241,9 @@ class Engine:
                 entry=plan.entry,
                 enrol=plan.enrol,
             )
-        except TracksideError as exc:
+        except (TracksideError, ValueError, OverflowError) as exc:
+            # ValueError/OverflowError: an input SQLite cannot hold (a lone surrogate in a text,
+            # a seat beyond 64 bits); refused whole like any other failed write
             message = f"not recorded, nothing changed: {exc}"
             if isinstance(exc, StoreError):
                 self._state.store_error = str(exc)

@@ -12,6 +12,7 @@ before anything is written, and so is a file from a newer schema.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -138,6 +139,8 @@ class EventStore:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"{self.path}: cannot create its folder: {exc}") from None
+        if not readonly:
+            self._check_writable()
         uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}?mode=rwc"
         try:
             conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
@@ -177,6 +180,17 @@ class EventStore:
             conn.close()
             raise CorruptDatabaseError(f"{self.path}: {exc}") from None
         return conn
+
+    def _check_writable(self) -> None:
+        """A read-only file or folder (permissions, an SD card the kernel remounted read-only)
+        is said as such, not as a broken database: SQLite would only say it cannot open it."""
+        for where in (self.path, self.path.parent):
+            if where.exists() and not os.access(where, os.W_OK):
+                raise StoreError(
+                    f"{where}: read-only; Trackside must write its database "
+                    f"{'file' if where == self.path else 'folder'} (check the disk, its owner "
+                    "and permissions)"
+                )
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection, version: int) -> None:

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Install Trackside on Raspberry Pi OS Bookworm (or Debian 12) from this checkout.
+#
+#   sudo hardware/deploy/install.sh             install (again) and (re)start the service
+#   hardware/deploy/install.sh --dry-run        print what it would do, change nothing
+#   DESTDIR=/tmp/stage hardware/deploy/install.sh
+#                                               write the files under /tmp/stage, print the
+#                                               system commands instead of running them
+#
+# It creates the user `trackside` (groups dialout video input), a virtual environment in
+# /opt/trackside/venv made with --system-site-packages (so apt's python3-picamera2 is visible),
+# pip-installs this checkout with the [hid] extra, creates /var/lib/trackside/{config,logs,db},
+# writes a commented config/trackside.toml only when there is none, and installs and enables
+# the systemd unit, the udev rules (hardware/udev/) and the logrotate config. Running it again
+# is safe: the config and the database are kept. See docs/deploy.md.
+
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+parse_common_args "$@"
+need_root
+
+CONFIG=$DATA_DIR/config/trackside.toml
+codename=$(. /etc/os-release 2>/dev/null && printf '%s' "${VERSION_CODENAME:-unknown}")
+if [ "$codename" != bookworm ]; then
+  say "warning: this is '$codename', not Bookworm; carrying on"
+fi
+
+# 1. Debian packages: the venv module, a compiler and headers for evdev ([hid]), sqlite3 for
+#    backups, logrotate; Picamera2 from apt where the archive has it (Raspberry Pi OS does).
+packages=(python3-venv python3-dev gcc sqlite3 logrotate)
+if apt-cache show python3-picamera2 >/dev/null 2>&1; then
+  packages+=(python3-picamera2)
+else
+  say "python3-picamera2 is not in this system's archive: the camera can still use v4l2"
+fi
+run apt-get update -qq || say "warning: apt-get update failed (offline?); using the package lists there are"
+run apt-get install -y --no-install-recommends "${packages[@]}"
+
+# 2. The service user, in the groups that own the readers, the camera and the scanners.
+if id "$SERVICE_USER" >/dev/null 2>&1 && ! staged; then
+  say "user $SERVICE_USER exists"
+else
+  run useradd --system --user-group --home-dir "$DATA_DIR" --no-create-home \
+    --shell /usr/sbin/nologin --comment "Trackside table companion" "$SERVICE_USER"
+fi
+run usermod --append --groups dialout,video,input "$SERVICE_USER"
+
+# 3. The data dir.
+mkdirs 0750 "$DATA_DIR" "$DATA_DIR/config" "$DATA_DIR/logs" "$DATA_DIR/db" "$DATA_DIR/db/backups"
+
+# 4. The program: a venv that also sees apt's packages (Picamera2, libcamera).
+if [ -x "$DESTDIR$PREFIX/venv/bin/python" ]; then
+  say "keeping the virtual environment $PREFIX/venv"
+else
+  mkdirs 0755 "$PREFIX"
+  run python3 -m venv --system-site-packages "$PREFIX/venv"
+fi
+run "$PREFIX/venv/bin/python" -m pip install --disable-pip-version-check --upgrade "${SRC}[hid]"
+if [ "$DRY_RUN" = 1 ]; then
+  say "would link /usr/local/bin/trackside -> $PREFIX/venv/bin/trackside"
+else
+  mkdir -p "$DESTDIR/usr/local/bin"
+  ln -sfn "$PREFIX/venv/bin/trackside" "$DESTDIR/usr/local/bin/trackside"
+fi
+put "$SRC/docs/deploy.md" "$PREFIX/docs/deploy.md" 0644
+put "$HERE/backup.sh" "$PREFIX/deploy/backup.sh" 0755
+put "$HERE/common.sh" "$PREFIX/deploy/common.sh" 0644
+
+# 5. The config: written once, never overwritten.
+if [ -e "$DESTDIR$CONFIG" ]; then
+  say "keeping the existing config $CONFIG"
+else
+  put "$HERE/trackside.toml" "$CONFIG" 0640
+fi
+run chown -R "$SERVICE_USER:$SERVICE_USER" "$DATA_DIR"
+
+# 6. udev rules (stable /dev/trackside/… names, permissions) and log rotation.
+put "$SRC/hardware/udev/99-trackside-readers.rules" /etc/udev/rules.d/99-trackside-readers.rules 0644
+run udevadm control --reload
+run udevadm trigger
+put "$HERE/trackside.logrotate" /etc/logrotate.d/trackside 0644
+
+# 7. The unit: enabled at boot and (re)started now.
+put "$HERE/$UNIT" "/etc/systemd/system/$UNIT" 0644
+run systemctl daemon-reload
+run systemctl enable "$UNIT"
+run systemctl restart "$UNIT"
+say "done: status with 'systemctl status trackside', logs with 'journalctl -u trackside'"
