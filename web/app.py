@@ -490,7 +490,10 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         denied = _check_pin()
         if denied is not None:
             return denied
-        body = request.get_json(silent=True)
+        try:
+            body = request.get_json(silent=True)
+        except RecursionError:  # json gives up on very deep nesting with RecursionError
+            return _error("body", "JSON nested too deeply", 400)
         if not isinstance(body, dict):
             return _error("body", "expected a JSON object", 400)
         kind = body.get("kind")

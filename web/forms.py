@@ -188,6 +188,8 @@ def _json(form: Mapping[str, str], name: str, default: Any) -> Any:
         raise FormError(
             name, f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
+    except RecursionError:
+        raise FormError(name, "JSON nested too deeply") from None
 
 
 def generic_action(form: Mapping[str, str], game: str, players: int) -> dict[str, Any]:

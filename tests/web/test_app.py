@@ -162,3 +162,11 @@ def test_sse_device_chip_changes_still_arrive(service: Trackside) -> None:
         devices = snap["status"]["devices"]
     assert devices["camera"] == {"state": "connected"}
     conn.close()
+
+
+def test_deeply_nested_json_is_refused_not_a_500(service: Trackside) -> None:
+    body = "[" * 100_000 + "]" * 100_000
+    r = client(service).post(
+        "/api/input", data=body, content_type="application/json", headers={"X-Trackside-Pin": PIN}
+    )
+    assert r.status_code == 400 and "nested too deeply" in r.get_json()["error"]

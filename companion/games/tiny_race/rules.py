@@ -65,6 +65,7 @@ class TinyRace:
                 rule="players move in seat order",
             )
         args = Field(dict(action.args), "args")
+        args.only("steps")
         steps = args.get("steps").int()
         if not 1 <= steps <= MAX_STEPS:
             raise IllegalActionError(
