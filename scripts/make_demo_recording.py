@@ -25,6 +25,18 @@ from companion.games import find_game
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "games" / "golden"
 OUT = ROOT / "companion" / "service" / "recordings"
+# A game whose golden playthrough is not a whole game has a whole one here (same format), e.g.
+# Ticket to Ride from scripts/make_ttr_night.py.
+SOURCES = OUT / "sources"
+
+
+def source_for(name: str) -> Path:
+    """The playthrough the night plays for ``name``: a complete one from sources/ if there is
+    one, else the golden playthrough."""
+    whole = SOURCES / f"{name}.json"
+    return whole if whole.is_file() else GOLDEN / f"{name}.json"
+
+
 NIGHT = ("russian-railroads", "ticket-to-ride-europe")
 
 
@@ -65,7 +77,7 @@ def card_on_reader(source: str, uid: str, rng: random.Random) -> list[tuple[floa
 def game_lines(
     name: str, rng: random.Random, t: float, readers: dict[str, int | None]
 ) -> tuple[list[dict[str, Any]], float]:
-    golden = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+    golden = json.loads(source_for(name).read_text(encoding="utf-8"))
     players = golden["players"]
     lines: list[dict[str, Any]] = []
 
@@ -103,13 +115,20 @@ def game_lines(
                 source, seat = seat_reader(player), player.get("seat")
             if readers.setdefault(source, seat) != seat:
                 raise SystemExit(f"{source} sits at seat {readers[source]} and {seat}")
+            pause = rng.uniform(2, 5) if source == "table-reader" else rng.uniform(15, 45)
             for n, (delay, raw) in enumerate(card_on_reader(source, uid, rng)):
-                add_raw(rng.uniform(15, 45) if n == 0 else delay, raw)
+                add_raw(pause if n == 0 else delay, raw)
         else:
             action = step["action"]
             who = action.get("player")
             seat = players[who].get("seat") if who is not None else None
-            quick = action["kind"] in ("pass", "draw_card", "draw_cards")
+            quick = action["kind"] in (
+                "pass",
+                "draw_blind",
+                "take_face_up",
+                "reveal_tunnel",
+                "done_tickets",
+            )
             add(
                 rng.uniform(6, 15) if quick else rng.uniform(20, 60),
                 {
@@ -131,7 +150,7 @@ def main() -> None:
     t = 0.0
     played = []
     for name in NIGHT:
-        if not (GOLDEN / f"{name}.json").is_file():
+        if not source_for(name).is_file():
             continue
         game = find_game(name)
         enrol += [
