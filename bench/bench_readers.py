@@ -21,24 +21,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from companion.core import Observation
-from firmware_bridge.frames import FrameParser, Id12laParser, LineParser, Rdm6300Parser
+from firmware_bridge.frames import (
+    FrameParser,
+    Id12laParser,
+    LineParser,
+    Rdm6300Parser,
+    encode_id12la,
+    encode_rdm6300,
+)
 from firmware_bridge.pn532 import Pn532FrameParser
 from firmware_bridge.readers import Backoff, ReaderConfig, open_reader
-
-
-def xor(data_hex: str) -> int:
-    x = 0
-    for b in bytes.fromhex(data_hex):
-        x ^= b
-    return x
-
-
-def rdm6300(data_hex: str) -> bytes:
-    return b"\x02" + f"{data_hex}{xor(data_hex):02X}".encode() + b"\x03"
-
-
-def id12la(data_hex: str) -> bytes:
-    return b"\x02" + f"{data_hex}{xor(data_hex):02X}".encode() + b"\r\n\x03"
 
 
 def pn532_target(uid: bytes) -> bytes:
@@ -82,7 +74,7 @@ def latency_through_pty(scans: int = 400) -> list[float]:
         reader.start()
         while reader.status().state != "connected":
             time.sleep(0.01)
-        cards = [rdm6300("0F002A7F8A"), rdm6300("1A00C3B2D4")]
+        cards = [encode_rdm6300("0F002A7F8A"), encode_rdm6300("1A00C3B2D4")]
         samples = []
         for i in range(scans):
             got.clear()
@@ -105,8 +97,8 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> int:
     print(f"python {sys.version.split()[0]}, one core")
     cases: list[tuple[str, Callable[[], FrameParser | Pn532FrameParser], bytes]] = [
-        ("rdm6300", Rdm6300Parser, rdm6300("0F002A7F8A")),
-        ("id12la", Id12laParser, id12la("7C0055F8E2")),
+        ("rdm6300", Rdm6300Parser, encode_rdm6300("0F002A7F8A")),
+        ("id12la", Id12laParser, encode_id12la("7C0055F8E2")),
         (
             "pn532 (target list frame)",
             Pn532FrameParser,

@@ -47,6 +47,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from companion.core import Observation, ObservationKind
 from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
+from firmware_bridge.frames import encode_rdm6300
 
 CARDS = ("0F002A7F8A", "1A00C3B2D4")  # two RDM6300 cards, both enrolled as the die showing 1
 RACE_LENGTH = 90  # scans per race (two players, target 100: nobody finishes)
@@ -57,13 +58,6 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
-
-
-def rdm6300(data_hex: str) -> bytes:
-    x = 0
-    for b in bytes.fromhex(data_hex):
-        x ^= b
-    return b"\x02" + f"{data_hex}{x:02X}".encode() + b"\x03"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -213,7 +207,7 @@ def run(source: str, n: int, gap_s: float, broker_port: int, tmp: Path) -> None:
                 frames = len(arrivals.wled)
             began = time.perf_counter()
             if master is not None:
-                os.write(master, rdm6300(CARDS[i % 2]))
+                os.write(master, encode_rdm6300(CARDS[i % 2]))
             else:
                 service.scan("table", "04D1E5000001")
             target = (before["game_id"], before["seq"] + 1)

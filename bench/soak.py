@@ -52,6 +52,8 @@ from typing import Any
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
+from firmware_bridge.frames import encode_rdm6300
+
 ROOT = Path(__file__).resolve().parent.parent
 PIN = "4711"
 TABLE = "soak"
@@ -68,13 +70,6 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def rdm6300_frame(uid: str) -> bytes:
-    check = 0
-    for byte in bytes.fromhex(uid):
-        check ^= byte
-    return b"\x02" + f"{uid}{check:02X}".encode() + b"\x03"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -111,13 +106,13 @@ class Seat:
         uid = f"{self.number:02X}{len(self.written):08X}"
         with self.lock:
             self.sent_at[uid] = time.time()
-            os.write(self.master, rdm6300_frame(uid))
+            os.write(self.master, encode_rdm6300(uid))
         self.written.append(uid)
 
     def scan_die(self) -> None:
         with self.lock:
             self.die_sent.append(time.time())
-            os.write(self.master, rdm6300_frame(DIE))
+            os.write(self.master, encode_rdm6300(DIE))
 
     def drain(self) -> None:
         """The service never writes to an RDM6300; keep the pty's other side empty anyway."""

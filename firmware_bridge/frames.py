@@ -71,6 +71,26 @@ class FrameParser(Protocol):
     def has_partial(self) -> bool: ...
 
 
+def xor_checksum(data_hex: str) -> int:
+    """The XOR of the data bytes, as RDM6300 and ID-12LA frames carry it."""
+    check = 0
+    for byte in bytes.fromhex(data_hex):
+        check ^= byte
+    return check
+
+
+def encode_rdm6300(data_hex: str) -> bytes:
+    """What an RDM6300 sends for a tag: STX, 10 hex digits, their XOR checksum in hex, ETX.
+    The inverse of :class:`Rdm6300Parser`, for recordings, virtual twins and tests."""
+    return bytes([STX]) + f"{data_hex}{xor_checksum(data_hex):02X}".encode("ascii") + bytes([ETX])
+
+
+def encode_id12la(data_hex: str) -> bytes:
+    """What an ID-12LA/ID-20LA sends: as the RDM6300, with CR LF before ETX."""
+    body = f"{data_hex}{xor_checksum(data_hex):02X}".encode("ascii")
+    return bytes([STX]) + body + b"\r\n" + bytes([ETX])
+
+
 def normalise_uid(text: str) -> str | None:
     """``"04:a1:b2:c3"`` → ``"04A1B2C3"``; None unless it is 1–32 whole bytes of hex."""
     digits = text.replace(":", "").replace("-", "").replace(" ", "")

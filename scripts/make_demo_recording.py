@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.games import find_game
+from firmware_bridge.frames import encode_rdm6300
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "games" / "golden"
@@ -49,19 +50,11 @@ def seat_reader(player: dict[str, Any]) -> str:
     return f"{player.get('colour') or 'seat'}-seat"
 
 
-def rdm6300_frame(uid: str) -> bytes:
-    """What an RDM6300 sends for a card: STX, 10 hex digits, their XOR checksum in hex, ETX."""
-    check = 0
-    for byte in bytes.fromhex(uid):
-        check ^= byte
-    return b"\x02" + f"{uid}{check:02X}".encode("ascii") + b"\x03"
-
-
 def card_on_reader(source: str, uid: str, rng: random.Random) -> list[tuple[float, dict[str, Any]]]:
     """The raw lines of one card laid on a reader: (delay, raw) pairs. An RDM6300 repeats its
     frame about every 0.1 s while the card is in the field; the USB adapter sometimes hands
     a frame over in two reads."""
-    frame = rdm6300_frame(uid)
+    frame = encode_rdm6300(uid)
     out: list[tuple[float, dict[str, Any]]] = []
     for n in range(rng.randint(3, 8)):
         delay = 0.0 if n == 0 else rng.uniform(0.08, 0.12)

@@ -7,6 +7,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge.frames import encode_id12la, encode_rdm6300
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
@@ -16,21 +18,17 @@ def datasheet_frames() -> dict[str, Any]:
     return data
 
 
-def xor_checksum(data_hex: str) -> int:
-    result = 0
-    for byte in bytes.fromhex(data_hex):
-        result ^= byte
-    return result
-
-
 def rdm6300_frame(data_hex: str, checksum: int | None = None) -> bytes:
-    check = xor_checksum(data_hex) if checksum is None else checksum
-    return b"\x02" + f"{data_hex}{check:02X}".encode() + b"\x03"
+    """The reader's frame; ``checksum`` replaces the right one (for corrupted frames)."""
+    if checksum is None:
+        return encode_rdm6300(data_hex)
+    return b"\x02" + f"{data_hex}{checksum:02X}".encode() + b"\x03"
 
 
 def id12la_frame(data_hex: str, checksum: int | None = None) -> bytes:
-    check = xor_checksum(data_hex) if checksum is None else checksum
-    return b"\x02" + f"{data_hex}{check:02X}".encode() + b"\r\n\x03"
+    if checksum is None:
+        return encode_id12la(data_hex)
+    return b"\x02" + f"{data_hex}{checksum:02X}".encode() + b"\r\n\x03"
 
 
 def pn532_response(command: int, data: bytes) -> bytes:
