@@ -20,7 +20,13 @@ from companion.service.demo import default_recording
 from companion.service.engine import Engine
 from companion.service.store import EventStore
 from firmware_bridge.virtual import read_recording
-from tests.service.test_crash_resume import free_port, state, wait_until
+from tests.service.test_crash_resume import (
+    free_port,
+    replayed_refs,
+    state,
+    wait_replay_finished,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,22 +107,14 @@ def test_sigkill_during_the_raw_demo_night_then_resume(tmp_path: Path, kill_at: 
 
     proc = run(config, tmp_path)
     try:
-        wait_until(
-            lambda: (
-                (s := state(port))
-                and s["status"]["devices"].get("night", {}).get("state") == "finished"
-            ),
-            120,
-        )
+        wait_replay_finished(port, "night", 120)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(15)
 
     store = EventStore(db)
     try:
-        refs = [
-            r[0] for r in store._conn.execute("SELECT ref FROM inputs WHERE ref != '' ORDER BY id")
-        ]
+        refs = replayed_refs(store)
         kinds = [
             r[0] for r in store._conn.execute("SELECT kind FROM inputs WHERE ref != '' ORDER BY id")
         ]

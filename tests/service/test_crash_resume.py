@@ -132,6 +132,21 @@ def wait_until(predicate: Any, timeout_s: float) -> Any:
     raise AssertionError(f"not reached within {timeout_s} s")
 
 
+def wait_replay_finished(port: int, reader: str, timeout_s: float) -> None:
+    """Until the service says its replay reader has played the whole recording."""
+    wait_until(
+        lambda: (
+            (s := state(port)) and s["status"]["devices"].get(reader, {}).get("state") == "finished"
+        ),
+        timeout_s,
+    )
+
+
+def replayed_refs(store: EventStore) -> list[str]:
+    """The refs of every replayed input in the raw log, in order (each must appear once)."""
+    return [r[0] for r in store._conn.execute("SELECT ref FROM inputs WHERE ref != '' ORDER BY id")]
+
+
 def uninterrupted(recording: Path, tmp: Path) -> list[str]:
     """The reference: the same recording fed straight into an engine, no crash."""
     header, inputs = read_recording(recording)
@@ -184,21 +199,13 @@ def test_sigkill_mid_replay_then_resume(tmp_path: Path, kill_after_seq: int) -> 
         assert first["seq"] >= acked_seq
         assert first["table"] is not None
         total = len(read_recording(recording)[1])
-        wait_until(
-            lambda: (
-                (s := state(port))
-                and s["status"]["devices"].get("night", {}).get("state") == "finished"
-            ),
-            90,
-        )
+        wait_replay_finished(port, "night", 90)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(15)
     store = EventStore(db)
     try:
-        refs = [
-            r[0] for r in store._conn.execute("SELECT ref FROM inputs WHERE ref != '' ORDER BY id")
-        ]
+        refs = replayed_refs(store)
         assert len(refs) == len(set(refs)) == total, "an input was lost or played twice"
         events = [dumps(e.event.__class__.__name__) + dumps(str(e.event)) for e in store.entries(1)]
     finally:
