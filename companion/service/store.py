@@ -30,7 +30,6 @@ from companion.core.errors import (
 )
 from companion.core.events import (
     GameEnded,
-    GameStarted,
     LogEntry,
     event_from_json,
     event_to_json,
@@ -428,9 +427,3 @@ class EventStore:
             item["payload"] = json.loads(item["payload"])
             result.append(item)
         return result
-
-    def started_event(self, game_id: int) -> GameStarted:
-        entries = self.entries(game_id)
-        if not entries or not isinstance(entries[0].event, GameStarted):
-            raise CorruptDatabaseError(f"game {game_id} has no game_started entry")
-        return entries[0].event
