@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import ipaddress
 import json
 import logging
 import re
 import secrets
 import time
 import urllib.parse
-from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
@@ -39,6 +35,7 @@ from companion.core.observation import Observation, ObservationKind
 from companion.games import find_game, game_names
 from web import forms
 from web.boards import rr_chart, ttr_map
+from web.guard import EXTENSION, TableGuard, csrf_token, require_csrf
 
 log = logging.getLogger(__name__)
 SSE_PROTOCOL = 1
@@ -48,8 +45,6 @@ SSE_MIN_INTERVAL_S = 0.25  # at most four updates a second per client
 SSE_BURST = 3  # messages that may go back to back before the rate limit applies
 SSE_MINOR_INTERVAL_S = 1.0  # device chips and logged reader noise: at most once a second
 SSE_KEEPALIVE_S = 15.0
-PIN_FAILURES_ALLOWED = 5
-PIN_FAILURE_WINDOW_S = 60.0
 LIGHT_COLOURS = {"yellow", "white", "orange", "pink", "lime", "cyan", "natural", "beige"}
 # Seat colours as players name them, in shades that read well on a dark TV page.
 SEAT_PALETTE = {
@@ -109,8 +104,6 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     )
     if test_config:
         app.config.update(test_config)
-    failures: dict[str, deque[float]] = defaultdict(deque)
-    networks = [ipaddress.ip_network(n) for n in service.trusted_subnets]
 
     @app.template_filter("text_colour")
     def text_colour(colour: str) -> str:
@@ -143,7 +136,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     @app.context_processor
     def page_helpers() -> dict[str, Any]:
-        return {"csrf_token": _csrf_token, "describe": _describe}
+        return {"csrf_token": csrf_token, "describe": _describe}
 
     @app.after_request
     def security_headers(response: Response) -> Response:
@@ -167,44 +160,10 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return jsonify(error=message), 500
         return render_template("error.html", code=500, message=message), 500
 
-    # -- who may change things -------------------------------------------------------------
-    def _pin_fingerprint() -> str:
-        pin = service.pin or ""
-        return hashlib.sha256(b"trackside-pin:" + pin.encode()).hexdigest()[:16]
-
-    def _trusted() -> bool:
-        if service.pin is None or not networks:
-            return False
-        try:
-            address = ipaddress.ip_address(request.remote_addr or "")
-        except ValueError:
-            return False
-        return any(address in network for network in networks)
-
-    def _signed_in() -> bool:
-        if service.pin is None:
-            return False
-        if _trusted():
-            return True
-        return bool(session.get("pin_ok")) and session.get("pin_fp") == _pin_fingerprint()
-
-    def _limited() -> bool:
-        recent = failures[request.remote_addr or "?"]
-        now = time.monotonic()
-        while recent and now - recent[0] > PIN_FAILURE_WINDOW_S:
-            recent.popleft()
-        return len(recent) >= PIN_FAILURES_ALLOWED
-
-    def _pin_matches(given: str) -> bool:
-        pin = service.pin or ""
-        if pin and hmac.compare_digest(given.encode(), pin.encode()):
-            return True
-        failures[request.remote_addr or "?"].append(time.monotonic())
-        return False
-
-    def _who() -> str:
-        name = str(session.get("who") or "")
-        return f"table-page:{name}" if name else "table-page"
+    table_guard = TableGuard(service)
+    app.extensions[EXTENSION] = table_guard
+    _trusted, _signed_in, _limited = table_guard.trusted, table_guard.signed_in, table_guard.limited
+    _pin_matches, _who = table_guard.pin_matches, table_guard.who
 
     # -- pages -----------------------------------------------------------------------------
     @app.get("/")
@@ -270,7 +229,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     @app.post("/table/login")
     def login() -> BaseResponse:
-        _require_csrf()
+        require_csrf()
         if service.pin is None:
             abort(403, "changes from the page are off: set [web] pin in the config")
         if _limited():
@@ -281,13 +240,13 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return redirect(url_for("table"), 303)
         who = re.sub(r"[^\w .'-]", "", request.form.get("who", ""))[:24].strip()
         session.clear()
-        session.update(pin_ok=True, pin_fp=_pin_fingerprint(), who=who)
-        _csrf_token()  # a fresh token for the signed-in session
+        session.update(pin_ok=True, pin_fp=table_guard.pin_fingerprint(), who=who)
+        csrf_token()  # a fresh token for the signed-in session
         return redirect(url_for("table"), 303)
 
     @app.post("/table/logout")
     def logout() -> BaseResponse:
-        _require_csrf()
+        require_csrf()
         session.clear()
         return redirect(url_for("table"), 303)
 
@@ -352,7 +311,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     @app.post("/table/<op>")
     def table_op(op: str) -> BaseResponse:
-        _require_csrf()
+        require_csrf()
         if not _signed_in():
             flash("Enter the table PIN first.", "error")
             return redirect(url_for("table"), 303)
@@ -362,28 +321,10 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         _, snapshot = service.latest()
         try:
             kind, payload = make(request.form, snapshot)
-            observation = Observation.from_json(
-                {"source": _who(), "kind": kind, "payload": payload}, "form"
-            )
         except forms.FormError as exc:
             flash(f"Not sent — {exc.field.replace('_', ' ')}: {exc.reason}", "error")
             return redirect(url_for("table"), 303)
-        except SnapshotError as exc:
-            flash(f"Not sent — {exc.path}: {exc.reason}", "error")
-            return redirect(url_for("table"), 303)
-        try:
-            outcome = service.submit_and_wait(observation, 10.0)
-        except TimeoutError:
-            flash("No answer within 10 s; the input is queued and will be handled.", "error")
-            return redirect(url_for("table"), 303)
-        verdict = str(outcome.get("outcome"))
-        message = str(outcome.get("message") or verdict)
-        if verdict == "rejected":
-            flash(f"Refused: {message}", "error")
-        elif verdict == "prompt":
-            flash(f"Question: {message}", "info")
-        else:
-            flash(message, "ok")
+        table_guard.send(kind, payload)
         return redirect(url_for("table"), 303)
 
     @app.get("/history")
@@ -558,21 +499,6 @@ def _change_key(snapshot: Mapping[str, Any]) -> tuple[Any, ...]:
         last.get("wall_time_s"),
         last.get("outcome"),
     )
-
-
-def _csrf_token() -> str:
-    token = session.get("csrf")
-    if not isinstance(token, str):
-        token = secrets.token_urlsafe(24)
-        session["csrf"] = token
-    return token
-
-
-def _require_csrf() -> None:
-    expected = session.get("csrf")
-    given = request.form.get("csrf", "")
-    if not isinstance(expected, str) or not hmac.compare_digest(given.encode(), expected.encode()):
-        abort(400, "the form is out of date (CSRF check failed): reload the page and try again")
 
 
 def _pictures(snapshot: Mapping[str, Any]) -> dict[str, Any]:

@@ -36,11 +36,11 @@ from companion.core.events import (
     event_type,
 )
 from companion.core.ids import GameId
-from companion.core.jsonvalue import dumps
+from companion.core.jsonvalue import JsonObject, dumps
 from companion.core.observation import Observation
 
 APPLICATION_ID = 0x54524B53  # "TRKS"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Migration n takes the schema from version n to n + 1 (index 0: empty file → 1).
 MIGRATIONS: tuple[str, ...] = (
@@ -87,6 +87,23 @@ MIGRATIONS: tuple[str, ...] = (
         component   TEXT NOT NULL,
         enrolled_at REAL NOT NULL
     );
+    """,
+    # 2: setup options saved from the table page (e.g. the Mini Express board table), used as
+    # defaults when that game starts; each player's own PIN (hashed) for their private view.
+    """
+    CREATE TABLE game_defaults (
+        game        TEXT PRIMARY KEY,
+        options     TEXT NOT NULL,
+        saved_at    REAL NOT NULL,
+        input_id    INTEGER REFERENCES inputs(id)
+    );
+    CREATE TABLE player_pins (
+        game_id     INTEGER NOT NULL REFERENCES games(id),
+        player      INTEGER NOT NULL,
+        pin_hash    TEXT NOT NULL,
+        set_at      REAL NOT NULL,
+        PRIMARY KEY (game_id, player)
+    ) WITHOUT ROWID;
     """,
 )
 
@@ -253,10 +270,14 @@ class EventStore:
         new_game: tuple[str, tuple[str, ...]] | None = None,
         entry: LogEntry | None = None,
         enrol: TagBinding | None = None,
+        defaults: tuple[str, JsonObject] | None = None,
+        player_pin: tuple[GameId, int, str | None] | None = None,
     ) -> tuple[int, GameId | None]:
         """Append an input, what became of it, and the event it caused (if any) in one
         transaction. ``new_game`` (game id, player names) creates the game row first; the
-        entry then belongs to it; ``enrol`` binds a tag. Returns (input id, game id)."""
+        entry then belongs to it; ``enrol`` binds a tag; ``defaults`` (game, options) replaces
+        the game's saved setup options; ``player_pin`` (game id, player, hash or ``None`` to
+        clear) sets a player's private-view PIN. Returns (input id, game id)."""
         with self._write() as conn:
             cur = conn.execute(
                 "INSERT INTO inputs (source, kind, seat, payload, ref, monotonic_s, wall_time_s)"
@@ -302,6 +323,25 @@ class EventStore:
                     )
             if enrol is not None:
                 self._insert_tag(conn, enrol)
+            if defaults is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO game_defaults (game, options, saved_at, input_id)"
+                    " VALUES (?, ?, ?, ?)",
+                    (defaults[0], dumps(defaults[1]), observation.wall_time_s, input_id),
+                )
+            if player_pin is not None:
+                pin_game, player, pin_hash = player_pin
+                if pin_hash is None:
+                    conn.execute(
+                        "DELETE FROM player_pins WHERE game_id = ? AND player = ?",
+                        (pin_game, player),
+                    )
+                else:
+                    conn.execute(
+                        "INSERT OR REPLACE INTO player_pins (game_id, player, pin_hash, set_at)"
+                        " VALUES (?, ?, ?, ?)",
+                        (pin_game, player, pin_hash, observation.wall_time_s),
+                    )
             conn.execute(
                 "INSERT INTO outcomes (input_id, outcome, message, game_id, seq)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -362,6 +402,21 @@ class EventStore:
         return [
             TagBinding(*r) for r in self._read("SELECT uid, game, component FROM tags ORDER BY uid")
         ]
+
+    def game_defaults(self, game: str) -> JsonObject:
+        """The setup options saved for ``game`` from the table page (``{}`` when none)."""
+        rows = self._read("SELECT options FROM game_defaults WHERE game = ?", (game,))
+        if not rows:
+            return {}
+        options = json.loads(rows[0][0])
+        return options if isinstance(options, dict) else {}
+
+    def player_pin_hash(self, game_id: int, player: int) -> str | None:
+        """The stored hash of a player's private-view PIN for one game (``None``: not set)."""
+        rows = self._read(
+            "SELECT pin_hash FROM player_pins WHERE game_id = ? AND player = ?", (game_id, player)
+        )
+        return str(rows[0][0]) if rows else None
 
     def games(self) -> list[GameRecord]:
         rows = self._read(

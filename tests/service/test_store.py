@@ -108,3 +108,49 @@ def test_newer_schema_is_refused_not_overwritten(store: EventStore, db_path: Pat
     with pytest.raises(SchemaTooNewError, match="newer Trackside"):
         EventStore(db_path)
     assert db_path.read_bytes() == before
+
+
+def test_a_schema_1_file_is_migrated_and_keeps_its_games(tmp_path: Path) -> None:
+    """A database from the first release (schema 1) gains the saved-options and player-PIN
+    tables on the next start; its games are untouched."""
+    from companion.service.store import MIGRATIONS
+
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute("PRAGMA application_id=0x54524B53")
+    conn.execute("PRAGMA user_version=1")
+    conn.execute(
+        "INSERT INTO games (game, players, started_at) VALUES ('tiny-race', '[\"Red\"]', 1)"
+    )
+    conn.commit()
+    conn.close()
+    store = EventStore(path)
+    assert [g.game for g in store.games()] == ["tiny-race"]
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert store.game_defaults("mini-express") == {}
+    store.close()
+
+
+def test_saved_defaults_and_player_pins_are_written_with_their_input(store: EventStore) -> None:
+    table = {"share_values": {"3": {"1st": 4}}}
+    input_id, _ = store.record(
+        obs(), InputOutcome("applied", "saved"), defaults=("mini-express", table)
+    )
+    assert store.game_defaults("mini-express") == table
+    assert store.game_defaults("tiny-race") == {}
+    started = LogEntry(1, GameStarted("tiny-race", (PlayerSpec("Red"),)))
+    _, game_id = store.record(
+        obs(), InputOutcome("applied"), new_game=("tiny-race", ("Red",)), entry=started
+    )
+    assert game_id is not None
+    store.record(obs(), InputOutcome("applied"), player_pin=(game_id, 0, "hash-1"))
+    assert store.player_pin_hash(game_id, 0) == "hash-1"
+    assert store.player_pin_hash(game_id, 1) is None
+    store.record(obs(), InputOutcome("applied"), player_pin=(game_id, 0, None))
+    assert store.player_pin_hash(game_id, 0) is None
+    # a refused write leaves the saved options as they were
+    with pytest.raises(StoreError):
+        store.record(obs(), InputOutcome("applied"), defaults=("x", {}), entry=started)
+    assert store.game_defaults("x") == {}
+    assert input_id > 0
