@@ -96,6 +96,10 @@ class _Plan:
     entry: LogEntry | None = None
     new_game: tuple[str, tuple[str, ...]] | None = None
     enrol: TagBinding | None = None
+    defaults: tuple[str, JsonObject] | None = None
+    """(game, setup options) saved from the table page, used when that game next starts."""
+    player_pin: tuple[GameId, int, str | None] | None = None
+    """(game, player, PIN hash or None) for a player's private view."""
     select: GameId | None = None
     prompt: Prompt | None = None
     cues: list[JsonObject] = field(default_factory=list)
@@ -240,6 +244,8 @@ class Engine:
                 new_game=plan.new_game,
                 entry=plan.entry,
                 enrol=plan.enrol,
+                defaults=plan.defaults,
+                player_pin=plan.player_pin,
             )
         except (TracksideError, ValueError, OverflowError) as exc:
             # ValueError/OverflowError: an input SQLite cannot hold (a lone surrogate in a text,
