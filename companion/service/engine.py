@@ -162,8 +162,26 @@ class Engine:
                 continue
             self._state.sessions[record.id] = session
             self._state.active = record.id
+        if self._state.active is None and not self._state.broken:
+            self._show_last_ended()
         for item in reversed(self.store.inputs(RECENT_INPUTS)):
             self._state.recent.append(_recent(item))
+
+    def _show_last_ended(self) -> None:
+        """With no unfinished game, the last game's final sheet stays on the scoreboard after a
+        restart, as it did before (a Pi unplugged at the end of the night still shows the
+        result). It is shown ended: nothing can be applied to it."""
+        games = self.store.games()
+        if not games:
+            return
+        last = games[-1]
+        try:
+            session = TableSession.replay(find_game(last.game), self.store.entries(last.id))
+        except TracksideError as exc:
+            log.warning("the last game %s (%s) cannot be shown: %s", last.id, last.game, exc)
+            return
+        self._state.sessions[last.id] = session
+        self._state.active = last.id
 
     # -- the thread -------------------------------------------------------------------------
     def start(self) -> None:

@@ -204,3 +204,24 @@ def test_camera_cards_go_to_the_game_or_are_refused(engine: Engine) -> None:
     )  # type: ignore[arg-type]
     assert engine.handle(five).outcome == "applied"
     assert engine.session().state.face_up == ("red", "blue", "green", "white", "black")  # type: ignore[union-attr]
+
+
+def test_after_a_restart_the_last_ended_game_stays_on_the_scoreboard(db_path: Path) -> None:
+    store = EventStore(db_path)
+    engine = Engine(store)
+    engine.handle(start_tiny())
+    engine.handle(action("advance", 0, steps=3))
+    engine.handle(command({"command": "end_game", "reason": "finished"}))
+    before = engine.latest()[1]
+    store.close()
+    store2 = EventStore(db_path)
+    engine2 = Engine(store2)
+    after = engine2.latest()[1]
+    for key in ("game", "game_id", "seq", "players", "table"):
+        assert after[key] == before[key]
+    assert after["status"]["unfinished_games"] == []
+    # shown, not resumed: nothing more can be applied, and a new game may start at once
+    assert "has ended" in engine2.handle(action("advance", 1, steps=1)).message
+    assert engine2.handle(start_tiny()).outcome == "applied"
+    assert engine2.latest()[1]["game_id"] == 2
+    store2.close()
