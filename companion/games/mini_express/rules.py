@@ -333,8 +333,8 @@ class MiniExpress:
         if state.phase == OVER:
             needed = self.needed_share_values(state)
             waiting = (
-                f"the board table's {', '.join(cell_path(c) for c in needed)} for the final "
-                "scoring (read off the board)"
+                f"{', '.join(cell_path(c) for c in needed)} from the board table, for the "
+                "final scoring"
                 if needed
                 else ""
             )

@@ -60,7 +60,9 @@ def test_after_the_game_end_the_table_fills_the_cell_the_scoring_names(
     assert ben_lumber.category == "lumber" and ben_lumber.points == 0
     assert "share_values.12.1st missing" in ben_lumber.note
     assert game.needed_share_values(state) == ((12, "1st"),)
-    assert "share_values.12.1st" in game.status(state).waiting_for
+    assert game.status(state).waiting_for == (
+        "share_values.12.1st from the board table, for the final scoring"
+    )
 
     # the owner reads 7 off the board (FICTIONAL) and enters it
     filled = table.act(state, "share_values", None, cells={"12": {"1st": 7}})
