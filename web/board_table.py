@@ -176,6 +176,15 @@ def _form_cells(sources: Sources, typed: Mapping[str, str] | None = None) -> lis
     return rows
 
 
+def config_snippet(share_values: Mapping[str, Any]) -> str:
+    """The ``[games."mini-express"]`` lines for the config (TOML) with this table."""
+    rows = ", ".join(
+        f'"{length}" = {{ ' + ", ".join(f'"{rank}" = {v}' for rank, v in row.items()) + " }"
+        for length, row in share_values.items()
+    )
+    return f'[games."{GAME_NAME}"]\nshare_values = {{ {rows} }}\n'
+
+
 def _words(cell: Cell) -> str:
     return f"{cell[0]} · {RANK_TITLES[cell[1]]}"
 
@@ -196,6 +205,7 @@ def _page(sources: Sources, typed: Mapping[str, str] | None = None, status: int 
             problems=sources.problems,
             new_games_from=which,
             new_games_known=len(for_new.cells()),
+            config=config_snippet(for_new.to_json()),
             value_max=SHARE_VALUE_MAX,
             messages=get_flashed_messages(with_categories=True),
         ),
@@ -336,6 +346,7 @@ def export() -> Response:
         "source": which,
         "share_values": table.to_json(),
         "missing": [cell_path(c) for c in table.missing()],
+        "config": config_snippet(table.to_json()),
     }
     response = Response(
         json.dumps(body, indent=2, ensure_ascii=False) + "\n", mimetype="application/json"

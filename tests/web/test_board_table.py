@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -169,7 +170,7 @@ def test_a_changed_rulebook_cell_is_refused_by_the_engine_and_kept_as_a_record(
     assert raw["outcome"] == "rejected" and raw["payload"]["share_values"]["12"] == {"other": 5}
 
 
-def test_the_export_needs_no_pin_and_imports_back(service: Trackside) -> None:
+def test_the_export_needs_no_pin_and_imports_back(service: Trackside, tmp_path: Path) -> None:
     anyone = service.app.test_client()
     response = anyone.get(API)
     assert response.status_code == 200 and response.mimetype == "application/json"
@@ -184,6 +185,10 @@ def test_the_export_needs_no_pin_and_imports_back(service: Trackside) -> None:
     exported = anyone.get(API).get_json()
     assert exported["source"] == "saved" and len(exported["missing"]) == 42
     assert exported["share_values"] == {"3": {"1st": 6}, "4": {"2nd": 3}, **RULEBOOK}
+    # its config lines are TOML the config accepts, with the same table
+    assert exported["config"].startswith('[games."mini-express"]\nshare_values = { "3" = {')
+    settings = parse_settings(tomllib.loads(exported["config"]), data_dir=tmp_path)
+    assert settings.game_options["mini-express"] == {"share_values": exported["share_values"]}
 
     # forget a cell, then import the exported file: the table is as it was exported
     save(client, cell_3_1st="6")
