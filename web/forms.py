@@ -80,6 +80,7 @@ ACTIONS: Mapping[str, tuple[ActionKind, ...]] = {
         ActionKind("take_share", '{"company"}'),
         ActionKind("build", '{"company", "trains", "landscape", …}'),
         ActionKind("automa_turn", '{"draws": [{"city", "company"} | "refresh"], …}'),
+        ActionKind("share_values", '{"cells": {"7": {"2nd": 5}, …}} (the table, any phase)'),
     ),
     "trains-and-stations": (
         ActionKind("withdraw", "{}"),

@@ -44,6 +44,7 @@ from companion.core.observation import Observation, ObservationKind
 from companion.core.session import TableSession
 from companion.core.snapshot import Field
 from companion.games import find_game
+from companion.games.mini_express import ShareValueTable
 from companion.service.enrolment import binding_for
 from companion.service.store import EventStore, InputOutcome, TagBinding
 
@@ -372,11 +373,24 @@ class Engine:
     def _plan_command(self, obs: Observation) -> _Plan:
         doc = Field(thaw(obs.payload), "payload")
         command = doc.get("command").str(
-            frozenset({"start_game", "undo", "redo", "correct", "end_game", "enrol", "select_game"})
+            frozenset(
+                {
+                    "start_game",
+                    "undo",
+                    "redo",
+                    "correct",
+                    "end_game",
+                    "enrol",
+                    "select_game",
+                    "save_board_table",
+                }
+            )
         )
         active = self._state.active
         if command == "start_game":
             return self._plan_start(doc, obs)
+        if command == "save_board_table":
+            return self._plan_save_board_table(doc)
         if command == "enrol":
             doc.only("command", "uid", "component", "game")
             uid = doc.get("uid").str()
@@ -441,9 +455,12 @@ class Engine:
         seats = [p.seat for p in players if p.seat is not None]
         if len(set(seats)) != len(seats):
             doc.get("players").fail("two players at one seat")
-        # the config's defaults for this game, then what the table chose; the merged options go
-        # into the log, so a later config change never alters a game already started
-        options = {**self._game_options.get(game.name, {}), **doc.get("options", {}).obj()}
+        # the config's defaults for this game, then the options saved from the table page (the
+        # board table), then what the start form chose, each replacing whole options of the one
+        # before; the merged options go into the log, so a later config change or save never
+        # alters a game already started
+        config, saved = self.setup_defaults(game.name)
+        options = {**config, **saved, **doc.get("options", {}).obj()}
         started = GameStarted(game.name, tuple(players), options)
         entry = LogEntry(1, started, obs.source, obs.wall_time_s)
         session = TableSession.start(game, entry)
@@ -452,6 +469,33 @@ class Engine:
             session=session,
             entry=entry,
             new_game=(game.name, tuple(names)),
+        )
+
+    def setup_defaults(self, game: str) -> tuple[JsonObject, JsonObject]:
+        """(the config's options, the options saved from the table page) for ``game``."""
+        return dict(self._game_options.get(game, {})), self.store.game_defaults(game)
+
+    def _plan_save_board_table(self, doc: Field) -> _Plan:
+        """Save Mini Express's board table (the share values printed on the owner's board) for
+        the games that start later: the rulebook's cells merged in, a cell that contradicts
+        them refused by name. The whole saved table replaces the one saved before (a cell left
+        out is cleared); other saved options of the game stay."""
+        doc.only("command", "game", "share_values")
+        game = doc.get("game").str(frozenset({"mini-express"}))
+        entered = ShareValueTable.parse(doc.get("share_values"))
+        table = ShareValueTable.from_rulebook().fill(
+            entered.cells(), path=doc.get("share_values").path
+        )
+        options: JsonObject = {**self.store.game_defaults(game), "share_values": table.to_json()}
+        known = len(table.cells())
+        return _Plan(
+            InputOutcome(
+                "saved",
+                f"board table saved for new {find_game(game).title} games: {known} of "
+                f"{known + len(table.missing())} cells known, {len(table.missing())} unknown",
+                self._state.active,
+            ),
+            defaults=(game, options),
         )
 
     def _plan_event(

@@ -193,6 +193,10 @@ class Trackside:
     def export(self, game_id: int, fmt: str) -> tuple[str, str]:
         return export_game(self.store, game_id, fmt)
 
+    def setup_defaults(self, game: str) -> tuple[JsonObject, JsonObject]:
+        """(the config's options, the options saved from the table page) for ``game``."""
+        return self.engine.setup_defaults(game)
+
     def scan(self, reader: str, uid: str | None = None, *, text: str | None = None) -> Observation:
         """Scan on a virtual reader (tests, the demo)."""
         return self.virtual[reader].scan(uid, text=text)

@@ -77,8 +77,9 @@ class ShareValueTable:
         for key, row in field.items():
             if key not in {str(n) for n in TRACK_LENGTHS}:
                 row.fail("a track length 0–15 is expected as the key")
-            row.only(*RANKS)
             for rank, value in row.items():
+                if rank not in RANKS:
+                    value.fail("unknown field: the columns (ranks) are 1st, 2nd, other")
                 cells[(int(key), rank)] = value.int(lo=0, hi=SHARE_VALUE_MAX)
         # the snapshot says what the owner's board prints; a disagreement with the rulebook's
         # example is reported by scoring (a note), not refused here
@@ -129,19 +130,21 @@ class ShareValueTable:
         cells: Mapping[Cell, int] | Iterable[tuple[Cell, int]],
         *,
         check_rulebook: bool = True,
+        path: str = "share_values",
     ) -> ShareValueTable:
         """The table with unknown cells filled. A cell already known keeps its value: giving a
-        different one is refused (the board is filled once; use :meth:`corrected`)."""
+        different one is refused (the board is filled once; use :meth:`corrected`). Errors name
+        each cell under ``path`` (the field the cells came from)."""
         pairs = cells.items() if isinstance(cells, Mapping) else cells
         rows = [list(r) for r in self.rows]
         for cell, value in pairs:
             _check_cell(cell)
-            self._check_value(cell, value, check_rulebook=check_rulebook)
+            self._check_value(cell, value, check_rulebook=check_rulebook, path=path)
             length, rank = cell
             old = rows[length][RANKS.index(rank)]
             if old is not None and old != value:
                 raise IllegalActionError(
-                    f"{cell_path(cell)} is already {old}, not {value}",
+                    f"{cell_path(cell, path)} is already {old}, not {value}",
                     rule="the board table is filled once; correct a cell explicitly",
                     section=FINAL_SCORING,
                 )
@@ -172,21 +175,25 @@ class ShareValueTable:
         )
 
     @staticmethod
-    def _check_value(cell: Cell, value: int, *, check_rulebook: bool = True) -> None:
+    def _check_value(
+        cell: Cell, value: int, *, check_rulebook: bool = True, path: str = "share_values"
+    ) -> None:
         if (
             not isinstance(value, int)
             or isinstance(value, bool)
             or not 0 <= value <= SHARE_VALUE_MAX
         ):
             raise IllegalActionError(
-                f"{cell_path(cell)} = {value!r}: a share value is a whole number 0–{SHARE_VALUE_MAX}",
+                f"{cell_path(cell, path)} = {value!r}: a share value is a whole number "
+                f"0–{SHARE_VALUE_MAX}",
                 rule="points per share",
                 section=FINAL_SCORING,
             )
         known = KNOWN_SHARE_VALUES.get(cell)
         if check_rulebook and known is not None and value != known:
             raise IllegalActionError(
-                f"{cell_path(cell)} = {value}, but the rulebook's scoring example shows {known}",
+                f"{cell_path(cell, path)} = {value}, but the rulebook's scoring example shows "
+                f"{known}",
                 rule="cells printed in the rulebook cannot be changed",
                 section=f"{FINAL_SCORING}, Příklad závěrečného bodování",
             )

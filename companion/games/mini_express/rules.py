@@ -21,10 +21,11 @@ from companion.games.mini_express.automa import (
     parse_draw,
     setup_draw,
 )
-from companion.games.mini_express.board_table import cell_path
+from companion.games.mini_express.board_table import Cell, ShareValueTable, cell_path
 from companion.games.mini_express.data import (
     AUTOMA_TURN,
     COMPANIES,
+    FINAL_SCORING,
     GAME_END,
     LEVELS,
     PLAY,
@@ -37,7 +38,7 @@ from companion.games.mini_express.data import (
     TWO_EXPERIENCED_VARIANT,
 )
 from companion.games.mini_express.moves import BuildReport, build, take_share
-from companion.games.mini_express.scoring import NAME, Holding, score_holdings
+from companion.games.mini_express.scoring import NAME, Holding, Scoring, score_holdings
 from companion.games.mini_express.setup import (
     AUTOMA_SETUP_DRAWS,
     draft_share,
@@ -61,7 +62,15 @@ class MissingShareValueError(SnapshotError):
         self.args = (f"{cell_path(first)} missing{also}",)
 
 
-ACTIONS = ("draft_share", "automa_setup_draw", "take_share", "build", "automa_turn")
+ACTIONS = (
+    "draft_share",
+    "automa_setup_draw",
+    "take_share",
+    "build",
+    "automa_turn",
+    "share_values",
+)
+SHARE_VALUES_RULE = "the board's share-value table: track lengths 0–15 × 1st, 2nd, other"
 
 
 class MiniExpress:
@@ -84,6 +93,9 @@ class MiniExpress:
             raise IllegalActionError(
                 f"unknown action {action.kind!r}; Mini Express knows {', '.join(ACTIONS)}"
             )
+        if action.kind == "share_values":
+            # not a move: the table enters cells of the board it reads, in any phase
+            return self._fill_share_values(state, action)
         if state.phase == OVER:
             raise IllegalActionError(
                 f"the game is over ({state.ended_reason})", rule="no action after the game end"
@@ -97,6 +109,41 @@ class MiniExpress:
             return self._play(state, action, args)
         except SnapshotError as exc:
             raise IllegalActionError(f"malformed action: {exc}") from exc
+
+    def _fill_share_values(self, state: MiniExpressState, action: Action) -> MiniExpressState:
+        """ZÁVĚREČNÉ BODOVÁNÍ: a share is worth the cell of the table printed on the board in
+        the row of its company's track length and the column of its owner's influence rank.
+        That table is not in the rulebook (only the four cells of its "Příklad závěrečného
+        bodování" are), so the table reads the cells the scoring asks for off the board and
+        enters them here — during the game or after its end, when the final scoring is done.
+        Only unknown cells are filled: a known cell keeps its value (undo or correct the log
+        entry that set it), and the rulebook's cells cannot differ."""
+        if action.player is not None:
+            raise IllegalActionError(
+                f"player {action.player!r} given: the board table is entered by the table "
+                "(leave the player empty)",
+                rule="filling the board table is not a player's move",
+                section=FINAL_SCORING,
+            )
+        args = Field(thaw(action.args), "args")
+        try:
+            args.only("cells")
+            cells = args.get("cells")
+            entered = ShareValueTable.parse(cells).cells()
+            if not entered:
+                cells.fail('no cell given, e.g. {"7": {"2nd": 5}}')
+        except SnapshotError as exc:
+            raise IllegalActionError(
+                str(exc), rule=SHARE_VALUES_RULE, section=FINAL_SCORING
+            ) from exc
+        table = state.share_values.fill(entered, path=cells.path)
+        if table == state.share_values:
+            raise IllegalActionError(
+                f"{cells.path}: every cell given is already known with that value",
+                rule="the board table is filled once",
+                section=FINAL_SCORING,
+            )
+        return replace(state, share_values=table)
 
     def _expect(
         self,
@@ -284,7 +331,14 @@ class MiniExpress:
 
     def status(self, state: MiniExpressState) -> TurnStatus:
         if state.phase == OVER:
-            return TurnStatus(phase=OVER, waiting_for="", round=None)
+            needed = self.needed_share_values(state)
+            waiting = (
+                f"{', '.join(cell_path(c) for c in needed)} from the board table, for the "
+                "final scoring"
+                if needed
+                else ""
+            )
+            return TurnStatus(phase=OVER, waiting_for=waiting, round=None)
         if state.phase == DRAFT:
             who = next_drafter(state)
             assert who is not None
@@ -321,17 +375,25 @@ class MiniExpress:
             for i, p in enumerate(state.players)
         ]
 
-    def score(self, state: MiniExpressState) -> ScoreSheet:
-        """The final scoring as if the game ended now (the final score once it is over).
-        Cells missing from the board table score 0, are named in the notes, and leave the
-        winners open."""
-        result = score_holdings(
+    def _scoring(self, state: MiniExpressState) -> Scoring:
+        return score_holdings(
             state.variant,
             state.level,
             state.share_values,
             [c.track_length for c in state.companies],
             self._holdings(state),
         )
+
+    def needed_share_values(self, state: MiniExpressState) -> tuple[Cell, ...]:
+        """The board-table cells the scoring needs now (as if the game ended now) that the
+        table does not know yet, in table order."""
+        return self._scoring(state).missing
+
+    def score(self, state: MiniExpressState) -> ScoreSheet:
+        """The final scoring as if the game ended now (the final score once it is over).
+        Cells missing from the board table score 0, are named in the notes, and leave the
+        winners open."""
+        result = self._scoring(state)
         if state.phase != OVER:
             return replace(result.sheet, winners=())
         return result.sheet
