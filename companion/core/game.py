@@ -94,7 +94,10 @@ class Game(Protocol[S]):
     def status(self, state: S) -> TurnStatus: ...
 
     def score(self, state: S) -> ScoreSheet:
-        """The itemised score: the running score during play, the final score when over."""
+        """The itemised score: the running score during play, the final score when over. A game
+        that is over but cannot complete its final scoring yet (a board figure the table still
+        has to enter) returns no ``winners`` and says in ``notes`` what it needs; the engine
+        then refuses to file the game as finished."""
         ...
 
     def score_snapshot(self, data: Any) -> ScoreSheet:

@@ -426,8 +426,21 @@ class Engine:
                 Action.from_json(doc.get("action").value, "payload.action"),
             )
         else:
-            default = "finished" if session.game.is_over(session.state) else "abandoned"
-            event = GameEnded(doc.get("reason", default).str(frozenset({"finished", "abandoned"})))
+            over = session.game.is_over(session.state)
+            reason = doc.get("reason", "finished" if over else "abandoned").str(
+                frozenset({"finished", "abandoned"})
+            )
+            if reason == "finished" and over:
+                sheet = session.game.score(session.state)
+                if not sheet.winners:
+                    # filed, a game takes no more input: what the final scoring still needs
+                    # (e.g. a Mini Express board-table cell) must be entered first
+                    raise IllegalActionError(
+                        "the final scoring is incomplete: "
+                        + ("; ".join(sheet.notes) or "no winner could be found")
+                        + " — enter what it needs first, or end the game as abandoned"
+                    )
+            event = GameEnded(reason)
         return self._plan_event(session, game_id, event, obs, command)
 
     def _plan_start(self, doc: Field, obs: Observation) -> _Plan:

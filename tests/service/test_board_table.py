@@ -188,6 +188,14 @@ def test_after_the_game_end_a_missing_cell_is_entered_undone_redone_and_correcte
     assert snap["notes"] == ["share values missing from the board table: share_values.2.2nd"]
     assert "share_values.2.2nd" in snap["status"]["waiting_for"]
     assert totals(engine) == [1, 4]
+    # filing it as finished now would freeze a sheet without a winner: refused, nothing changes
+    refused = engine.handle(command({"command": "end_game", "reason": "finished"}))
+    assert refused.outcome == "rejected"
+    assert "the final scoring is incomplete: share values missing from the board table: " in (
+        refused.message
+    )
+    assert "share_values.2.2nd" in refused.message and "as abandoned" in refused.message
+    assert engine.latest()[1]["status"]["unfinished_games"] == [snap["game_id"]]
 
     fill = action("share_values", cells={"2": {"2nd": 3}})
     outcome = engine.handle(fill)
