@@ -2,7 +2,9 @@
 
 Lay the nine cards in one row, left to right in the order of :data:`CALIBRATION_ORDER`
 (purple, white, blue, yellow, orange, black, red, green, locomotive), or show them over several
-images (a few at a time, each image read left to right, images in order). Each card's features
+images (a few at a time, each image read left to right, images in order). An image is a file
+or an in-memory frame (the table page calibrates the running camera's view this way:
+:mod:`vision.table_calibration`). Each card's features
 (after white balance against its own margin) become its class centre; the palette is stored as
 JSON per camera (``vision.palette`` documents the file) and used by the camera and ``see``.
 
@@ -19,10 +21,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+import numpy.typing as npt
+
 from companion.core import TracksideError
-from vision.cards import read_train_cards
-from vision.palette import CARD_CLASSES, DEFAULT_PALETTE, Palette, calibrated_palette, save_palette
+from vision.cards import TrainCard, read_train_cards
+from vision.palette import (
+    CARD_CLASSES,
+    DEFAULT_PALETTE,
+    Palette,
+    calibrated_palette,
+    features_to_srgb,
+    save_palette,
+)
 from vision.see import read_image
+
+Image = npt.NDArray[np.uint8]
 
 CALIBRATION_ORDER: Final[tuple[str, ...]] = CARD_CLASSES
 # Two calibrated classes nearer than this (in spreads) are hard to tell apart: a warning.
@@ -36,9 +50,15 @@ class CalibrationError(TracksideError, ValueError):
 @dataclass(frozen=True, slots=True)
 class CalibrationSample:
     colour: str
-    image: str
+    image: str  # the image's path, or the name given to an in-memory frame
     box: tuple[int, int, int, int]
     features: tuple[float, float, float, float]
+    corners: tuple[tuple[float, float], ...] = ()  # the card's outline in its image
+
+    @property
+    def swatch_hex(self) -> str:
+        """The card's colour as measured (after white balance), ``#rrggbb``."""
+        return "#{:02x}{:02x}{:02x}".format(*features_to_srgb(self.features))
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,14 +69,36 @@ class CalibrationResult:
     warnings: tuple[str, ...]
 
 
+def _loaded(source: str | Image, name: str) -> Image:
+    if isinstance(source, str):
+        image = read_image(source)
+        if image is None:
+            raise CalibrationError(f"cannot read {source!r} as an image")
+        return image
+    if (
+        not isinstance(source, np.ndarray)
+        or source.dtype != np.uint8
+        or source.ndim != 3
+        or source.shape[2] != 3
+    ):
+        shape = getattr(source, "shape", None)
+        raise CalibrationError(f"{name}: expected an 8-bit BGR image, got shape {shape!r}")
+    return source
+
+
 def calibrate(
-    source_images: Sequence[str],
+    source_images: Sequence[str | Image],
     output_path: str,
     *,
     camera: str = "camera",
     order: Sequence[str] = CALIBRATION_ORDER,
+    names: Sequence[str] | None = None,
 ) -> CalibrationResult:
     """Measure the cards in ``source_images`` and store the palette at ``output_path``.
+
+    Each source is an image file's path or an in-memory 8-bit BGR frame (a camera's); a frame
+    is called by its entry in ``names`` in messages, the samples and the file's
+    ``measured_from`` (default ``frame 1``, ``frame 2`` …).
 
     Raises :class:`CalibrationError` (nothing is written) when an image cannot be read or the
     images do not hold exactly one card per class in ``order``."""
@@ -64,28 +106,35 @@ def calibrate(
         raise CalibrationError(f"the order must name each of {', '.join(CARD_CLASSES)} once")
     if not source_images:
         raise CalibrationError("no image given: show one card of each colour")
-    found: list[tuple[str, tuple[int, int, int, int], tuple[float, float, float, float]]] = []
-    for path in source_images:
-        image = read_image(path)
-        if image is None:
-            raise CalibrationError(f"cannot read {path!r} as an image")
-        found.extend((path, card.box, card.features) for card in read_train_cards(image))
+    if names is not None and len(names) != len(source_images):
+        raise CalibrationError(f"{len(names)} names for {len(source_images)} images")
+    labels = [
+        source if isinstance(source, str) else (names[i] if names else f"frame {i + 1}")
+        for i, source in enumerate(source_images)
+    ]
+    found: list[tuple[str, TrainCard]] = []
+    for label, source in zip(labels, source_images, strict=True):
+        found.extend((label, card) for card in read_train_cards(_loaded(source, label)))
     if len(found) != len(order):
-        where = ", ".join(f"{p!r}" for p in source_images)
+        where = ", ".join(
+            repr(label) if isinstance(source, str) else label
+            for label, source in zip(labels, source_images, strict=True)
+        )
         raise CalibrationError(
             f"found {len(found)} cards in {where}; lay out exactly {len(order)}, one of each "
             f"colour, left to right: {', '.join(order)}"
         )
     samples = tuple(
-        CalibrationSample(colour, path, box, features)
-        for colour, (path, box, features) in zip(order, found, strict=True)
+        CalibrationSample(colour, label, card.box, card.features, card.corners)
+        for colour, (label, card) in zip(order, found, strict=True)
     )
     warnings = []
     for i, sample in enumerate(samples, start=1):
         guess, confidence = DEFAULT_PALETTE.classify(sample.features)
         if guess != sample.colour and confidence > 0.9:
             warnings.append(
-                f"card {i} ({sample.colour!r} by its place) looks {guess!r}: check the order"
+                f"card {i} ({sample.colour!r} by its place) looks {guess!r} to the default "
+                "palette: check the order (if it is right, this calibration is what fixes it)"
             )
     palette = calibrated_palette({s.colour: s.features for s in samples}, camera)
     for a_index, a in enumerate(palette.classes):
@@ -101,5 +150,5 @@ def calibrate(
                     f"{a.name!r} and {b.name!r} are hard to tell apart under this light "
                     f"({gap:.1f} spreads apart): more, whiter light helps"
                 )
-    save_palette(palette, output_path, measured_from=[str(p) for p in source_images])
+    save_palette(palette, output_path, measured_from=labels)
     return CalibrationResult(output_path, palette, samples, tuple(warnings))

@@ -10,6 +10,11 @@ Each frame (at most ``fps_max`` a second, so the camera never starves the engine
   page can ask. The same cards lying there are reported once; clearing the area and turning new
   cards (even the same colours) reports again.
 
+The detectors' frames (after warm-up) stay available: :meth:`Camera.latest_frame` and
+:meth:`Camera.recent_frames` copy the last few on request (the thread only keeps references), for
+the calibration step on the table page and its still. :meth:`Camera.use_palette` swaps the colour
+palette while the camera runs (a new calibration takes effect at the next frame).
+
 The camera never dies: a bad frame is counted and skipped, a detector error is counted, a
 lost device is reopened with back-off (state ``searching`` / ``error``), each distinct problem is
 logged once.
@@ -19,8 +24,10 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -41,6 +48,7 @@ CameraState = Literal["searching", "connected", "error"]
 _BACKOFF_MIN_S: Final = 0.5
 _BACKOFF_MAX_S: Final = 30.0
 _MARKER_GONE_S: Final = 1.0  # a marker missed this long (and ≥ 3 votes' worth) is removed
+RECENT_FRAMES: Final = 5  # frames kept (as references) for latest_frame / recent_frames
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +120,7 @@ class CameraStatus:
     bad_frames: int  # frames skipped: unreadable, or a detector failed on them
     finished: bool = False  # a replay played to its end (the thread has stopped)
     exposure_locked: bool = False
+    palette: str = "default"  # the palette in use: "default" or the calibration's camera name
 
 
 Sink = Callable[[Observation], None]
@@ -146,6 +155,9 @@ class Camera:
         self._finished = False
         self._locked = False
         self._logged: set[str] = set()
+        # References only: every back end hands out a new array per read, nothing writes to a
+        # frame after it was read, so keeping one costs nothing; copies are made on request.
+        self._recent: deque[Frame] = deque(maxlen=RECENT_FRAMES)
 
     # -- the public surface -------------------------------------------------------------
 
@@ -174,7 +186,38 @@ class Camera:
                 self._bad_frames,
                 self._finished,
                 self._locked,
+                self._palette.source,
             )
+
+    @property
+    def palette(self) -> Palette:
+        with self._lock:
+            return self._palette
+
+    def use_palette(self, palette: Palette) -> None:
+        """Read card colours with ``palette`` from the next frame on (thread-safe)."""
+        with self._lock:
+            self._palette = palette
+
+    def has_frame(self) -> bool:
+        """A frame is kept (see :meth:`latest_frame`), without copying it."""
+        with self._lock:
+            return bool(self._recent)
+
+    def latest_frame(self) -> Frame | None:
+        """A copy of the newest frame the detectors saw (after warm-up), None before the first
+        one or after the device was lost. A replay's last frame stays after it finished."""
+        with self._lock:
+            newest = self._recent[-1] if self._recent else None
+        return None if newest is None else newest.copy()
+
+    def recent_frames(self, count: int) -> list[Frame]:
+        """Copies of up to ``count`` (at most ``RECENT_FRAMES``) newest frames, oldest first."""
+        if count < 1:
+            raise ValueError(f"count: expected at least 1 frame, got {count!r}")
+        with self._lock:
+            kept = list(self._recent)[-count:]
+        return [frame.copy() for frame in kept]
 
     # -- the thread ---------------------------------------------------------------------
 
@@ -243,6 +286,8 @@ class Camera:
                     continue
                 except CaptureError as exc:
                     self._problem(str(exc), state="searching")
+                    with self._lock:
+                        self._recent.clear()  # what a lost camera last saw is no view to use
                     source.close()
                     source = None
                     continue
@@ -263,6 +308,8 @@ class Camera:
                         self._locked = locked
                     if not locked:
                         self._problem(f"{source.description}: cannot lock exposure/white balance")
+                with self._lock:
+                    self._recent.append(frame)
                 self._process(frame, detector, presence, vote)
         finally:
             if source is not None:
@@ -278,7 +325,7 @@ class Camera:
         try:
             markers = detector.detect(frame)
             rows, columns = self.config.reveal_pixels(frame.shape[1], frame.shape[0])
-            cards = read_train_cards(frame[rows, columns], self._palette, self.config.unsure_below)
+            cards = read_train_cards(frame[rows, columns], self.palette, self.config.unsure_below)
         except Exception as exc:  # a detector failing on one frame must not end the camera
             self._problem(f"a frame could not be read: {exc!r}", bad_frame=True)
             return
@@ -302,15 +349,24 @@ def open_camera(
     sink: Sink,
     *,
     source_factory: SourceFactory = _default_source,
+    default_calibration_path: str | None = None,
 ) -> Camera:
     """A camera ready to :meth:`Camera.start`. A bad source name or calibration file is a
-    ConfigError now (naming the option), not a silent default later."""
+    ConfigError now (naming the option), not a silent default later.
+
+    The palette: the configured ``calibration_path``; without one, the file at
+    ``default_calibration_path`` (the service's per-camera default) when it exists; else the
+    default palette. A malformed file is an error in both cases."""
     if source_factory is _default_source:
         open_source(config.source, config.width, config.height, config.fps_max)  # validates
+    path = config.calibration_path
+    if path is None and default_calibration_path and os.path.exists(default_calibration_path):
+        path = default_calibration_path
     try:
-        palette = load_palette(config.calibration_path)
+        palette = load_palette(path)
     except SnapshotError as exc:
-        raise ConfigError("camera.calibration_path", str(exc)) from None
+        where = "" if path == config.calibration_path else " (the default calibration file)"
+        raise ConfigError("camera.calibration_path", f"{exc}{where}") from None
     return Camera(config, sink, palette, source_factory)
 
 

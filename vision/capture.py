@@ -46,8 +46,9 @@ class FrameSource(Protocol):
     def open(self) -> None: ...
 
     def read(self) -> Frame | None:
-        """The next frame; None when a replay has no more. Raises BadFrameError for one bad
-        frame, CaptureError when the device is gone."""
+        """The next frame, a new array each time (the camera keeps references to recent frames
+        and never copies them on the hot path); None when a replay has no more. Raises
+        BadFrameError for one bad frame, CaptureError when the device is gone."""
         ...
 
     def lock_exposure(self) -> bool:

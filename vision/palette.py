@@ -103,6 +103,25 @@ def _nominal_features(rgb: tuple[int, int, int]) -> tuple[float, float, float, f
     return ((r + g + b) / 3, r - g, (r + g) / 2 - b, 0.0)
 
 
+def features_to_srgb(
+    features: Sequence[float], white: tuple[int, int, int] = NOMINAL_MARGIN_SRGB
+) -> tuple[int, int, int]:
+    """The colour (R, G, B, 0–255) a card with these features has after white balance, shown
+    against a margin of colour ``white``: what the camera measured, for people to compare with
+    the card (the calibration page's swatches). The inverse of the first three features:
+    r + g + b = 3 · lightness, r − g = red_green, (r + g) / 2 − b = yellow_blue."""
+    lightness, red_green, yellow_blue = (float(v) for v in features[:3])
+    r_plus_g = 2.0 * lightness + 2.0 * yellow_blue / 3.0
+    r = (r_plus_g + red_green) / 2
+    g = (r_plus_g - red_green) / 2
+    b = lightness - 2.0 * yellow_blue / 3.0
+
+    def channel(value: float, scale: int) -> int:
+        return max(0, min(255, round(value * scale)))
+
+    return channel(r, white[0]), channel(g, white[1]), channel(b, white[2])
+
+
 def _default_palette() -> Palette:
     classes = [
         ColourClass(name, _nominal_features(NOMINAL_CARD_SRGB[name]), _SPREAD)
