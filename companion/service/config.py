@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -85,6 +86,18 @@ class Settings:
     setup checks them when a game starts; options given at the start win."""
     source: str = ""
     """The file these settings came from ('' for built-in defaults)."""
+
+    def calibration_path(self, camera: str | None = None) -> Path:
+        """Where a camera's colour calibration is read at start and written by the table page:
+        ``[camera] calibration_path`` when set, else ``<data dir>/calibration/<name>.json``
+        (``camera`` or the configured camera's name; characters other than letters, digits,
+        ``-``, ``_`` and ``.`` become ``_``)."""
+        if camera is None and self.camera is not None:
+            if self.camera.calibration_path:
+                return Path(self.camera.calibration_path)
+            camera = self.camera.name
+        safe = re.sub(r"[^\w.-]", "_", camera or "camera", flags=re.ASCII)
+        return self.data_dir / "calibration" / f"{safe}.json"
 
 
 # -- validation helpers ---------------------------------------------------------------------

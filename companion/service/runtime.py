@@ -9,10 +9,11 @@ import threading
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from companion.core.errors import ConfigError
 from companion.core.events import event_to_json
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
@@ -24,6 +25,10 @@ from firmware_bridge.mqtt import MqttBridge
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
 from web import create_app
+
+if TYPE_CHECKING:  # OpenCV is imported only when a camera is configured
+    from vision.calibrate import CalibrationResult
+    from vision.table_calibration import LiveCalibration
 
 log = logging.getLogger(__name__)
 STATUS_POLL_S = 1.0
@@ -66,12 +71,17 @@ class Trackside:
         self.engine = Engine(self.store, game_options=settings.game_options)
         self.devices: dict[str, Device] = {}
         self.virtual: dict[str, VirtualReader] = {}
+        self.camera_calibration: LiveCalibration | None = None
         for reader in settings.readers:
             self.devices[reader.name] = self._make_reader(reader)
         if settings.camera is not None:
             from vision.camera import open_camera  # OpenCV only when there is a camera
+            from vision.table_calibration import LiveCalibration
 
-            self.devices[settings.camera.name] = open_camera(settings.camera, self.engine)
+            path = str(settings.calibration_path())
+            camera = open_camera(settings.camera, self.engine, default_calibration_path=path)
+            self.devices[settings.camera.name] = camera
+            self.camera_calibration = LiveCalibration(camera, path)
         self.mqtt: MqttBridge | None = None
         if settings.mqtt is not None:
             self.mqtt = MqttBridge(settings.mqtt)
@@ -196,6 +206,24 @@ class Trackside:
     def setup_defaults(self, game: str) -> tuple[JsonObject, JsonObject]:
         """(the config's options, the options saved from the table page) for ``game``."""
         return self.engine.setup_defaults(game)
+
+    def camera_calibration_path(self) -> str:
+        """Where the camera's calibration lives (the configured camera's, else a camera named
+        "camera"): for the calibration page and its command-line hint."""
+        return str(self.settings.calibration_path())
+
+    def calibrate_camera(self, frames: int = 3) -> CalibrationResult:
+        """The table page's calibration step: measure the nine cards in the live camera's newest
+        frames, store the palette atomically, and hand it to the running camera.
+
+        Raises ConfigError without a camera, CalibrationError (no frame yet, not nine cards:
+        the palette in use and the file stay as they were), OSError when the file cannot be
+        written."""
+        if self.camera_calibration is None:
+            raise ConfigError(
+                "camera", "no camera is configured: add a [camera] section (docs/vision.md)"
+            )
+        return self.camera_calibration.calibrate(frames)
 
     def scan(self, reader: str, uid: str | None = None, *, text: str | None = None) -> Observation:
         """Scan on a virtual reader (tests, the demo)."""

@@ -10,7 +10,7 @@ import cv2
 import pytest
 
 from companion.core import ConfigError
-from companion.service.config import load_settings, parse_settings
+from companion.service.config import Settings, load_settings, parse_settings
 from companion.service.runtime import Trackside
 from vision.synthetic import SceneSpec, render_scene
 
@@ -79,3 +79,28 @@ def test_camera_options_are_checked_at_start_up(tmp_path: Path) -> None:
     config.write_text('[camera]\nsource = "v4l2:0"\nzoom = 2\n')
     with pytest.raises(ConfigError, match=r"camera\.zoom: unknown option"):
         load_settings(config)
+
+
+def test_the_calibration_lives_in_the_data_dir_unless_configured(tmp_path: Path) -> None:
+    def settings(camera: dict[str, object] | None) -> Settings:
+        data = {"web": {"enabled": False}} | ({"camera": camera} if camera else {})
+        return parse_settings(data, data_dir=tmp_path)
+
+    plain = settings({"name": "overhead", "source": "v4l2:0"})
+    assert plain.calibration_path() == tmp_path / "calibration" / "overhead.json"
+    odd = settings({"name": "../Table 1/cam", "source": "v4l2:0"})
+    assert odd.calibration_path() == tmp_path / "calibration" / ".._Table_1_cam.json"
+    mine = settings({"source": "v4l2:0", "calibration_path": str(tmp_path / "mine.json")})
+    assert mine.calibration_path() == tmp_path / "mine.json"
+    assert settings(None).calibration_path() == tmp_path / "calibration" / "camera.json"
+
+
+def test_calibrating_without_a_camera_says_there_is_none(tmp_path: Path) -> None:
+    service = Trackside(parse_settings({"web": {"enabled": False}}, data_dir=tmp_path))
+    try:
+        assert service.camera_calibration is None
+        with pytest.raises(ConfigError, match=r"camera: no camera is configured"):
+            service.calibrate_camera()
+        assert service.camera_calibration_path() == str(tmp_path / "calibration" / "camera.json")
+    finally:
+        service.stop()
