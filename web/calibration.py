@@ -1,0 +1,179 @@
+"""The camera's calibration step (``/table/camera``): the camera's status, a still of what it
+sees with the reveal area outlined, the instructions, a Calibrate button, the result (each
+colour's card, the warnings, where the file went) and "back to the default palette".
+
+Everything here needs the table PIN (the still too: it shows the table). The service does
+the work (``Trackside.calibrate_camera`` and its ``camera_calibration``, backed by
+``vision.table_calibration``); this module only asks and shows. A refusal is a message, and
+the palette in use stays as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol, runtime_checkable
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    get_flashed_messages,
+    redirect,
+    render_template,
+    url_for,
+)
+from werkzeug.wrappers import Response as BaseResponse
+
+from companion.core.errors import TracksideError
+from web.guard import guard, require_csrf
+
+log = logging.getLogger(__name__)
+blueprint = Blueprint("calibration", __name__)
+
+
+class CalibrationDesk(Protocol):
+    """One running camera's calibration step (``vision.table_calibration.LiveCalibration``)."""
+
+    def overview(self) -> Any: ...
+
+    def still_jpeg(self) -> bytes | None: ...
+
+    def sample_jpeg(self, index: int) -> bytes | None: ...
+
+    def reset(self) -> str: ...
+
+
+@runtime_checkable
+class CameraService(Protocol):
+    """What this page needs from the service, beyond the PIN (``web.guard``)."""
+
+    @property
+    def camera_calibration(self) -> CalibrationDesk | None: ...
+
+    def calibrate_camera(self, frames: int = ...) -> Any: ...
+
+    def camera_calibration_path(self) -> str: ...
+
+
+def _service() -> CameraService | None:
+    service = guard().service
+    return service if isinstance(service, CameraService) else None
+
+
+def _desk() -> CalibrationDesk | None:
+    service = _service()
+    return None if service is None else service.camera_calibration
+
+
+@blueprint.app_context_processor
+def camera_helpers() -> dict[str, Any]:
+    def camera_summary() -> Any:
+        """The camera's overview for the table page's link (None: no camera)."""
+        desk = _desk()
+        return None if desk is None else desk.overview()
+
+    return {"camera_summary": camera_summary}
+
+
+def _refused_unless_signed_in() -> BaseResponse | None:
+    if not guard().signed_in():
+        flash("Enter the table PIN first.", "error")
+        return redirect(url_for("table"), 303)
+    return None
+
+
+def _jpeg(picture: bytes | None, missing: str) -> Response:
+    if not guard().signed_in():
+        abort(403, "enter the table PIN first")
+    if picture is None:
+        abort(404, missing)
+    return Response(
+        picture, mimetype="image/jpeg", headers={"Cache-Control": "no-store, max-age=0"}
+    )
+
+
+@blueprint.get("/table/camera")
+def page() -> str | BaseResponse:
+    if guard().service.pin is None:
+        return render_template(
+            "login.html",
+            disabled=True,
+            messages=[("error", "Changes from the page are off: set [web] pin in the config.")],
+        )
+    refused = _refused_unless_signed_in()
+    if refused is not None:
+        return refused
+    service = _service()
+    desk = None if service is None else service.camera_calibration
+    return render_template(
+        "camera.html",
+        overview=None if desk is None else desk.overview(),
+        path=None if service is None else service.camera_calibration_path(),
+        messages=get_flashed_messages(with_categories=True),
+    )
+
+
+@blueprint.get("/table/camera/still.jpg")
+def still() -> Response:
+    desk = _desk()
+    picture = None if desk is None or not guard().signed_in() else desk.still_jpeg()
+    return _jpeg(picture, "no picture from the camera yet")
+
+
+@blueprint.get("/table/camera/sample/<int:index>.jpg")
+def sample(index: int) -> Response:
+    desk = _desk()
+    picture = None if desk is None or not guard().signed_in() else desk.sample_jpeg(index)
+    return _jpeg(picture, f"no card {index} in the last calibration")
+
+
+@blueprint.post("/table/camera/calibrate")
+def calibrate() -> BaseResponse:
+    require_csrf()
+    refused = _refused_unless_signed_in()
+    if refused is not None:
+        return refused
+    service = _service()
+    if service is None or service.camera_calibration is None:
+        flash("Not calibrated — no camera is configured.", "error")
+        return redirect(url_for("calibration.page"), 303)
+    try:
+        result = service.calibrate_camera()
+    except TracksideError as exc:
+        flash(f"Not calibrated — {exc}. The palette in use is unchanged.", "error")
+        return redirect(url_for("calibration.page"), 303)
+    except OSError as exc:
+        flash(
+            f"Not calibrated — cannot write {service.camera_calibration_path()}: "
+            f"{exc.strerror or exc}. The palette in use is unchanged.",
+            "error",
+        )
+        return redirect(url_for("calibration.page"), 303)
+    log.info("camera calibrated by %s, saved to %s", guard().who(), result.path)
+    flash(
+        f"Calibrated: {len(result.samples)} colours measured, saved to {result.path}; "
+        "the camera reads cards with them now.",
+        "ok",
+    )
+    return redirect(url_for("calibration.page", _anchor="result"), 303)
+
+
+@blueprint.post("/table/camera/default")
+def back_to_default() -> BaseResponse:
+    require_csrf()
+    refused = _refused_unless_signed_in()
+    if refused is not None:
+        return refused
+    desk = _desk()
+    if desk is None:
+        flash("No camera is configured.", "error")
+        return redirect(url_for("calibration.page"), 303)
+    try:
+        path = desk.reset()
+    except OSError as exc:
+        flash(f"Not changed — cannot write the calibration file: {exc.strerror or exc}.", "error")
+        return redirect(url_for("calibration.page"), 303)
+    log.info("camera back to the default palette by %s (%s)", guard().who(), path)
+    flash(f"The camera uses the default palette again (written to {path}).", "ok")
+    return redirect(url_for("calibration.page"), 303)
