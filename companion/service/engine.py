@@ -10,6 +10,7 @@ shown; it never stops the thread.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import threading
@@ -36,11 +37,19 @@ from companion.core.events import (
     GameEvent,
     GameStarted,
     LogEntry,
+    event_to_json,
 )
 from companion.core.game import PlayerSpec
 from companion.core.ids import GameId
 from companion.core.jsonvalue import JsonObject, JsonValue, thaw
 from companion.core.observation import Observation, ObservationKind
+from companion.core.privacy import (
+    has_private_view,
+    private_actions,
+    private_kind,
+    public_message,
+    redact_event,
+)
 from companion.core.session import TableSession
 from companion.core.snapshot import Field
 from companion.games import find_game
@@ -55,6 +64,9 @@ RECENT_INPUTS = 12
 CUES_KEPT = 8
 CUE_LIFETIME_S = 30.0
 """Cues older than this leave the snapshot (the longest default look lasts 6 s; docs/leds.md)."""
+PIN_HASH_SCHEMES = ("scrypt$", "pbkdf2_sha256$")
+"""A player's PIN reaches the engine only hashed (salted) by the page; see web/private.py."""
+PIN_HASH_MAX_LEN = 400
 SELF_DESCRIBING_PREFIX = "TS:"
 """Printed labels carry their binding: ``TS:<game id>:<component id>`` needs no enrolment."""
 
@@ -67,6 +79,9 @@ class Publication:
     snapshot: JsonObject
     game_id: GameId | None = None
     entry: LogEntry | None = None
+    event: JsonObject | None = None
+    """``entry``'s event as JSON for others to see (MQTT): a private action's arguments are left
+    out until the game is over (companion.core.privacy)."""
 
 
 class Ticket:
@@ -153,6 +168,7 @@ class Engine:
     def _resume(self) -> None:
         """Replay every unfinished game from its log, exactly as it was. A game that no longer
         replays (e.g. the rules changed under it) is held and reported, never dropped."""
+        broken_kinds: dict[int, frozenset[str]] = {}
         for record in self.store.unfinished_games():
             try:
                 entries = self.store.entries(record.id)
@@ -160,13 +176,24 @@ class Engine:
             except TracksideError as exc:
                 self._state.broken[record.id] = str(exc)
                 log.error("game %s (%s) cannot be resumed: %s", record.id, record.game, exc)
+                with contextlib.suppress(TracksideError):
+                    broken_kinds[record.id] = private_actions(find_game(record.game))
                 continue
             self._state.sessions[record.id] = session
             self._state.active = record.id
         if self._state.active is None and not self._state.broken:
             self._show_last_ended()
         for item in reversed(self.store.inputs(RECENT_INPUTS)):
-            self._state.recent.append(_recent(item))
+            recent = _recent(item)
+            game_id = item.get("game_id")
+            running = self._state.sessions.get(GameId(game_id)) if game_id else None
+            shown = self._private_message(running, item.get("payload"), item["seat"])
+            if shown is None and game_id in broken_kinds:  # held, so not over: still private
+                kind = private_kind(item.get("payload"), broken_kinds[game_id])
+                shown = None if kind is None else ("a player", kind)
+            if shown is not None:
+                recent["message"] = public_message(shown[0], shown[1], str(recent["outcome"]))
+            self._state.recent.append(recent)
 
     def _show_last_ended(self) -> None:
         """With no unfinished game, the last game's final sheet stays on the scoreboard after a
@@ -247,12 +274,18 @@ class Engine:
     # -- one input --------------------------------------------------------------------------
     def handle(self, observation: Observation) -> InputOutcome:
         """Process one input synchronously (the engine thread, or tests without a thread)."""
+        # a player's private input (e.g. a secret trade) is told in full only to its sender;
+        # the scoreboard's recent list and the LED cues get "Ann: speculate (private)"
+        private = self._private_message(self.session(), observation.payload, observation.seat)
         try:
             plan = self._plan(observation)
         except TracksideError as exc:
             plan = _Plan(InputOutcome("rejected", str(exc), self._state.active))
             if observation.seat is not None:
-                plan.cues.append(_seat_cue(observation, exc))
+                cue = _seat_cue(observation, exc)
+                if private is not None and "message" in cue:
+                    cue["message"] = public_message(*private, "rejected")
+                plan.cues.append(cue)
         except Exception as exc:  # a bug in a game must not cost the input
             log.exception("engine: planning %r failed", observation)
             plan = _Plan(InputOutcome("rejected", f"internal error: {exc!r}", self._state.active))
@@ -274,7 +307,7 @@ class Engine:
                 self._state.store_error = str(exc)
             log.error("engine: %s", message)
             outcome = InputOutcome("rejected", message, self._state.active)
-            self._state.recent.append(_recent_from(observation, outcome))
+            self._state.recent.append(_recent_from(observation, outcome, private))
             self._publish(None, None)
             return outcome
         self._state.store_error = None
@@ -293,9 +326,33 @@ class Engine:
             self._state.active = plan.select
         if plan.prompt is not None:
             self._state.prompt = plan.prompt
-        self._state.recent.append(_recent_from(observation, outcome))
+        self._state.recent.append(_recent_from(observation, outcome, private))
         self._publish(game_id, plan.entry)
         return outcome
+
+    def _private_message(
+        self, session: TableSession | None, payload: Any, seat: int | None
+    ) -> tuple[str, str] | None:
+        """(who, action kind) when an input carries a private action of ``session``'s game
+        that others may not see yet (the game is not over); ``None`` otherwise."""
+        if session is None or _revealed(session):
+            return None
+        kind = private_kind(payload, private_actions(session.game))
+        if kind is None:
+            return None
+        action = payload["action"]
+        player = action.get("player")
+        if not isinstance(player, int) and seat is not None:
+            player = self._player_at(session, seat)
+        players = session.started.players
+        who = (
+            players[player].name
+            if isinstance(player, int) and 0 <= player < len(players)
+            else "a player"
+        )
+        if payload.get("command") == "correct":
+            who = f"correct #{payload.get('target_seq')} → {who}"
+        return who, kind
 
     def _plan(self, obs: Observation) -> _Plan:
         kind = obs.kind
@@ -383,6 +440,7 @@ class Engine:
                     "enrol",
                     "select_game",
                     "save_board_table",
+                    "set_player_pin",
                 }
             )
         )
@@ -391,6 +449,8 @@ class Engine:
             return self._plan_start(doc, obs)
         if command == "save_board_table":
             return self._plan_save_board_table(doc)
+        if command == "set_player_pin":
+            return self._plan_player_pin(doc)
         if command == "enrol":
             doc.only("command", "uid", "component", "game")
             uid = doc.get("uid").str()
@@ -511,6 +571,58 @@ class Engine:
             defaults=(game, options),
         )
 
+    def _plan_player_pin(self, doc: Field) -> _Plan:
+        """Set (a salted hash, never the PIN) or clear (``null``, from the table page) one
+        player's PIN for their private view of the running game. The first PIN set wins: a
+        second one is refused until the table clears it."""
+        doc.only("command", "player", "pin_hash", "game_id")
+        session, game_id = self._active_session()
+        if doc.has("game_id") and doc.get("game_id").int(lo=1) != game_id:
+            doc.get("game_id").fail(f"game {game_id} is on the table now; reload the page")
+        if not has_private_view(session.game):
+            raise IllegalActionError(f"{session.game.title} has no private views to protect")
+        players = session.started.players
+        player = doc.get("player").int(lo=0, hi=len(players) - 1)
+        name = players[player].name
+        hash_field = doc.get("pin_hash")
+        already = self.store.player_pin_hash(game_id, player) is not None
+        if hash_field.value is None:
+            if not already:
+                raise IllegalActionError(f"{name} has no private PIN to reset")
+            return _Plan(
+                InputOutcome("pin_reset", f"{name}'s private PIN was reset", game_id),
+                player_pin=(game_id, player, None),
+            )
+        pin_hash = hash_field.value  # never echoed in a message: it might be a mistyped PIN
+        if (
+            not isinstance(pin_hash, str)
+            or not pin_hash.startswith(PIN_HASH_SCHEMES)
+            or len(pin_hash) > PIN_HASH_MAX_LEN
+        ):
+            hash_field.fail(
+                f"expected a salted hash ({' or '.join(PIN_HASH_SCHEMES)}…), never the PIN itself"
+            )
+        if already:
+            raise IllegalActionError(
+                f"{name} has a private PIN already; the table page can reset it"
+            )
+        return _Plan(
+            InputOutcome("pin_set", f"{name} set a private PIN", game_id),
+            player_pin=(game_id, player, pin_hash),
+        )
+
+    def private_view(self, game_id: int, player: int) -> JsonObject | None:
+        """``player``'s own view of game ``game_id`` (``GAME.private_json``), for their
+        PIN-checked page; ``None`` when the game is not here or offers no private view. Any
+        thread: sessions are immutable."""
+        session = self._state.sessions.get(GameId(game_id))
+        if session is None or not has_private_view(session.game):
+            return None
+        if not 0 <= player < len(session.started.players):
+            return None
+        view: JsonObject = session.game.private_json(session.state, player)  # type: ignore[attr-defined]
+        return view
+
     def _plan_event(
         self, session: TableSession, game_id: GameId, event: GameEvent, obs: Observation, verb: str
     ) -> _Plan:
@@ -550,10 +662,16 @@ class Engine:
     # -- snapshots --------------------------------------------------------------------------
     def _publish(self, game_id: GameId | None, entry: LogEntry | None) -> None:
         snapshot = self._build_snapshot()
+        event: JsonObject | None = None
+        if entry is not None:
+            event = event_to_json(entry.event)
+            session = self._state.sessions.get(game_id) if game_id is not None else None
+            if session is not None and not _revealed(session):
+                event = redact_event(event, private_actions(session.game))
         with self._cond:
             self._version += 1
             self._snapshot = snapshot
-            publication = Publication(self._version, snapshot, game_id, entry)
+            publication = Publication(self._version, snapshot, game_id, entry, event)
             self._cond.notify_all()
         for callback in list(self._subscribers):
             try:
@@ -669,6 +787,11 @@ class Engine:
         return snapshot
 
 
+def _revealed(session: TableSession) -> bool:
+    """Whether everything about the game may be shown: it is over by the rules, or ended."""
+    return session.is_ended or bool(session.game.is_over(session.state))
+
+
 def _passed_players(state: object, count: int) -> list[JsonValue]:
     """Players who passed this round, for games with passing (Russian Railroads keeps them as
     ``state.passed``); [] for the rest."""
@@ -714,14 +837,21 @@ def _tunnel_cues(old: TableSession, new: TableSession, entry: LogEntry) -> list[
     return [{"kind": "tunnel", "seat": seat, "extra_cards": extra, "at_s": time.time()}]
 
 
-def _recent_from(obs: Observation, outcome: InputOutcome) -> JsonObject:
+def _recent_from(
+    obs: Observation, outcome: InputOutcome, private: tuple[str, str] | None = None
+) -> JsonObject:
+    """One row of the scoreboard's recent inputs; a private input (``private`` = who, kind)
+    shows as ``Ann: speculate (private)``, never its arguments or the engine's message."""
+    message = outcome.message
+    if private is not None:
+        message = public_message(private[0], private[1], outcome.outcome)
     return {
         "source": obs.source,
         "seat": obs.seat,
         "kind": obs.kind.value,
         "what": obs.tag or "",
         "outcome": outcome.outcome,
-        "message": outcome.message,
+        "message": message,
         "wall_time_s": obs.wall_time_s,
     }
 

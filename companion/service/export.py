@@ -9,6 +9,7 @@ from typing import Any
 
 from companion.core.errors import TracksideError
 from companion.core.events import event_to_json
+from companion.core.privacy import private_actions, redact_event
 from companion.core.session import TableSession
 from companion.games import find_game
 from companion.service.store import EventStore
@@ -44,11 +45,18 @@ def game_summaries(store: EventStore) -> list[dict[str, Any]]:
 
 def export_game(store: EventStore, game_id: int, fmt: str) -> tuple[str, str]:
     """(mimetype, body) of one game's record. JSON: players, every log entry, the final table
-    snapshot and score sheet. CSV: the score sheet, one row per line of each player."""
+    snapshot and score sheet. CSV: the score sheet, one row per line of each player.
+
+    Until the game is over (or ended) the record is what others at the table may see: the
+    game's public snapshot, and private actions (a secret trade) without their arguments,
+    marked ``"private": true`` (companion.core.privacy); afterwards, everything."""
     record = store.game(game_id)
     session = _replay(store, game_id)
     game = session.game
     sheet = game.score(session.state)
+    revealed = session.is_ended or game.is_over(session.state)
+    hidden = frozenset() if revealed else private_actions(game)
+    view = game.to_json if revealed else getattr(game, "public_json", game.to_json)
     if fmt == "json":
         data = {
             "trackside_export": 1,
@@ -60,10 +68,15 @@ def export_game(store: EventStore, game_id: int, fmt: str) -> tuple[str, str]:
             "end_reason": record.end_reason,
             "players": [p.to_json() for p in session.started.players],
             "events": [
-                {"seq": e.seq, "by": e.by, "wall_time_s": e.wall_time_s, **event_to_json(e.event)}
+                {
+                    "seq": e.seq,
+                    "by": e.by,
+                    "wall_time_s": e.wall_time_s,
+                    **redact_event(event_to_json(e.event), hidden),
+                }
                 for e in session.entries
             ],
-            "snapshot": game.to_json(session.state),
+            "snapshot": view(session.state),
             "score": sheet.to_json(),
         }
         return "application/json", json.dumps(data, indent=2, ensure_ascii=False) + "\n"

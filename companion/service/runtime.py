@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from companion.core.errors import ConfigError
-from companion.core.events import event_to_json
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
 from companion.service.config import ReaderSettings, Settings
@@ -112,8 +111,9 @@ class Trackside:
         """Engine thread: hand the new state (and its event) to the bridge; never blocks."""
         assert self.mqtt is not None
         self.mqtt.publish_state(publication.snapshot)
-        if publication.entry is not None:
-            event = {"game_id": publication.game_id, **event_to_json(publication.entry.event)}
+        if publication.entry is not None and publication.event is not None:
+            # publication.event: a private action (a secret trade) has no arguments until the end
+            event = {"game_id": publication.game_id, **publication.event}
             self.mqtt.publish_event(publication.entry.seq, event)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -224,6 +224,12 @@ class Trackside:
                 "camera", "no camera is configured: add a [camera] section (docs/vision.md)"
             )
         return self.camera_calibration.calibrate(frames)
+
+    def player_pin_hash(self, game_id: int, player: int) -> str | None:
+        return self.store.player_pin_hash(game_id, player)
+
+    def private_view(self, game_id: int, player: int) -> dict[str, Any] | None:
+        return self.engine.private_view(game_id, player)
 
     def scan(self, reader: str, uid: str | None = None, *, text: str | None = None) -> Observation:
         """Scan on a virtual reader (tests, the demo)."""

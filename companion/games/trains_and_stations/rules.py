@@ -107,6 +107,10 @@ class TrainsAndStations:
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     hidden = False
+    private_actions = frozenset({"speculate", "report_special_goods"})
+    """Actions whose arguments are the player's secret: the speculation is made "tajně"
+    (secretly) and the goods and special cards are face down ("Veřejná informace"; "Spekulace
+    při vylepšování"). Public surfaces show them without their arguments until the end."""
     components = (
         Component("end-turn", "End of turn (printed code)", "command"),
         Component("withdraw", "Take all my dice back from the board (printed code)", "command"),

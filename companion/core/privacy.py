@@ -1,0 +1,63 @@
+"""Private inputs: which actions carry what a player keeps hidden, and their public face.
+
+A game may declare ``private_actions`` (a frozenset of action kinds whose arguments are that
+player's secret, e.g. Trains & Stations' ``speculate``) and ``private_json(state, player)`` (the
+player's own view). Until the game is over, every surface others can see (the scoreboard's recent
+inputs, the table page's log, the history and export, MQTT events) shows such an action only as
+``Ann: speculate (private)``: who did what kind of thing, never its arguments. Once the game is
+over (or has ended) everything may be shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from companion.core.jsonvalue import JsonObject
+
+PRIVATE_NOTE = "(private)"
+"""Added to the public description of a private action."""
+
+
+def private_actions(game: object) -> frozenset[str]:
+    """The action kinds ``game`` keeps private (none for most games)."""
+    kinds: Any = getattr(game, "private_actions", frozenset())
+    return frozenset(k for k in kinds if isinstance(k, str))
+
+
+def has_private_view(game: object) -> bool:
+    """Whether ``game`` offers each player a private view (``private_json(state, player)``)."""
+    return callable(getattr(game, "private_json", None))
+
+
+def private_kind(payload: Any, kinds: frozenset[str]) -> str | None:
+    """The private action kind an input's payload carries (``{"action": {"kind": …}}``, as an
+    action input or inside a ``correct`` command), or ``None`` when it carries none."""
+    if not kinds or not isinstance(payload, Mapping):
+        return None
+    action = payload.get("action")
+    if not isinstance(action, Mapping):
+        return None
+    kind = action.get("kind")
+    return kind if isinstance(kind, str) and kind in kinds else None
+
+
+def redact_event(event: JsonObject, kinds: frozenset[str]) -> JsonObject:
+    """An event's JSON as others may see it before the end: a private action keeps its kind and
+    player, loses its arguments, and the event is marked ``"private": true``."""
+    action = event.get("action")
+    if not isinstance(action, dict) or action.get("kind") not in kinds:
+        return event
+    public_action: JsonObject = {"kind": action["kind"]}
+    if "player" in action:
+        public_action["player"] = action["player"]
+    return {**event, "action": public_action, "private": True}
+
+
+def public_message(who: str, kind: str, outcome: str) -> str:
+    """What the scoreboard says about a private input instead of the engine's own message
+    (which may name the player's cards): ``Ann: speculate (private)``."""
+    words = kind.replace("_", " ")
+    if outcome == "rejected":
+        return f"{who}: {words} {PRIVATE_NOTE} — refused; the sender was told why"
+    return f"{who}: {words} {PRIVATE_NOTE}"

@@ -1,0 +1,33 @@
+"""The shared Trains & Stations sequences (playthroughs.py) do what they say, by the rules."""
+
+from __future__ import annotations
+
+from companion.core import Action, PlayerSpec
+from companion.games.trains_and_stations import GAME, private_json, public_json
+from tests.games.trains_and_stations.playthroughs import (
+    HOLDINGS_AT_SPECULATION,
+    PLAYERS,
+    TO_SPECULATION,
+)
+
+
+def test_six_ranches_and_two_deliveries_drain_the_cattle_and_open_the_food_speculation() -> None:
+    state = GAME.setup([PlayerSpec(p["name"]) for p in PLAYERS], {})
+    for kind, player, args in TO_SPECULATION:
+        state = GAME.apply(state, Action(kind, player, args))
+    # Krok 5: the exhausted ranch deck (cattle) upgrades to food; everyone may speculate
+    assert state.left("cattle") == 0
+    assert state.speculation is not None and state.speculation.goods == "food"
+    assert state.speculation.offers == (None, None, None)
+    for p in state.players:
+        expected = HOLDINGS_AT_SPECULATION[p.name]
+        assert p.good("cattle") == expected["cattle"]
+        assert p.special_cards == expected["special_cards"]
+    assert "players[].goods" in public_json(state)["hidden"]
+    assert private_json(state, 0)["players"][0]["goods"]["cattle"] == 4
+
+
+def test_only_the_secret_moves_are_private_actions() -> None:
+    # "Spekulace při vylepšování": traded "tajně a současně" (secretly, at the same time);
+    # "Veřejná informace": goods and special cards lie face down
+    assert GAME.private_actions == frozenset({"speculate", "report_special_goods"})
