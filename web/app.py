@@ -32,10 +32,12 @@ from werkzeug.wrappers import Response as BaseResponse
 from companion.core.actions import Action
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
+from companion.core.privacy import PRIVATE_NOTE
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms
 from web.boards import rr_chart, ttr_map
 from web.guard import EXTENSION, TableGuard, csrf_token, require_csrf
+from web.private import private_pages
 
 log = logging.getLogger(__name__)
 SSE_PROTOCOL = 1
@@ -164,6 +166,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     app.extensions[EXTENSION] = table_guard
     app.register_blueprint(board_table.blueprint)
     app.register_blueprint(calibration.blueprint)  # /table/camera: the camera's calibration step
+    app.register_blueprint(private_pages(service))
     _trusted, _signed_in, _limited = table_guard.trusted, table_guard.signed_in, table_guard.limited
     _pin_matches, _who = table_guard.pin_matches, table_guard.who
 
@@ -564,6 +567,8 @@ def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
         kind = event.get("type", "")
         if kind in ("action_applied", "action_corrected"):
             what = _describe(event.get("action") or {}, players)
+            if event.get("private"):  # a private action before the end: no arguments
+                what += f" {PRIVATE_NOTE}"
             if kind == "action_corrected":
                 what = f"correct #{event.get('target_seq')} → {what}"
         elif kind in ("action_undone", "action_redone"):

@@ -1,0 +1,135 @@
+"""The privacy audit: what players enter on their private pages (a secret trade, which special
+cards show two goods) appears on no surface others can see before the game ends — the
+scoreboard and its recent inputs, /api/state and the event stream, the table page's log, the
+history, the exports — and is all there once the game has ended."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from flask.testing import FlaskClient
+
+from companion.service.runtime import Trackside
+
+from .private_table import (
+    ANN_PIN,
+    BEN_PIN,
+    api,
+    at_speculation,
+    claim,
+    send,
+    signed_in_table,
+)
+
+# Ann gives 4 cattle; Ben reports a silver + gold special card and trades it with 2 cattle.
+# Every way a surface could print those: describe() "goods=4×cattle", the table log "goods: 4
+# cattle", JSON, the private page's "silver + gold".
+SECRETS = (
+    "4 cattle",
+    "4×cattle",
+    '"cattle": 4',
+    '"cattle":4',
+    "2 cattle",
+    "2×cattle",
+    '"cattle": 2',
+    "silver, gold",
+    "silver,gold",
+    '"silver", "gold"',
+    '"silver","gold"',
+    "silver + gold",
+)
+
+
+def leaks(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+def secret_moves(service: Trackside) -> FlaskClient:
+    """Ann and Ben answer the speculation from their private pages; Cat has not yet."""
+    client = at_speculation(service)
+    ann, ben = service.app.test_client(), service.app.test_client()
+    claim(ann, 0, ANN_PIN)
+    claim(ben, 1, BEN_PIN)
+    send(ben, "report_special_goods", card_0_a="silver", card_0_b="gold")
+    send(ann, "speculate", give_cattle="4")
+    page = send(ben, "speculate", give_cattle="2", pair_0="1")
+    assert "You traded 2 cattle, the silver + gold special card." in page
+    service.wait_idle()
+    return client
+
+
+def public_pages(service: Trackside, client: FlaskClient) -> dict[str, str]:
+    pages = {
+        path: client.get(path).get_data(as_text=True)
+        for path in (
+            "/",
+            "/partials/scoreboard",
+            "/api/state",
+            "/history",
+            "/history/1",
+            "/api/games",
+            "/api/games/1/export?format=json",
+            "/api/games/1/export?format=csv",
+        )
+    }
+    with client.get("/api/events", buffered=False) as stream:
+        pages["/api/events"] = next(iter(stream.response)).decode()
+    pages["/table"] = signed_in_table(service).get("/table").get_data(as_text=True)
+    return pages
+
+
+def test_before_the_end_no_public_surface_shows_a_private_input(service: Trackside) -> None:
+    client = secret_moves(service)
+    pages = public_pages(service, client)
+    for path, text in pages.items():
+        assert leaks(text) == [], path
+    # what they do show: who did what kind of private thing
+    board = pages["/partials/scoreboard"]
+    assert "Ann: speculate (private)" in board and "Ben: report special goods (private)" in board
+    table = pages["/table"]
+    assert "Ann: speculate (private)" in table and "Ben: speculate (private)" in table
+    assert "Ben: report special goods (private)" in table
+    record = json.loads(pages["/api/games/1/export?format=json"])
+    private = [e["action"] for e in record["events"] if e.get("private")]
+    assert private == [
+        {"kind": "report_special_goods", "player": 1},
+        {"kind": "speculate", "player": 0},
+        {"kind": "speculate", "player": 1},
+    ]
+    assert all("goods" not in p for p in record["snapshot"]["players"])
+    assert "players[].goods" in record["snapshot"]["hidden"]
+
+
+def test_a_refused_private_input_says_why_only_to_its_sender(service: Trackside) -> None:
+    at_speculation(service)
+    ann = service.app.test_client()
+    claim(ann, 0, ANN_PIN)
+    page = send(ann, "speculate", give_cattle="3")
+    assert "Refused:" in page and "3 cards: the trade is 2 for 1" in page
+    board = service.app.test_client().get("/partials/scoreboard").get_data(as_text=True)
+    assert "Ann: speculate (private) — refused; the sender was told why" in board
+    assert "3 cards" not in board and "2 for 1" not in board
+
+
+@pytest.mark.parametrize("reason", ["finished", "abandoned"])
+def test_once_the_game_has_ended_the_log_and_the_export_show_everything(
+    service: Trackside, reason: str
+) -> None:
+    client = secret_moves(service)
+    ended = api(client, {"kind": "command", "payload": {"command": "end_game", "reason": reason}})
+    assert ended["outcome"] == "applied"
+    table = signed_in_table(service).get("/table").get_data(as_text=True)
+    assert "Ann: speculate — goods: 4 cattle" in table
+    assert "Ben: report special goods — cards: silver, gold" in table
+    assert "(private)" not in table[table.index('id="log"') :]
+    record = json.loads(client.get("/api/games/1/export").get_data(as_text=True))
+    assert not any(e.get("private") for e in record["events"])
+    kinds = [e["action"] for e in record["events"] if e.get("type") == "action_applied"]
+    assert {
+        "kind": "speculate",
+        "player": 0,
+        "args": {"goods": {"cattle": 4}, "special_goods": []},
+    } in kinds
+    assert record["snapshot"]["players"][1]["special_goods"] == [["silver", "gold"]]
+    assert record["snapshot"]["players"][0]["goods"]["cattle"] == 4

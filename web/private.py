@@ -1,0 +1,417 @@
+"""Each player's private view of the running game, behind their own PIN (``/me``).
+
+Some games keep things face down: in Trains & Stations nobody need tell how many goods or which
+special cards they hold ("Veřejná informace"), and the speculation is made secretly
+("Spekulace při vylepšování"). Any game with ``private_json(state, player)`` gets this page:
+
+1. ``/me`` lists the players; a player picks their name.
+2. The first time, they choose a PIN (4–8 digits); the page hashes it (scrypt, random salt) and
+   sends only the hash to the engine (``set_player_pin``), which records it with the input.
+   Afterwards the page asks for that PIN. The first PIN set for a seat wins; the table page
+   (table PIN) shows who has one and can reset a forgotten one.
+3. Their view: ``GAME.private_json(state, player)`` (their own hidden holdings), and forms for
+   the game's private actions (``private_actions``), sent as that player from
+   ``private:<name>``.
+
+A private session is bound to (game id, player, that PIN's hash): a new game, another game
+selected, a reset PIN or the lock button ends it. Wrong PINs count toward the table PIN's rate
+limit. Private data is only ever rendered by these PIN-checked routes, never by ``/api/state``
+or the event stream (which only tells the page when to ask again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    get_flashed_messages,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from werkzeug.wrappers import Response as BaseResponse
+
+from companion.core.errors import TracksideError
+from companion.core.privacy import has_private_view, private_actions
+from companion.games import find_game
+from companion.games.trains_and_stations.data import GOODS as TS_GOODS
+from web.forms import FormError, integer
+from web.guard import guard, require_csrf
+
+PIN_PATTERN = re.compile(r"[0-9]{4,8}")
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # ~16 MiB, a few tens of ms on a Pi 4
+SESSION_KEY = "private"
+SOURCE_PREFIX = "private:"
+
+
+@runtime_checkable
+class PrivateService(Protocol):
+    """What the private pages need from the service (besides the guard's)."""
+
+    def latest(self) -> tuple[int, dict[str, Any]]: ...
+
+    def player_pin_hash(self, game_id: int, player: int) -> str | None: ...
+
+    def private_view(self, game_id: int, player: int) -> dict[str, Any] | None: ...
+
+
+# -- PIN hashing ------------------------------------------------------------------------------
+def hash_pin(pin: str, salt: bytes | None = None) -> str:
+    """``scrypt$N$r$p$salt$hash`` (hex): one string for the engine to store; the PIN itself
+    never leaves this function."""
+    salt = secrets.token_bytes(16) if salt is None else salt
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
+    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+def pin_matches(pin: str, stored: str) -> bool:
+    """Whether ``pin`` is the one hashed into ``stored`` (scrypt, or pbkdf2_sha256 as
+    ``pbkdf2_sha256$iterations$salt$hash``); a malformed hash matches nothing."""
+    parts = stored.split("$")
+    try:
+        if parts[0] == "scrypt" and len(parts) == 6:
+            n, r, p = (int(x) for x in parts[1:4])
+            salt, expected = bytes.fromhex(parts[4]), bytes.fromhex(parts[5])
+            if n > 2**17 or r > 16 or p > 4:  # a stored cost no Pi should be asked to pay
+                return False
+            got = hashlib.scrypt(pin.encode(), salt=salt, n=n, r=r, p=p, dklen=len(expected))
+        elif parts[0] == "pbkdf2_sha256" and len(parts) == 4:
+            rounds = int(parts[1])
+            salt, expected = bytes.fromhex(parts[2]), bytes.fromhex(parts[3])
+            if rounds > 2_000_000:
+                return False
+            got = hashlib.pbkdf2_hmac("sha256", pin.encode(), salt, rounds, len(expected))
+        else:
+            return False
+    except (ValueError, OverflowError, MemoryError):
+        return False
+    return hmac.compare_digest(got, expected)
+
+
+def _fingerprint(pin_hash: str) -> str:
+    """Ties a session to one PIN: a reset (or a new PIN) ends the sessions of the old one."""
+    return hashlib.sha256(b"trackside-private:" + pin_hash.encode()).hexdigest()[:16]
+
+
+# -- who is asking ----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A signed-in player: the game and their index in it."""
+
+    game_id: int
+    player: int
+    name: str
+    colour: str
+
+
+def _running_game(snapshot: Mapping[str, Any]) -> tuple[int, Any] | None:
+    """(game id, game) of the game on the table when it is running and has private views."""
+    game_id = snapshot.get("game_id")
+    status = snapshot.get("status") or {}
+    if not isinstance(game_id, int) or game_id not in (status.get("unfinished_games") or []):
+        return None
+    try:
+        game = find_game(str(snapshot.get("game")))
+    except TracksideError:
+        return None
+    return (game_id, game) if has_private_view(game) else None
+
+
+def _players(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [p for p in snapshot.get("players") or [] if isinstance(p, dict)]
+
+
+# -- form → action arguments ------------------------------------------------------------------
+def _mine(view: Mapping[str, Any]) -> Mapping[str, Any]:
+    viewer = view.get("viewer")
+    players = view.get("players") or []
+    if isinstance(viewer, int) and 0 <= viewer < len(players):
+        found = players[viewer]
+        return found if isinstance(found, Mapping) else {}
+    return {}
+
+
+def ts_speculate(form: Mapping[str, str], view: Mapping[str, Any]) -> dict[str, Any]:
+    """Trains & Stations ``speculate``: ``give_<goods>`` counts and a ``pair_<i>`` box per
+    two-goods special card held (Spekulace při vylepšování: 2 cards, or one two-goods special
+    card, for 1 of the new goods). The engine checks the trade."""
+    goods = {}
+    for good in TS_GOODS:
+        count = integer(form, f"give_{good}", 0, 10, default=0)
+        if count:
+            goods[good] = count
+    pairs = _mine(view).get("special_goods") or []
+    chosen = [list(pair) for i, pair in enumerate(pairs) if form.get(f"pair_{i}")]
+    return {"goods": goods, "special_goods": chosen}
+
+
+def ts_report_special_goods(form: Mapping[str, str], view: Mapping[str, Any]) -> dict[str, Any]:
+    """Trains & Stations ``report_special_goods``: for each special card held, the two goods it
+    shows (``card_<i>_a``, ``card_<i>_b``), or nothing for a task card (Speciální karty)."""
+    held = _mine(view).get("special_cards")
+    count = held if isinstance(held, int) else 0
+    cards = []
+    for i in range(count):
+        a = (form.get(f"card_{i}_a") or "").strip()
+        b = (form.get(f"card_{i}_b") or "").strip()
+        if not a and not b:
+            continue
+        for name, value in ((f"card_{i}_a", a), (f"card_{i}_b", b)):
+            if value not in TS_GOODS:
+                raise FormError(name, f"pick one of {', '.join(TS_GOODS)}")
+        cards.append([a, b])
+    return {"cards": cards}
+
+
+def json_args(form: Mapping[str, str], view: Mapping[str, Any]) -> dict[str, Any]:
+    """Any other game's private action: its arguments as a JSON object (``args``)."""
+    raw = (form.get("args") or "").strip() or "{}"
+    try:
+        args = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        raise FormError("args", "not a JSON object") from None
+    if not isinstance(args, dict):
+        raise FormError("args", "expected a JSON object, e.g. {}")
+    return args
+
+
+ArgsParser = Callable[[Mapping[str, str], Mapping[str, Any]], dict[str, Any]]
+FORMS: dict[tuple[str, str], ArgsParser] = {
+    ("trains-and-stations", "speculate"): ts_speculate,
+    ("trains-and-stations", "report_special_goods"): ts_report_special_goods,
+}
+
+
+# -- the pages --------------------------------------------------------------------------------
+def private_pages(service: object) -> Blueprint:
+    """The ``/me`` pages, and the table page's PIN list (``_private_pins.html``)."""
+    if not isinstance(service, PrivateService):
+        raise TypeError("the service offers no private views (player_pin_hash, private_view)")
+    svc: PrivateService = service
+    bp = Blueprint("private", __name__, url_prefix="/me")
+
+    def current() -> tuple[Seat | None, str]:
+        """The signed-in player, or None and why the session ended ("" if there was none)."""
+        bound = session.get(SESSION_KEY)
+        if not isinstance(bound, dict):
+            return None, ""
+        _, snapshot = svc.latest()
+        running = _running_game(snapshot)
+        game_id, player = bound.get("game_id"), bound.get("player")
+        if running is None or running[0] != game_id or not isinstance(player, int):
+            session.pop(SESSION_KEY, None)
+            return None, "That game is over or another one is on the table: choose your name."
+        players = _players(snapshot)
+        stored = svc.player_pin_hash(running[0], player)
+        if player >= len(players) or stored is None or _fingerprint(stored) != bound.get("fp"):
+            session.pop(SESSION_KEY, None)
+            return None, "Your PIN was reset: choose your name and set a new one."
+        spec = players[player]
+        return Seat(running[0], player, str(spec.get("name")), str(spec.get("colour") or "")), ""
+
+    def page(template: str, **context: Any) -> str:
+        return render_template(
+            template, messages=get_flashed_messages(with_categories=True), **context
+        )
+
+    def view_context(seat: Seat) -> dict[str, Any] | None:
+        version, snapshot = svc.latest()
+        view = svc.private_view(seat.game_id, seat.player)
+        if view is None:
+            return None
+        game = str(snapshot.get("game"))
+        kinds = sorted(private_actions(find_game(game)))
+        status = snapshot.get("status") or {}
+        key_doc = [view, status.get("waiting_for"), status.get("active_players"), kinds]
+        key = hashlib.sha256(json.dumps(key_doc, sort_keys=True).encode()).hexdigest()[:16]
+        return {
+            "seat": seat,
+            "view": view,
+            "mine": _mine(view),
+            "s": snapshot,
+            "game": game,
+            "private_kinds": kinds,
+            "custom_forms": {k for g, k in FORMS if g == game},
+            "goods_types": TS_GOODS,
+            "view_key": key,
+            "version": version,
+        }
+
+    @bp.after_request
+    def no_store(response: Response) -> Response:
+        # a shared tablet's back button or cache must not show someone's cards later
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @bp.get("")
+    def me() -> str:
+        seat, why = current()
+        if why:
+            flash(why, "info")
+        if seat is not None:
+            context = view_context(seat)
+            if context is not None:
+                return page("private.html", **context)
+        _, snapshot = svc.latest()
+        running = _running_game(snapshot)
+        players = []
+        if running is not None:
+            for i, p in enumerate(_players(snapshot)):
+                pin_set = svc.player_pin_hash(running[0], i) is not None
+                players.append({"index": i, **p, "pin_set": pin_set})
+        return page("private_pick.html", s=snapshot, running=running is not None, players=players)
+
+    @bp.get("/<int:player>")
+    def pin_form(player: int) -> str | BaseResponse:
+        seat, _ = current()
+        if seat is not None and seat.player == player:
+            return redirect(url_for("private.me"), 303)
+        _, snapshot = svc.latest()
+        running = _running_game(snapshot)
+        players = _players(snapshot)
+        if running is None or not 0 <= player < len(players):
+            flash("Choose your name from the list.", "error")
+            return redirect(url_for("private.me"), 303)
+        pin_set = svc.player_pin_hash(running[0], player) is not None
+        return page(
+            "private_pin.html",
+            s=snapshot,
+            game_id=running[0],
+            player=player,
+            spec=players[player],
+            pin_set=pin_set,
+        )
+
+    @bp.post("/<int:player>")
+    def sign_in(player: int) -> BaseResponse:
+        require_csrf()
+        table = guard()
+        back = redirect(url_for("private.pin_form", player=player), 303)
+        _, snapshot = svc.latest()
+        running = _running_game(snapshot)
+        players = _players(snapshot)
+        if running is None or not 0 <= player < len(players):
+            flash("No game with private views is running.", "error")
+            return redirect(url_for("private.me"), 303)
+        game_id = running[0]
+        if request.form.get("game_id") != str(game_id):
+            flash("Another game is on the table now: choose your name again.", "error")
+            return redirect(url_for("private.me"), 303)
+        if table.limited():
+            flash("Too many wrong PINs: wait a minute and try again.", "error")
+            return back
+        name = str(players[player].get("name"))
+        pin = request.form.get("pin", "")
+        stored = svc.player_pin_hash(game_id, player)
+        if stored is None:
+            if not PIN_PATTERN.fullmatch(pin):
+                flash("The PIN must be 4 to 8 digits.", "error")
+                return back
+            if request.form.get("pin_again", "") != pin:
+                flash("The two PINs differ: type the same PIN twice.", "error")
+                return back
+            pin_hash = hash_pin(pin)
+            payload = {
+                "command": "set_player_pin",
+                "game_id": game_id,
+                "player": player,
+                "pin_hash": pin_hash,
+            }
+            if table.send("command", payload, source=f"{SOURCE_PREFIX}{name}") != "pin_set":
+                return back
+            stored = pin_hash
+        elif not pin_matches(pin, stored):
+            table.count_failure()
+            flash("Wrong PIN.", "error")
+            return back
+        session[SESSION_KEY] = {"game_id": game_id, "player": player, "fp": _fingerprint(stored)}
+        return redirect(url_for("private.me"), 303)
+
+    @bp.post("/lock")
+    def lock() -> BaseResponse:
+        require_csrf()
+        session.pop(SESSION_KEY, None)
+        flash("Locked: your cards are hidden again.", "ok")
+        return redirect(url_for("private.me"), 303)
+
+    @bp.get("/partial")
+    def partial() -> Response:
+        seat, _ = current()
+        context = None if seat is None else view_context(seat)
+        if context is None:
+            return Response("signed out", status=401, mimetype="text/plain")
+        response = Response(render_template("_private_view.html", **context))
+        response.headers["X-View-Key"] = context["view_key"]
+        return response
+
+    @bp.post("/act/<kind>")
+    def act(kind: str) -> BaseResponse:
+        require_csrf()
+        seat, why = current()
+        if seat is None:
+            flash(why or "Enter your PIN first.", "error")
+            return redirect(url_for("private.me"), 303)
+        _, snapshot = svc.latest()
+        game = str(snapshot.get("game"))
+        if kind not in private_actions(find_game(game)):
+            abort(404, f"{kind!r} is not a private action of {game}")
+        view = svc.private_view(seat.game_id, seat.player) or {}
+        parse = FORMS.get((game, kind), json_args)
+        try:
+            args = parse(request.form, view)
+        except FormError as exc:
+            flash(f"Not sent — {exc.field.replace('_', ' ')}: {exc.reason}", "error")
+            return redirect(url_for("private.me"), 303)
+        action = {"kind": kind, "player": seat.player, "args": args}
+        guard().send("action", {"action": action}, source=f"{SOURCE_PREFIX}{seat.name}")
+        return redirect(url_for("private.me"), 303)
+
+    @bp.post("/reset/<int:player>")
+    def reset(player: int) -> BaseResponse:
+        """The table page (table PIN) clears a player's forgotten PIN."""
+        require_csrf()
+        table = guard()
+        if not table.signed_in():
+            flash("Enter the table PIN first.", "error")
+            return redirect(url_for("table"), 303)
+        _, snapshot = svc.latest()
+        running = _running_game(snapshot)
+        if running is None:
+            flash("No game with private views is running.", "error")
+            return redirect(url_for("table"), 303)
+        payload = {"command": "set_player_pin", "game_id": running[0], "player": player}
+        table.send("command", {**payload, "pin_hash": None})
+        return redirect(url_for("table") + "#private-pins", 303)
+
+    @bp.app_context_processor
+    def table_helpers() -> dict[str, Any]:
+        def private_pins() -> list[dict[str, Any]]:
+            """Each player of the running game and whether their private PIN is set."""
+            _, snapshot = svc.latest()
+            running = _running_game(snapshot)
+            if running is None:
+                return []
+            return [
+                {"index": i, **p, "pin_set": svc.player_pin_hash(running[0], i) is not None}
+                for i, p in enumerate(_players(snapshot))
+            ]
+
+        def private_offered(snapshot: Mapping[str, Any]) -> bool:
+            return _running_game(snapshot) is not None
+
+        return {"private_pins": private_pins, "private_offered": private_offered}
+
+    return bp

@@ -1,0 +1,76 @@
+// A player's private view (/me): the public event stream (/api/events) only says *when* the
+// table changed; the cards themselves come from the PIN-checked /me/partial. A form the player
+// is filling in is never replaced under their fingers: they get an "Update" button instead.
+(function () {
+  "use strict";
+  var box = document.getElementById("private-view");
+  var live = document.getElementById("live");
+  var stale = document.getElementById("stale");
+  if (!box) { return; }
+  var dirty = false;
+  var busy = false;
+  var again = false;
+  var waiting = null; // fetched HTML held back while a form is being filled in
+
+  function setLive(state, text) { if (live) { live.dataset.state = state; live.textContent = text; } }
+
+  function tradeSum() {
+    var form = document.getElementById("speculate-form");
+    if (!form) { return; }
+    var out = form.querySelector(".trade-sum");
+    var cards = 0;
+    form.querySelectorAll("[data-cards]").forEach(function (el) {
+      if (el.type === "checkbox") { cards += el.checked ? 2 : 0; }
+      else { cards += Math.max(0, parseInt(el.value || "0", 10) || 0); }
+    });
+    var goods = out.dataset.goods;
+    out.textContent = cards + " cards → " + Math.floor(cards / 2) + " " + goods +
+      (cards % 2 ? " (odd: the trade is 2 for 1)" : "");
+    out.classList.toggle("odd", cards % 2 === 1);
+  }
+
+  function apply(html, key) {
+    box.innerHTML = html;
+    box.dataset.key = key;
+    dirty = false;
+    waiting = null;
+    stale.hidden = true;
+    tradeSum();
+  }
+
+  function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch("/me/partial", { cache: "no-store", credentials: "same-origin" })
+      .then(function (r) {
+        if (r.status === 401) { window.location.reload(); return null; }
+        if (!r.ok) { throw new Error(String(r.status)); }
+        return r.text().then(function (html) { return { html: html, key: r.headers.get("X-View-Key") || "" }; });
+      })
+      .then(function (got) {
+        if (!got || got.key === box.dataset.key) { return; }
+        if (dirty) { waiting = got; stale.hidden = false; return; }
+        apply(got.html, got.key);
+      })
+      .catch(function () { setLive("lost", "update failed — retrying"); })
+      .finally(function () {
+        busy = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+
+  box.addEventListener("input", function () { dirty = true; tradeSum(); });
+  box.addEventListener("change", function () { dirty = true; tradeSum(); });
+  document.getElementById("stale-update").addEventListener("click", function () {
+    if (waiting) { apply(waiting.html, waiting.key); } else { dirty = false; refresh(); }
+  });
+  tradeSum();
+
+  var source = new EventSource("/api/events");
+  source.addEventListener("open", function () { setLive("live", "live"); });
+  source.addEventListener("error", function () { setLive("lost", "reconnecting…"); });
+  function onMessage() { setLive("live", "live"); refresh(); }
+  source.addEventListener("snapshot", onMessage);
+  source.addEventListener("state", onMessage);
+  source.addEventListener("bye", function () { setLive("lost", "service restarting…"); });
+})();
