@@ -349,7 +349,9 @@ def private_pages(service: object) -> Blueprint:
 
     @bp.get("/partial")
     def partial() -> Response:
-        seat, _ = current()
+        seat, why = current()
+        if why:  # the page reloads on 401 and says why
+            flash(why, "info")
         context = None if seat is None else view_context(seat)
         if context is None:
             return Response("signed out", status=401, mimetype="text/plain")
