@@ -135,8 +135,10 @@ def _players(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 # -- form → action arguments ------------------------------------------------------------------
-def _mine(view: Mapping[str, Any]) -> Mapping[str, Any]:
-    viewer = view.get("viewer")
+def _mine(view: Mapping[str, Any], player: int) -> Mapping[str, Any]:
+    """The player's own entry in their view (``viewer``; once the game is over the view is the
+    full snapshot, without ``viewer``, and the player's index is used)."""
+    viewer = view.get("viewer", player)
     players = view.get("players") or []
     if isinstance(viewer, int) and 0 <= viewer < len(players):
         found = players[viewer]
@@ -144,7 +146,7 @@ def _mine(view: Mapping[str, Any]) -> Mapping[str, Any]:
     return {}
 
 
-def ts_speculate(form: Mapping[str, str], view: Mapping[str, Any]) -> dict[str, Any]:
+def ts_speculate(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any]:
     """Trains & Stations ``speculate``: ``give_<goods>`` counts and a ``pair_<i>`` box per
     two-goods special card held (Spekulace při vylepšování: 2 cards, or one two-goods special
     card, for 1 of the new goods). The engine checks the trade."""
@@ -153,15 +155,15 @@ def ts_speculate(form: Mapping[str, str], view: Mapping[str, Any]) -> dict[str, 
         count = integer(form, f"give_{good}", 0, 10, default=0)
         if count:
             goods[good] = count
-    pairs = _mine(view).get("special_goods") or []
+    pairs = mine.get("special_goods") or []
     chosen = [list(pair) for i, pair in enumerate(pairs) if form.get(f"pair_{i}")]
     return {"goods": goods, "special_goods": chosen}
 
 
-def ts_report_special_goods(form: Mapping[str, str], view: Mapping[str, Any]) -> dict[str, Any]:
+def ts_report_special_goods(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any]:
     """Trains & Stations ``report_special_goods``: for each special card held, the two goods it
     shows (``card_<i>_a``, ``card_<i>_b``), or nothing for a task card (Speciální karty)."""
-    held = _mine(view).get("special_cards")
+    held = mine.get("special_cards")
     count = held if isinstance(held, int) else 0
     cards = []
     for i in range(count):
@@ -176,7 +178,7 @@ def ts_report_special_goods(form: Mapping[str, str], view: Mapping[str, Any]) ->
     return {"cards": cards}
 
 
-def json_args(form: Mapping[str, str], view: Mapping[str, Any]) -> dict[str, Any]:
+def json_args(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any]:
     """Any other game's private action: its arguments as a JSON object (``args``)."""
     raw = (form.get("args") or "").strip() or "{}"
     try:
@@ -240,7 +242,7 @@ def private_pages(service: object) -> Blueprint:
         return {
             "seat": seat,
             "view": view,
-            "mine": _mine(view),
+            "mine": _mine(view, seat.player),
             "s": snapshot,
             "game": game,
             "private_kinds": kinds,
@@ -373,7 +375,7 @@ def private_pages(service: object) -> Blueprint:
         view = svc.private_view(seat.game_id, seat.player) or {}
         parse = FORMS.get((game, kind), json_args)
         try:
-            args = parse(request.form, view)
+            args = parse(request.form, _mine(view, seat.player))
         except FormError as exc:
             flash(f"Not sent — {exc.field.replace('_', ' ')}: {exc.reason}", "error")
             return redirect(url_for("private.me"), 303)

@@ -65,7 +65,9 @@ def test_private_moves_reach_mqtt_without_their_arguments(
         }
         assert events[last_seq]["action"] == {"kind": "speculate", "player": 0}
         # the public moves keep their arguments
-        assert events[2]["action"]["args"] == {"dice": ["ranch", "ranch", "ranch", "train", "train"]}
+        assert events[2]["action"]["args"] == {
+            "dice": ["ranch", "ranch", "ranch", "train", "train"]
+        }
         for message in sub.messages:
             for secret in ('"cattle":4', '["silver","gold"]', "silver, gold", "4×cattle"):
                 assert secret not in message.payload, (message.topic, secret)

@@ -11,6 +11,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from companion.service.runtime import Trackside
+from tests.games.trains_and_stations.playthroughs import TO_THE_END, action_input
 
 from .private_table import (
     ANN_PIN,
@@ -18,6 +19,7 @@ from .private_table import (
     api,
     at_speculation,
     claim,
+    count,
     send,
     signed_in_table,
 )
@@ -133,3 +135,27 @@ def test_once_the_game_has_ended_the_log_and_the_export_show_everything(
     } in kinds
     assert record["snapshot"]["players"][1]["special_goods"] == [["silver", "gold"]]
     assert record["snapshot"]["players"][0]["goods"]["cattle"] == 4
+
+
+def test_once_the_game_is_over_by_the_rules_everything_shows(service: Trackside) -> None:
+    client = secret_moves(service)
+    ann = service.app.test_client()
+    claim(ann, 0, ANN_PIN)
+    assert api(client, action_input("speculate", 2, {}))["outcome"] == "applied"
+    for kind, player, args in TO_THE_END:
+        assert api(client, action_input(kind, player, args))["outcome"] == "applied"
+    state = client.get("/api/state").get_json()
+    assert state["over"] and "hidden" not in state["table"]
+    assert state["table"]["players"][0]["goods"]["food"] == 2  # the scoreboard may show it now
+    table = signed_in_table(service).get("/table").get_data(as_text=True)
+    assert "Ann: speculate — goods: 4 cattle" in table
+    record = json.loads(client.get("/api/games/1/export").get_data(as_text=True))
+    assert not any(e.get("private") for e in record["events"])
+    # Ann's page still shows her own cards, and the cards kept for scoring can still be told
+    # ("Bodování"): now in the open
+    page = ann.get("/me").get_data(as_text=True)
+    assert count(page, "food") == 2 and "the game is over" in page and 'id="speculate"' not in page
+    page = send(ann, "report_special_goods", card_0_a="coal", card_0_b="gold")
+    assert "coal + gold" in page
+    board = client.get("/partials/scoreboard").get_data(as_text=True)
+    assert "Ann: report special goods cards=coal,gold" in board

@@ -70,3 +70,36 @@ HOLDINGS_AT_SPECULATION = {
 def action_input(kind: str, player: int, args: dict[str, Any]) -> dict[str, Any]:
     """One step as the body of ``POST /api/input``."""
     return {"kind": "action", "payload": {"action": {"kind": kind, "player": player, "args": args}}}
+
+
+SPECULATION_ANSWERS: list[tuple[str, int, dict[str, Any]]] = [
+    ("report_special_goods", 1, {"cards": [["silver", "gold"]]}),
+    ("speculate", 0, {"goods": {"cattle": 4}}),
+    ("speculate", 1, {"goods": {"cattle": 2}, "special_goods": [["silver", "gold"]]}),
+    ("speculate", 2, {}),
+]
+"""Ben reports a silver + gold special card; Ann trades 4 cattle, Ben 2 cattle and that card,
+Cat nothing: 4 of the 10 food go out, the turn passes to Ann."""
+
+TEN_CITIES = [{"name": f"City {i}", "bonus": "vp"} for i in range(10)]
+
+
+def _train_turn(player: int) -> list[tuple[str, int, dict[str, Any]]]:
+    dice = [0, 0, 0]
+    dice[player] = 5
+    return [
+        ("roll", player, {"dice": ["train"] * 5}),
+        ("resolve", player, {}),
+        ("deliver", player, {"cities": TEN_CITIES, "dice": dice}),
+        ("end_turn", player, {}),
+    ]
+
+
+TO_THE_END: list[tuple[str, int, dict[str, Any]]] = [
+    *_train_turn(0),
+    *_train_turn(1),
+    *_train_turn(2),
+]
+"""After the answers: each player delivers five trains across ten cities (10 VP + the ten
+cities' VP bonuses). Ben's delivery empties the VP supply; Cat plays the last turn and the game
+ends before the conductor's (Ann's) next one ("Konec hry")."""

@@ -7,7 +7,9 @@ from companion.games.trains_and_stations import GAME, private_json, public_json
 from tests.games.trains_and_stations.playthroughs import (
     HOLDINGS_AT_SPECULATION,
     PLAYERS,
+    SPECULATION_ANSWERS,
     TO_SPECULATION,
+    TO_THE_END,
 )
 
 
@@ -31,3 +33,24 @@ def test_only_the_secret_moves_are_private_actions() -> None:
     # "Spekulace při vylepšování": traded "tajně a současně" (secretly, at the same time);
     # "Veřejná informace": goods and special cards lie face down
     assert GAME.private_actions == frozenset({"speculate", "report_special_goods"})
+
+
+def test_the_answers_settle_the_trade_and_three_big_deliveries_end_the_game() -> None:
+    state = GAME.setup([PlayerSpec(p["name"]) for p in PLAYERS], {})
+    for kind, player, args in TO_SPECULATION + SPECULATION_ANSWERS:
+        state = GAME.apply(state, Action(kind, player, args))
+    # Spekulace při vylepšování: 2 for 1, the traded cards leave the game
+    assert state.speculation is None and state.turn.player == 0
+    assert [p.good("food") for p in state.players] == [2, 2, 0]
+    assert [p.good("cattle") for p in state.players] == [0, 1, 3]
+    assert state.players[1].special_goods == () and state.players[1].special_cards == 2
+    assert dict(state.goods_removed)["cattle"] == 6 and state.special_removed == 1
+    for kind, player, args in TO_THE_END[:-1]:
+        state = GAME.apply(state, Action(kind, player, args))
+        assert not state.over
+    assert state.final_round and state.vp_supply == 0  # Konec hry: the last round runs
+    kind, player, args = TO_THE_END[-1]
+    state = GAME.apply(state, Action(kind, player, args))
+    assert state.over  # before the conductor's (Ann's) turn
+    assert "hidden" not in public_json(state)
+    assert public_json(state)["players"][0]["goods"]["food"] == 2
