@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from companion import games
 from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
 from web.guard import PIN_FAILURES_ALLOWED
@@ -277,3 +280,34 @@ def test_a_game_without_hidden_cards_offers_no_private_view(service: Trackside) 
     assert "/me/0" not in page
     assert client.get("/me/0").status_code == 303
     assert "Your hidden cards" not in client.get("/").get_data(as_text=True)
+
+
+def test_any_game_with_a_private_view_gets_the_page_and_the_redaction(
+    service: Trackside, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(games._GAME_MODULES, "secret-race", "tests.web.secret_race")
+    games.find_game.cache_clear()
+    try:
+        client = service.app.test_client()
+        start = {**start_payload()["payload"], "game": "secret-race"}  # type: ignore[dict-item]
+        assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
+        advance = {
+            "kind": "action",
+            "payload": {"action": {"kind": "advance", "player": 0, "args": {"steps": 2}}},
+        }
+        assert api(client, advance)["outcome"] == "applied"
+        red = service.app.test_client()
+        page = claim(red, 0, "4321")
+        assert "<dt>position</dt><dd>2</dd>" in page and "<dt>name</dt><dd>Red</dd>" in page
+        assert 'action="/me/act/note"' in page
+        page = send(red, "note", args='{"text": "bluffing"}')
+        assert "Red: note text=bluffing" in page  # told in full to Red
+        page = send(red, "note", args="[1]")
+        assert "Not sent — args: expected a JSON object" in page
+        board = client.get("/partials/scoreboard").get_data(as_text=True)
+        assert "Red: note (private)" in board and "bluffing" not in board
+        table = signed_in_table(service).get("/table").get_data(as_text=True)
+        assert "Red: note (private)" in table and "bluffing" not in table
+        assert "bluffing" not in client.get("/api/games/1/export").get_data(as_text=True)
+    finally:
+        games.find_game.cache_clear()
