@@ -32,7 +32,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from companion.core.actions import Action
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
-from companion.core.privacy import PRIVATE_NOTE
+from companion.core.privacy import PRIVATE_NOTE, private_actions
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms
 from web.boards import rr_chart, ttr_map
@@ -203,6 +203,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         show_hidden = bool(app.config["SHOW_HIDDEN_GAMES"])
         game = snapshot.get("game")
         components: list[str] = []
+        hidden_kinds = _private_kinds(snapshot)
         if isinstance(game, str):
             components = [c.id for c in find_game(game).components]
         prompt = (snapshot.get("status") or {}).get("prompt") or None
@@ -220,7 +221,10 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             components=components,
             log=log_rows,
             games=[find_game(n) for n in game_names(include_hidden=show_hidden)],
-            actions=forms.ACTIONS.get(game or "", ()),
+            # a player's private actions are entered on their own page (/me), never on the
+            # shared table screen, where everyone would read the arguments
+            actions=[a for a in forms.ACTIONS.get(game or "", ()) if a.kind not in hidden_kinds],
+            private_kinds=sorted(hidden_kinds),
             seat_colours=forms.SEAT_COLOURS,
             rr_tracks=forms.RR_TRACKS,
             ttr_cards=forms.TTR_CARD_KINDS,
@@ -264,7 +268,11 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         ),
         "action": lambda f, s: (
             "action",
-            {"action": forms.generic_action(f, s.get("game") or "", len(s.get("players") or []))},
+            {
+                "action": forms.generic_action(
+                    f, s.get("game") or "", len(s.get("players") or []), _private_kinds(s)
+                )
+            },
         ),
         "rr_build": lambda f, s: (
             "action",
@@ -293,7 +301,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             {
                 "command": "correct",
                 "target_seq": forms.integer(f, "target_seq", 1, 10**9),
-                "action": forms.generic_action(f, s.get("game") or "", len(s.get("players") or [])),
+                "action": forms.generic_action(
+                    f, s.get("game") or "", len(s.get("players") or []), _private_kinds(s)
+                ),
             },
         ),
         "enrol": lambda f, s: (
@@ -513,6 +523,11 @@ def _pictures(snapshot: Mapping[str, Any]) -> dict[str, Any]:
     except Exception:
         log.exception("web: drawing the board pictures failed")
         return {"chart": None, "board_map": None}
+
+
+def _private_kinds(snapshot: Mapping[str, Any]) -> frozenset[str]:
+    game = snapshot.get("game")
+    return private_actions(find_game(game)) if isinstance(game, str) else frozenset()
 
 
 def _describe(action: Mapping[str, Any], players: list[Mapping[str, Any]]) -> str:

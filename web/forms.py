@@ -193,12 +193,20 @@ def _json(form: Mapping[str, str], name: str, default: Any) -> Any:
         raise FormError(name, "JSON nested too deeply") from None
 
 
-def generic_action(form: Mapping[str, str], game: str, players: int) -> dict[str, Any]:
-    """Any of the game's actions: ``kind``, ``player`` and the arguments as JSON."""
+def generic_action(
+    form: Mapping[str, str], game: str, players: int, private: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Any of the game's actions: ``kind``, ``player`` and the arguments as JSON. A kind in
+    ``private`` (a player's secret, e.g. a Trains & Stations speculation) is refused: it is
+    entered on that player's own page, not on the shared table screen."""
     kind = text(form, "kind")
     known = {a.kind for a in ACTIONS.get(game, ())}
     if known and kind not in known:
         raise FormError("kind", f"{game} has no action {kind!r}")
+    if kind in private:
+        raise FormError(
+            "kind", f"{kind} is a player's private action: enter it on your own page (/me)"
+        )
     args = _json(form, "args", {})
     if not isinstance(args, dict):
         raise FormError("args", "expected a JSON object, e.g. {}")

@@ -311,3 +311,34 @@ def test_any_game_with_a_private_view_gets_the_page_and_the_redaction(
         assert "bluffing" not in client.get("/api/games/1/export").get_data(as_text=True)
     finally:
         games.find_game.cache_clear()
+
+
+def test_the_shared_table_screen_does_not_take_private_actions(service: Trackside) -> None:
+    """Typed on the table page, a speculation would be read by everyone at the table: the
+    page does not offer it, points to /me, and refuses a crafted post without sending it."""
+    at_speculation(service)
+    table = signed_in_table(service)
+    page = table.get("/table").get_data(as_text=True)
+    any_action = page[page.index('id="any-action"') : page.index('id="fix"')]
+    assert 'value="speculate"' not in any_action
+    assert 'value="report_special_goods"' not in any_action
+    assert 'value="deliver"' in any_action
+    assert "report special goods, speculate: each player enters these on their own phone" in (
+        any_action
+    )
+    inputs_before = len(service.store.inputs(1000))
+    for op in ("action", "correct"):
+        response = table.post(
+            f"/table/{op}",
+            data={
+                "csrf": csrf_of(page),
+                "kind": "speculate",
+                "player": "0",
+                "args": '{"goods": {"cattle": 2}}',
+                "target_seq": "1",
+            },
+        )
+        assert response.status_code == 303
+        after = table.get("/table").get_data(as_text=True)
+        assert "Not sent — kind: speculate is a player&#39;s private action" in after
+    assert len(service.store.inputs(1000)) == inputs_before
