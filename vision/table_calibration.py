@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from vision.calibrate import CALIBRATION_ORDER, CalibrationError, CalibrationResult, calibrate
 from vision.camera import Camera, CameraStatus
-from vision.cards import find_card_quads, read_train_cards, warp_card
+from vision.cards import find_card_quads, warp_card
 from vision.palette import DEFAULT_PALETTE, save_palette
 
 Image = npt.NDArray[np.uint8]
@@ -280,7 +280,8 @@ class LiveCalibration:
             view, used = steady_view(recent)
             rows, columns = self._area(view)
             area = np.ascontiguousarray(view[rows, columns])
-            cards = read_train_cards(area)
+            # The outlines only (calibrate() measures the cards, once, when the nine are there).
+            cards = find_card_quads(area)
             next_ones = places(missing, first_place)
             if not cards:
                 raise CalibrationError(
@@ -301,7 +302,7 @@ class LiveCalibration:
                 area,
                 used,
                 missing[: len(cards)],
-                tuple(card.corners for card in cards),
+                tuple(tuple((float(x), float(y)) for x, y in quad) for quad in cards),
             )
             shots = [*self._shots, shot]
             if len(collected) + len(cards) < len(CALIBRATION_ORDER):
