@@ -219,6 +219,38 @@ def test_a_file_that_cannot_be_written_is_a_message_and_the_palette_stays(tmp_pa
         service.stop()
 
 
+def test_shots_on_the_page_and_what_it_says_when_they_were_dropped(tmp_path: Path) -> None:
+    view = tunnel_area_view(CALIBRATION_ORDER[:3], 1)
+    service = running(tmp_path, frames(tmp_path / "three", view), area=TUNNEL_AREA)
+    try:
+        client = signed_in(service)
+        token = csrf(client.get("/table/camera").get_data(as_text=True))
+        client.post("/table/camera/shot", data={"csrf": token, "collected": "0"})
+        page = client.get("/table/camera").get_data(as_text=True)
+        assert "Shot 1 kept: 1 purple, 2 white, 3 blue." in page
+        assert '<input type="hidden" name="collected" value="3">' in page
+        crop = client.get("/table/camera/collected/2.jpg")
+        assert crop.status_code == 200 and crop.mimetype == "image/jpeg"
+        assert client.get("/table/camera/collected/3.jpg").status_code == 404
+        # The shots outlive their time (as if ten minutes had passed): the page says so once.
+        desk = service.camera_calibration
+        assert desk is not None
+        desk.shots_kept_s = 0.0
+        page = client.get("/table/camera").get_data(as_text=True)
+        assert "The 1 shot taken earlier (3 cards) was dropped: the first was taken more" in page
+        assert "Next shot: <b>1 purple, 2 white" in page and 'id="collected"' not in page
+        assert client.get("/table/camera/collected/0.jpg").status_code == 404
+        desk.shots_kept_s = 600.0
+        client.post("/table/camera/shot", data={"csrf": token, "collected": "0"})
+        client.post("/table/camera/start-over", data={"csrf": token})
+        page = client.get("/table/camera").get_data(as_text=True)
+        assert "Started over: the 3 cards collected were dropped." in page
+        assert "was dropped" not in page and desk.collection().collected == ()
+        assert not Path(service.camera_calibration_path()).exists()
+    finally:
+        service.stop()
+
+
 def sign_in(page: Page, base: str) -> None:
     page.goto(f"{base}/table")
     page.fill("input[name=pin]", PIN)
