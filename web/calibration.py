@@ -150,7 +150,7 @@ def _places(colours: Any, first: int) -> str:
 def _expected_collected() -> int | None:
     """The form's ``collected`` (the cards the page showed as collected); None: refused."""
     raw = request.form.get("collected", "")
-    if not raw.isdigit() or int(raw) > 9:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > 9:  # "³".isdigit() is true
         flash(
             f"Shot not taken — collected: expected the number of cards the page showed as "
             f"collected (0–9), got {raw!r}. Reload the page and try again.",

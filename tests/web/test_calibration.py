@@ -171,9 +171,10 @@ def test_the_camera_page_and_its_pictures_need_the_pin(tmp_path: Path) -> None:
         assert client.get("/table/camera/collected/0.jpg").status_code == 404  # no shot yet
         # The form's count of collected cards is checked: a bad one is named.
         token = csrf(client.get("/table/camera").get_data(as_text=True))
-        client.post("/table/camera/shot", data={"csrf": token, "collected": "three"})
-        page = client.get("/table/camera").get_data(as_text=True)
-        assert "Shot not taken — collected: expected the number of cards the page showed" in page
+        for bad in ("three", "³", "10", ""):
+            client.post("/table/camera/shot", data={"csrf": token, "collected": bad})
+            page = client.get("/table/camera").get_data(as_text=True)
+            assert "Shot not taken — collected: expected the number of cards the page" in page
         assert service.camera_calibration is not None
         assert service.camera_calibration.collection().collected == ()
     finally:
