@@ -12,8 +12,9 @@ Each frame (at most ``fps_max`` a second, so the camera never starves the engine
 
 The detectors' frames (after warm-up) stay available: :meth:`Camera.latest_frame` and
 :meth:`Camera.recent_frames` copy the last few on request (the thread only keeps references), for
-the calibration step on the table page and its still. :meth:`Camera.use_palette` swaps the colour
-palette while the camera runs (a new calibration takes effect at the next frame).
+the calibration step on the table page and its still; :meth:`Camera.times_lost` counts the
+device losses (each drops those frames). :meth:`Camera.use_palette` swaps the colour palette while
+the camera runs (a new calibration takes effect at the next frame).
 
 The camera never dies: a bad frame is counted and skipped, a detector error is counted, a
 lost device is reopened with back-off (state ``searching`` / ``error``), each distinct problem is
@@ -67,6 +68,9 @@ class CameraConfig:
     # Where the tunnel's cards are turned: (left, top, width, height) as fractions of the frame.
     # Cards elsewhere (the face-up market, players' hands) are not read. None: the whole frame.
     reveal_area: tuple[float, float, float, float] | None = None
+    # A replay starts again at its end (the folder listed anew each pass): demos, and tests
+    # that change what the camera sees by replacing an image. Only for replay: sources.
+    loop: bool = False
 
     def __post_init__(self) -> None:
         def bad(option: str, reason: str) -> ConfigError:
@@ -86,6 +90,10 @@ class CameraConfig:
             raise bad("stable_frames", f"expected 1–100 frames, got {self.stable_frames!r}")
         if not (isinstance(self.unsure_below, int | float) and 0 <= self.unsure_below <= 1):
             raise bad("unsure_below", f"expected a confidence in [0, 1], got {self.unsure_below!r}")
+        if not isinstance(self.loop, bool):
+            raise bad("loop", f"expected true or false, got {self.loop!r}")
+        if self.loop and not str(self.source).startswith("replay:"):
+            raise bad("loop", f"only a replay: source can loop, not {self.source!r}")
         area = self.reveal_area
         if area is not None and not (
             isinstance(area, tuple)
@@ -128,7 +136,7 @@ SourceFactory = Callable[[CameraConfig], FrameSource]
 
 
 def _default_source(config: CameraConfig) -> FrameSource:
-    return open_source(config.source, config.width, config.height, config.fps_max)
+    return open_source(config.source, config.width, config.height, config.fps_max, loop=config.loop)
 
 
 class Camera:
@@ -154,6 +162,7 @@ class Camera:
         self._bad_frames = 0
         self._finished = False
         self._locked = False
+        self._lost = 0  # times the device was lost while running
         self._logged: set[str] = set()
         # References only: every back end hands out a new array per read, nothing writes to a
         # frame after it was read, so keeping one costs nothing; copies are made on request.
@@ -210,6 +219,12 @@ class Camera:
         with self._lock:
             newest = self._recent[-1] if self._recent else None
         return None if newest is None else newest.copy()
+
+    def times_lost(self) -> int:
+        """How often the device was lost while running (each loss drops the kept frames): a
+        change means the view may have moved since (the calibration step drops its shots)."""
+        with self._lock:
+            return self._lost
 
     def recent_frames(self, count: int) -> list[Frame]:
         """Copies of up to ``count`` (at most ``RECENT_FRAMES``) newest frames, oldest first."""
@@ -288,6 +303,7 @@ class Camera:
                     self._problem(str(exc), state="searching")
                     with self._lock:
                         self._recent.clear()  # what a lost camera last saw is no view to use
+                        self._lost += 1
                     source.close()
                     source = None
                     continue

@@ -1,7 +1,8 @@
 """Capture back ends: they only move frames (8-bit BGR numpy arrays).
 
 - ``replay:<folder or video file>``: the images of a folder in name order, or a video's frames;
-  for tests, demos and replaying a table bug.
+  for tests, demos and replaying a table bug. Played once, or in a loop (``loop``): the folder
+  is listed again at each pass, so a test or a demo can change the view by replacing a file.
 - ``v4l2:/dev/video0`` (or ``v4l2:0``, an index): a USB camera through OpenCV's V4L2 back end.
 - ``picamera2``: a Pi camera module through Picamera2, imported only when this back end is
   used (it comes from apt on the Pi, not from PyPI).
@@ -72,41 +73,70 @@ def _as_frame(image: Any, where: str) -> Frame:
 
 
 class ReplaySource:
-    """A folder of images (name order) or a video file, played once."""
+    """A folder of images (name order) or a video file, played once or in a loop.
+
+    In a loop the folder is listed again at each pass (images added, removed or replaced
+    between passes are seen; replace a file atomically, e.g. write ``view.png.part`` and
+    ``os.replace`` it, so a half-written image is never read), and a video starts again."""
 
     is_live = False
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, loop: bool = False) -> None:
         self.path = path
+        self.loop = loop
         self.description = f"replay:{path}"
         self._files: list[str] = []
         self._index = 0
         self._video: cv2.VideoCapture | None = None
 
+    def _listing(self) -> list[str]:
+        try:
+            names = sorted(n for n in os.listdir(self.path) if n.lower().endswith(IMAGE_SUFFIXES))
+        except OSError as exc:
+            raise CaptureError(f"{self.description}: {exc.strerror or exc}") from None
+        if not names:
+            raise CaptureError(f"{self.description}: no images ({', '.join(IMAGE_SUFFIXES)})")
+        return [os.path.join(self.path, n) for n in names]
+
+    def _open_video(self) -> cv2.VideoCapture:
+        video = cv2.VideoCapture(self.path)
+        if not video.isOpened():
+            raise CaptureError(f"{self.description}: not a video OpenCV can read")
+        return video
+
     def open(self) -> None:
         if os.path.isdir(self.path):
-            names = sorted(n for n in os.listdir(self.path) if n.lower().endswith(IMAGE_SUFFIXES))
-            if not names:
-                raise CaptureError(f"{self.description}: no images ({', '.join(IMAGE_SUFFIXES)})")
-            self._files = [os.path.join(self.path, n) for n in names]
+            self._files = self._listing()
             self._index = 0
             return
         if not os.path.exists(self.path):
             raise CaptureError(f"{self.description}: no such file or folder")
-        video = cv2.VideoCapture(self.path)
-        if not video.isOpened():
-            raise CaptureError(f"{self.description}: not a video OpenCV can read")
-        self._video = video
+        self._video = self._open_video()
+
+    def _next_video_frame(self) -> Any:
+        assert self._video is not None
+        ok, image = self._video.read()
+        if not ok and self.loop:
+            self._video.release()
+            self._video = self._open_video()
+            ok, image = self._video.read()  # a video without a single frame ends even so
+        return image if ok else None
 
     def read(self) -> Frame | None:
         if self._video is not None:
-            ok, image = self._video.read()
-            return _as_frame(image, self.description) if ok else None
+            image = self._next_video_frame()
+            return None if image is None else _as_frame(image, self.description)
         if self._index >= len(self._files):
-            return None
+            if not self.loop:
+                return None
+            self._files = self._listing()  # the next pass sees the folder as it is now
+            self._index = 0
         path = self._files[self._index]
         self._index += 1
-        data = np.fromfile(path, dtype=np.uint8)
+        try:
+            data = np.fromfile(path, dtype=np.uint8)
+        except OSError as exc:  # removed between the listing and the read
+            raise BadFrameError(f"{path}: {exc.strerror or exc}") from None
         decoded: Any = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
         if decoded is None:
             raise BadFrameError(f"{path}: not an image")
@@ -257,13 +287,16 @@ class Picamera2Source:
                 self._camera = None
 
 
-def open_source(source: str, width: int, height: int, fps: float) -> FrameSource:
-    """The back end a ``source`` string names (not yet opened). Bad names: ConfigError."""
+def open_source(
+    source: str, width: int, height: int, fps: float, *, loop: bool = False
+) -> FrameSource:
+    """The back end a ``source`` string names (not yet opened). Bad names: ConfigError.
+    ``loop``: a replay starts again at its end (live back ends ignore it)."""
     if source == "picamera2":
         return Picamera2Source(width, height, fps)
     kind, sep, rest = source.partition(":")
     if sep and kind == "replay" and rest:
-        return ReplaySource(rest)
+        return ReplaySource(rest, loop=loop)
     if sep and kind == "v4l2" and rest:
         return V4L2Source(int(rest) if rest.isdigit() else rest, width, height, fps)
     raise ConfigError(

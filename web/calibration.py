@@ -1,11 +1,14 @@
 """The camera's calibration step (``/table/camera``): the camera's status, a still of what it
-sees with the reveal area outlined, the instructions, a Calibrate button, the result (each
-colour's card, the warnings, where the file went) and "back to the default palette".
+sees with the reveal area outlined, the instructions, **Take shot** (the nine cards are
+collected over one or more shots of the reveal area), the cards collected so far and what the
+next shot should show, **Start over**, the result (each colour's card, the warnings, where the
+file went) and "back to the default palette".
 
-Everything here needs the table PIN (the still too: it shows the table). The service does
-the work (``Trackside.calibrate_camera`` and its ``camera_calibration``, backed by
-``vision.table_calibration``); this module only asks and shows. A refusal is a message, and
-the palette in use stays as it was.
+Everything here needs the table PIN (the pictures too: they show the table) and every form
+its CSRF token. The service does the work (``Trackside.take_camera_shot`` and its
+``camera_calibration``, backed by ``vision.table_calibration``); this module only asks and
+shows. A refusal is a message, and nothing changes: the shots, the palette in use and the file
+stay as they were.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from flask import (
     get_flashed_messages,
     redirect,
     render_template,
+    request,
     url_for,
 )
 from werkzeug.wrappers import Response as BaseResponse
@@ -41,6 +45,10 @@ class CalibrationDesk(Protocol):
 
     def sample_jpeg(self, index: int) -> bytes | None: ...
 
+    def collected_jpeg(self, index: int) -> bytes | None: ...
+
+    def start_over(self) -> int: ...
+
     def reset(self) -> str: ...
 
 
@@ -51,7 +59,7 @@ class CameraService(Protocol):
     @property
     def camera_calibration(self) -> CalibrationDesk | None: ...
 
-    def calibrate_camera(self, frames: int = ...) -> Any: ...
+    def take_camera_shot(self, frames: int = ..., expect_collected: int | None = ...) -> Any: ...
 
     def camera_calibration_path(self) -> str: ...
 
@@ -128,35 +136,94 @@ def sample(index: int) -> Response:
     return _jpeg(picture, f"no card {index} in the last calibration")
 
 
-@blueprint.post("/table/camera/calibrate")
-def calibrate() -> BaseResponse:
+@blueprint.get("/table/camera/collected/<int:index>.jpg")
+def collected(index: int) -> Response:
+    desk = _desk()
+    picture = None if desk is None or not guard().signed_in() else desk.collected_jpeg(index)
+    return _jpeg(picture, f"no card {index} collected")
+
+
+def _places(colours: Any, first: int) -> str:
+    return ", ".join(f"{first + i} {colour}" for i, colour in enumerate(colours))
+
+
+def _expected_collected() -> int | None:
+    """The form's ``collected`` (the cards the page showed as collected); None: refused."""
+    raw = request.form.get("collected", "")
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > 9:  # "³".isdigit() is true
+        flash(
+            f"Shot not taken — collected: expected the number of cards the page showed as "
+            f"collected (0–9), got {raw!r}. Reload the page and try again.",
+            "error",
+        )
+        return None
+    return int(raw)
+
+
+@blueprint.post("/table/camera/shot")
+def shot() -> BaseResponse:
     require_csrf()
     refused = _refused_unless_signed_in()
     if refused is not None:
         return refused
+    back = redirect(url_for("calibration.page", _anchor="calibrate"), 303)
     service = _service()
     if service is None or service.camera_calibration is None:
-        flash("Not calibrated — no camera is configured.", "error")
-        return redirect(url_for("calibration.page"), 303)
+        flash("Shot not taken — no camera is configured.", "error")
+        return back
+    expected = _expected_collected()
+    if expected is None:
+        return back
     try:
-        result = service.calibrate_camera()
+        outcome = service.take_camera_shot(expect_collected=expected)
     except TracksideError as exc:
-        flash(f"Not calibrated — {exc}. The palette in use is unchanged.", "error")
-        return redirect(url_for("calibration.page"), 303)
+        flash(f"Shot not taken — {exc}. Nothing changed.", "error")
+        return back
     except OSError as exc:
         flash(
             f"Not calibrated — cannot write {service.camera_calibration_path()}: "
-            f"{exc.strerror or exc}. The palette in use is unchanged.",
+            f"{exc.strerror or exc}. The last shot was not kept; the palette in use is unchanged.",
             "error",
         )
-        return redirect(url_for("calibration.page"), 303)
+        return back
+    result = outcome.result
+    if result is None:
+        log.info("camera shot %d taken by %s", outcome.number, guard().who())
+        flash(
+            f"Shot {outcome.number} kept: {_places(outcome.colours, outcome.first_place)}. "
+            f"Next: {_places(outcome.missing, outcome.first_place + len(outcome.colours))} — "
+            "lay them (or the first few) left to right in place of these and take the next shot.",
+            "ok",
+        )
+        return back
     log.info("camera calibrated by %s, saved to %s", guard().who(), result.path)
+    shots = "" if outcome.number == 1 else f" from {outcome.number} shots"
     flash(
-        f"Calibrated: {len(result.samples)} colours measured, saved to {result.path}; "
+        f"Calibrated{shots}: {len(result.samples)} colours measured, saved to {result.path}; "
         "the camera reads cards with them now.",
         "ok",
     )
     return redirect(url_for("calibration.page", _anchor="result"), 303)
+
+
+@blueprint.post("/table/camera/start-over")
+def start_over() -> BaseResponse:
+    require_csrf()
+    refused = _refused_unless_signed_in()
+    if refused is not None:
+        return refused
+    desk = _desk()
+    if desk is None:
+        flash("No camera is configured.", "error")
+        return redirect(url_for("calibration.page"), 303)
+    cards = desk.start_over()
+    log.info("camera shots dropped by %s (%d cards)", guard().who(), cards)
+    flash(
+        f"Started over: the {cards} card{'s' if cards != 1 else ''} collected "
+        f"{'were' if cards != 1 else 'was'} dropped. The next shot starts with 1 purple.",
+        "ok",
+    )
+    return redirect(url_for("calibration.page", _anchor="calibrate"), 303)
 
 
 @blueprint.post("/table/camera/default")

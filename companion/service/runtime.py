@@ -26,8 +26,7 @@ from firmware_bridge.virtual import ReplayReader, VirtualReader
 from web import create_app
 
 if TYPE_CHECKING:  # OpenCV is imported only when a camera is configured
-    from vision.calibrate import CalibrationResult
-    from vision.table_calibration import LiveCalibration
+    from vision.table_calibration import LiveCalibration, ShotOutcome
 
 log = logging.getLogger(__name__)
 STATUS_POLL_S = 1.0
@@ -212,18 +211,20 @@ class Trackside:
         "camera"): for the calibration page and its command-line hint."""
         return str(self.settings.calibration_path())
 
-    def calibrate_camera(self, frames: int = 3) -> CalibrationResult:
-        """The table page's calibration step: measure the nine cards in the live camera's newest
-        frames, store the palette atomically, and hand it to the running camera.
+    def take_camera_shot(self, frames: int = 3, expect_collected: int | None = None) -> ShotOutcome:
+        """The table page's calibration step: keep the live camera's steady view as the next
+        shot of the nine cards; the shot that completes them calibrates over all the shots,
+        stores the palette atomically and hands it to the running camera (``result`` set).
 
-        Raises ConfigError without a camera, CalibrationError (no frame yet, not nine cards:
-        the palette in use and the file stay as they were), OSError when the file cannot be
-        written."""
+        Raises ConfigError without a camera, CalibrationError (no frame yet, no card, more
+        cards than are missing, a stale page: nothing changes), OSError when the file cannot be
+        written (the last shot is not kept; the palette in use and the file stay as they were).
+        """
         if self.camera_calibration is None:
             raise ConfigError(
                 "camera", "no camera is configured: add a [camera] section (docs/vision.md)"
             )
-        return self.camera_calibration.calibrate(frames)
+        return self.camera_calibration.take_shot(frames, expect_collected)
 
     def player_pin_hash(self, game_id: int, player: int) -> str | None:
         return self.store.player_pin_hash(game_id, player)

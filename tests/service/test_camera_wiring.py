@@ -100,7 +100,7 @@ def test_calibrating_without_a_camera_says_there_is_none(tmp_path: Path) -> None
     try:
         assert service.camera_calibration is None
         with pytest.raises(ConfigError, match=r"camera: no camera is configured"):
-            service.calibrate_camera()
+            service.take_camera_shot()
         assert service.camera_calibration_path() == str(tmp_path / "calibration" / "camera.json")
     finally:
         service.stop()

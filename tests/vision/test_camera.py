@@ -427,3 +427,62 @@ def test_a_replay_of_an_empty_folder_or_odd_frames(tmp_path: Path) -> None:
     frame = source.read()
     assert frame is not None and frame.shape == (40, 40, 3)
     assert source.read() is None
+
+
+def test_a_looping_replay_lists_its_folder_again_at_each_pass(tmp_path: Path) -> None:
+    def image(value: int) -> np.ndarray:
+        return np.full((40, 60, 3), value, np.uint8)
+
+    cv2.imwrite(str(tmp_path / "a.png"), image(10))
+    cv2.imwrite(str(tmp_path / "b.png"), image(20))
+    source = open_source(f"replay:{tmp_path}", 640, 480, 10, loop=True)
+    assert isinstance(source, ReplaySource) and source.loop
+    source.open()
+    seen = [int(frame[0, 0, 0]) for frame in (source.read(), source.read()) if frame is not None]
+    # Between passes a file is replaced (atomically: written under a name that is no image,
+    # then renamed) and one removed: the next pass shows the folder as it is now.
+    ok, encoded = cv2.imencode(".png", image(30))
+    assert ok
+    (tmp_path / "a.png.part").write_bytes(encoded.tobytes())
+    (tmp_path / "a.png.part").replace(tmp_path / "a.png")
+    (tmp_path / "b.png").unlink()
+    for _ in range(3):
+        frame = source.read()
+        assert frame is not None
+        seen.append(int(frame[0, 0, 0]))
+    assert seen == [10, 20, 30, 30, 30]
+    (tmp_path / "a.png").unlink()  # the folder emptied: the replay is lost (and retried)
+    with pytest.raises(CaptureError, match="no images"):
+        source.read()
+
+
+def test_a_looping_video_starts_again_and_only_replays_loop(tmp_path: Path) -> None:
+    path = tmp_path / "tunnel.avi"
+    frame = render_scene(SceneSpec(cards=TUNNEL, layout="row", rotation_deg=5, seed=4)).image
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (640, 480))
+    for _ in range(2):
+        writer.write(frame)
+    writer.release()
+    source = ReplaySource(str(path), loop=True)
+    source.open()
+    assert all(source.read() is not None for _ in range(5))  # more frames than the video has
+    source.close()
+    once = ReplaySource(str(path))
+    once.open()
+    assert [once.read() is not None for _ in range(3)] == [True, True, False]
+    once.close()
+    # The camera keeps going and never finishes; loop is refused for a live camera.
+    sink = Collected()
+    camera = open_camera(
+        CameraConfig(name="cam", source=f"replay:{path}", fps_max=100, loop=True), sink
+    )
+    camera.start()
+    try:
+        _wait(lambda: camera.status().frames >= 6)
+        assert not camera.status().finished and sink.kinds() == [("cards", TUNNEL)]
+    finally:
+        assert camera.stop()
+    with pytest.raises(ConfigError, match=r"camera\.loop: only a replay: source can loop"):
+        CameraConfig(name="cam", source="v4l2:0", loop=True)
+    with pytest.raises(ConfigError, match=r"camera\.loop: expected true or false"):
+        CameraConfig(name="cam", source="replay:/x", loop="yes")  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ page's calibration step (vision.table_calibration) over a replayed camera."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 import time
@@ -20,6 +21,7 @@ from companion.core import ConfigError, Observation, ObservationKind
 from vision.calibrate import CALIBRATION_ORDER, CalibrationError, calibrate
 from vision.camera import RECENT_FRAMES, Camera, CameraConfig, open_camera
 from vision.capture import CaptureError
+from vision.cards import read_train_cards
 from vision.palette import (
     DEFAULT_PALETTE,
     NOMINAL_CARD_SRGB,
@@ -30,7 +32,7 @@ from vision.palette import (
     save_palette,
 )
 from vision.synthetic import SceneSpec, render_scene
-from vision.table_calibration import LiveCalibration, steady_view
+from vision.table_calibration import SHOTS_KEPT_S, LiveCalibration, steady_view
 
 # A printing whose orange is redder and whose red is darker than the default palette assumes
 # (as in test_see_and_calibrate): the default palette reads its orange as red.
@@ -274,19 +276,26 @@ def test_the_steady_view_is_the_median_of_three_frames() -> None:
 # -- the table page's calibration step ----------------------------------------------------------
 
 
-def test_a_live_calibration_stores_the_palette_and_the_camera_uses_it(tmp_path: Path) -> None:
+def test_one_shot_of_the_nine_calibrates_at_once_and_the_camera_uses_it(tmp_path: Path) -> None:
     nine = render_scene(NINE).image
     camera = _finished_camera(_replay(tmp_path / "f", [nine] * 3))
     path = tmp_path / "calibration" / "overhead.json"
     live = LiveCalibration(camera, str(path), clock=lambda: 1234.5)
     assert not live.overview().saved and live.overview().last is None
-    result = live.calibrate()
+    assert live.overview().collection.missing == CALIBRATION_ORDER
+    outcome = live.take_shot()
+    assert (outcome.number, outcome.first_place, outcome.missing) == (1, 1, ())
+    assert outcome.colours == CALIBRATION_ORDER
+    result = outcome.result
+    assert result is not None
     assert [s.colour for s in result.samples] == list(CALIBRATION_ORDER)
+    assert {s.image for s in result.samples} == {"the view of camera 'overhead'"}
     assert any("'orange'" in w and "'red'" in w for w in result.warnings)
     assert load_palette(str(path)) == result.palette == camera.palette
     overview = live.overview()
     assert overview.saved and overview.status.palette == "overhead"
     assert overview.last is not None and (overview.last.at, overview.last.frames) == (1234.5, 3)
+    assert overview.last.shots == 1 and overview.collection.collected == ()
     crop = cv2.imdecode(np.frombuffer(live.sample_jpeg(4) or b"", np.uint8), cv2.IMREAD_COLOR)
     assert crop.shape == (136, 88, 3)
     assert live.sample_jpeg(9) is None
@@ -296,32 +305,246 @@ def test_a_live_calibration_stores_the_palette_and_the_camera_uses_it(tmp_path: 
     assert live.overview().last is None
 
 
-def test_a_refused_live_calibration_changes_nothing(tmp_path: Path) -> None:
-    nine = render_scene(NINE).image
-    five = render_scene(
-        SceneSpec(cards=CALIBRATION_ORDER[:5], layout="row", rotation_deg=5, seed=3)
-    ).image
+class Table:
+    """A live camera (a fake device, no warm-up) above a table whose view the test changes."""
+
+    def __init__(self, first: np.ndarray) -> None:
+        self.device = LoopingCamera(first)
+        config = CameraConfig(name="overhead", source="v4l2:0", fps_max=50, warmup_s=0)
+        self.camera = open_camera(config, Collected(), source_factory=lambda _: self.device)
+        self.camera.start()
+        self.show(first)
+
+    def show(self, image: np.ndarray) -> None:
+        """Put ``image`` in front of the camera and wait until its last three frames show it."""
+        self.device.frame = image
+
+        def steady() -> bool:
+            recent = self.camera.recent_frames(3)
+            return len(recent) == 3 and all(np.array_equal(f, image) for f in recent)
+
+        _wait(steady)
+
+    def stop(self) -> None:
+        assert self.camera.stop()
+
+
+def _few(cards: tuple[str, ...], seed: int) -> np.ndarray:
+    """Some of the same cards as ``NINE`` (the same printing, no print jitter: the same
+    physical cards), in a row on the same table under the same warm light."""
+    return render_scene(replace(NINE, cards=cards, seed=seed, print_jitter=0.0)).image
+
+
+def _gaps_in_spreads(a: Palette, b: Palette) -> dict[str, float]:
+    return {
+        x.name: math.sqrt(
+            sum(((p - q) / s) ** 2 for p, q, s in zip(x.centre, y.centre, x.spread, strict=True))
+        )
+        for x, y in zip(a.classes, b.classes, strict=True)
+    }
+
+
+def test_three_shots_of_three_cards_calibrate_like_one_shot_of_the_nine(tmp_path: Path) -> None:
+    shots = [_few(CALIBRATION_ORDER[i : i + 3], seed=20 + i) for i in (0, 3, 6)]
+    table = Table(shots[0])
     path = tmp_path / "overhead.json"
-    first = LiveCalibration(_finished_camera(_replay(tmp_path / "a", [nine])), str(path))
-    assert first.calibrate().palette.source == "overhead"
-    before = path.read_bytes()
-    camera = open_camera(
-        CameraConfig(name="overhead", source=_replay(tmp_path / "b", [five]), fps_max=100),
-        Collected(),
-        default_calibration_path=str(path),
+    wall = [1000.0]
+    live = LiveCalibration(table.camera, str(path), clock=lambda: wall[0])
+    try:
+        first = live.take_shot(expect_collected=0)
+        assert (first.number, first.first_place, first.result) == (1, 1, None)
+        assert first.colours == ("purple", "white", "blue")
+        assert first.missing == CALIBRATION_ORDER[3:]
+        collection = live.collection()
+        assert collection.collected == ("purple", "white", "blue") and collection.next_place == 4
+        assert collection.kept_until == 1000.0 + SHOTS_KEPT_S
+        assert not path.exists() and table.camera.status().palette == "default"
+        crop = cv2.imdecode(
+            np.frombuffer(live.collected_jpeg(2) or b"", np.uint8), cv2.IMREAD_COLOR
+        )
+        assert crop.shape == (136, 88, 3) and live.collected_jpeg(3) is None
+
+        table.show(shots[1])
+        wall[0] = 1060.0
+        second = live.take_shot(expect_collected=3)
+        assert (second.number, second.first_place, second.colours) == (
+            2,
+            4,
+            ("yellow", "orange", "black"),
+        )
+        assert live.collection().shots == (
+            ("purple", "white", "blue"),
+            ("yellow", "orange", "black"),
+        )
+        assert live.collection().kept_until == 1000.0 + SHOTS_KEPT_S  # from the first shot
+
+        table.show(shots[2])
+        third = live.take_shot(expect_collected=6)
+        result = third.result
+        assert result is not None and third.missing == ()
+        assert [s.colour for s in result.samples] == list(CALIBRATION_ORDER)
+        names = [f"the view of camera 'overhead', shot {i}" for i in (1, 2, 3)]
+        assert [s.image for s in result.samples] == [n for n in names for _ in range(3)]
+        assert json.loads(path.read_text())["measured_from"] == names
+        assert load_palette(str(path)) == result.palette == table.camera.palette
+        overview = live.overview()
+        assert overview.collection.collected == () and overview.collection.kept_until is None
+        assert overview.last is not None and overview.last.shots == 3
+        for index in (0, 4, 8):  # each card's crop comes from its own shot
+            crop = cv2.imdecode(
+                np.frombuffer(live.sample_jpeg(index) or b"", np.uint8), cv2.IMREAD_COLOR
+            )
+            assert crop.shape == (136, 88, 3)
+
+        # One shot of the same nine cards, laid in one row under the same light.
+        table.show(_few(CALIBRATION_ORDER, seed=11))
+        one = live.take_shot().result
+        assert one is not None
+        gaps = _gaps_in_spreads(one.palette, result.palette)
+        assert max(gaps.values()) < 0.3, gaps  # within a third of each class's spread
+        # Both read this printing's tunnel right, where the default palette reads orange as red.
+        tunnel = _few(("orange", "red", "orange"), seed=40)
+        assert [c.colour for c in read_train_cards(tunnel)] != ["orange", "red", "orange"]
+        for palette in (one.palette, result.palette):
+            assert [c.colour for c in read_train_cards(tunnel, palette)] == [
+                "orange",
+                "red",
+                "orange",
+            ]
+    finally:
+        table.stop()
+
+
+def test_refused_shots_change_nothing(tmp_path: Path) -> None:
+    table = Table(render_scene(replace(NINE, cards=())).image)
+    path = tmp_path / "overhead.json"
+    live = LiveCalibration(table.camera, str(path))
+    not_started = LiveCalibration(
+        open_camera(CameraConfig(name="overhead", source="replay:/x"), Collected()), str(path)
     )
-    live = LiveCalibration(camera, str(path))
-    with pytest.raises(CalibrationError, match="has no picture yet"):
-        live.calibrate()  # not started: no frame
-    camera.start()
-    _wait(lambda: camera.status().finished)
-    camera.stop()
-    with pytest.raises(CalibrationError, match=r"found 5 cards in the view of camera 'overhead'"):
-        live.calibrate()
-    assert path.read_bytes() == before
-    assert camera.status().palette == "overhead"  # the file read at start is still in use
-    with pytest.raises(ValueError, match="frames"):
-        live.calibrate(frames=2)
+    try:
+        with pytest.raises(CalibrationError, match="has no picture yet"):
+            not_started.take_shot()
+        with pytest.raises(
+            CalibrationError,
+            match=r"no card found in the view of camera 'overhead': lay the next cards "
+            r"\(1 purple, 2 white, .*9 locomotive\) in it",
+        ):
+            live.take_shot()
+        assert live.collection().collected == ()
+        table.show(_few((*CALIBRATION_ORDER, "red"), seed=5))
+        with pytest.raises(
+            CalibrationError, match=r"found 10 cards .* but there are only 9 colours \(1 purple"
+        ):
+            live.take_shot()
+        table.show(_few(CALIBRATION_ORDER[:3], seed=1))
+        live.take_shot()
+        before = live.collection()
+        # More cards than are still missing: six missing, seven shown.
+        table.show(_few(CALIBRATION_ORDER[:7], seed=2))
+        with pytest.raises(
+            CalibrationError,
+            match=r"found 7 cards in the view of camera 'overhead', but only 6 are still missing "
+            r"\(4 yellow, 5 orange, 6 black, 7 red, 8 green, 9 locomotive\): lay just those",
+        ):
+            live.take_shot()
+        # A page that showed another collection (another browser took a shot since).
+        table.show(_few(CALIBRATION_ORDER[3:6], seed=3))
+        with pytest.raises(CalibrationError, match=r"changed since .*: 3 of 9 cards are collected"):
+            live.take_shot(expect_collected=0)
+        with pytest.raises(ValueError, match="frames"):
+            live.take_shot(frames=2)
+        assert live.collection() == before and len(before.shots) == 1
+        assert not path.exists() and table.camera.status().palette == "default"
+
+        # The file cannot be written when the last shot completes the nine: the last shot is
+        # not kept, the earlier ones stay, and the palette in use is unchanged.
+        live.take_shot(expect_collected=3)
+        table.show(_few(CALIBRATION_ORDER[6:], seed=4))
+        (tmp_path / "file").write_text("where the folder should be")
+        live.path = str(tmp_path / "file" / "overhead.json")
+        with pytest.raises(OSError):
+            live.take_shot(expect_collected=6)
+        assert len(live.collection().collected) == 6
+        assert table.camera.status().palette == "default"
+        live.path = str(path)  # the folder is fixed: the same shot now completes the nine
+        assert live.take_shot(expect_collected=6).result is not None
+        assert table.camera.status().palette == "overhead"
+    finally:
+        table.stop()
+
+
+def test_two_browsers_taking_the_same_shot_at_once_keep_it_once(tmp_path: Path) -> None:
+    table = Table(_few(CALIBRATION_ORDER[:3], seed=1))
+    live = LiveCalibration(table.camera, str(tmp_path / "overhead.json"))
+    outcomes: list[str] = []
+    go = threading.Barrier(2)
+
+    def click() -> None:
+        go.wait()
+        try:
+            live.take_shot(expect_collected=0)
+            outcomes.append("kept")
+        except CalibrationError as exc:
+            outcomes.append(str(exc))
+
+    try:
+        clicks = [threading.Thread(target=click) for _ in range(2)]
+        for thread in clicks:
+            thread.start()
+        for thread in clicks:
+            thread.join(20)
+        kept = [o for o in outcomes if o == "kept"]
+        refused = [o for o in outcomes if o != "kept"]
+        assert len(kept) == 1 and len(refused) == 1 and "changed since" in refused[0]
+        assert live.collection().collected == ("purple", "white", "blue")  # not six cards
+    finally:
+        table.stop()
+
+
+def test_start_over_drops_the_shots(tmp_path: Path) -> None:
+    table = Table(_few(CALIBRATION_ORDER[:3], seed=1))
+    live = LiveCalibration(table.camera, str(tmp_path / "overhead.json"))
+    try:
+        live.take_shot()
+        assert live.start_over() == 3
+        assert live.collection().collected == () and live.collected_jpeg(0) is None
+        assert live.collection().dropped is None
+        assert live.start_over() == 0
+        assert live.take_shot().first_place == 1  # the same three cards are 1–3 again
+    finally:
+        table.stop()
+
+
+def test_shots_are_dropped_after_ten_minutes_or_when_the_camera_is_lost(tmp_path: Path) -> None:
+    table = Table(_few(CALIBRATION_ORDER[:3], seed=1))
+    now = [50.0]
+    live = LiveCalibration(table.camera, str(tmp_path / "overhead.json"), monotonic=lambda: now[0])
+    try:
+        live.take_shot()
+        table.show(_few(CALIBRATION_ORDER[3:5], seed=2))
+        now[0] += SHOTS_KEPT_S - 1  # the second shot is still in time
+        live.take_shot()
+        assert len(live.collection().collected) == 5
+        now[0] += 2  # ten minutes after the first
+        collection = live.collection()
+        assert collection.collected == () and collection.missing == CALIBRATION_ORDER
+        assert collection.dropped == (
+            "The 2 shots taken earlier (5 cards) were dropped: the first was taken more than 10 "
+            "minutes ago. Start again with card 1."
+        )
+        assert live.take_shot().colours == ("purple", "white")  # the two cards in view
+        assert live.collection().dropped is None
+
+        # The camera is lost (unplugged): what it saw before is no view to build on.
+        assert table.camera.times_lost() == 0
+        table.device.lose_at = table.device.reads + 2
+        _wait(lambda: table.camera.times_lost() == 1)
+        collection = live.collection()
+        assert collection.collected == ()
+        assert "was dropped: the camera was lost since" in (collection.dropped or "")
+    finally:
+        table.stop()
 
 
 def test_the_still_outlines_the_reveal_area_and_the_cards_found(tmp_path: Path) -> None:
@@ -353,6 +576,30 @@ def test_the_still_outlines_the_reveal_area_and_the_cards_found(tmp_path: Path) 
         ).still_jpeg()
         is None
     )
+
+
+def test_the_still_numbers_the_cards_on_from_those_collected(tmp_path: Path) -> None:
+    def outlined(still: bytes | None) -> tuple[int, int]:
+        """(green, red) outline pixels in the still."""
+        image = cv2.imdecode(np.frombuffer(still or b"", np.uint8), cv2.IMREAD_COLOR)
+        b, g, r = (image[:, :, i].astype(int) for i in range(3))
+        green = (g > 180) & (b < 140) & (r < 140)
+        red = (r > 200) & (g < 110) & (b < 110)
+        return int(green.sum()), int(red.sum())
+
+    four = _few(("red", "green", "locomotive", "red"), seed=3)
+    table = Table(four)
+    live = LiveCalibration(table.camera, str(tmp_path / "overhead.json"))
+    try:
+        green, red = outlined(live.still_jpeg())  # nine missing: four green outlines
+        table.show(_few(CALIBRATION_ORDER[:6], seed=1))
+        live.take_shot()
+        table.show(four)
+        green_after, red_after = outlined(live.still_jpeg())
+        # Three missing: the fourth card is "extra", outlined in red instead of green.
+        assert red_after - red > 300 and green - green_after > 300
+    finally:
+        table.stop()
 
 
 # -- the calibration read at start ------------------------------------------------------------
