@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from vision.calibrate import CALIBRATION_ORDER, CalibrationError, CalibrationResult, calibrate
 from vision.camera import Camera, CameraStatus
-from vision.cards import find_card_quads, warp_card
+from vision.cards import find_card_quads, read_train_cards, warp_card
 from vision.palette import DEFAULT_PALETTE, save_palette
 
 Image = npt.NDArray[np.uint8]
@@ -129,6 +129,7 @@ class CalibrationOverview:
     reveal_area: tuple[float, float, float, float] | None
     last: LastCalibration | None
     collection: Collection
+    checking: bool = False  # the still shows what the camera reads now (see LiveCalibration)
 
 
 def steady_view(frames: list[Image]) -> tuple[Image, int]:
@@ -352,7 +353,15 @@ class LiveCalibration:
             reveal_area=config.reveal_area,
             last=self._last,
             collection=self.collection(),
+            checking=self.checking,
         )
+
+    @property
+    def checking(self) -> bool:
+        """Just calibrated here and no new shot begun: the still labels each card with the
+        colour the camera now reads (a check of the calibration), not the next places."""
+        with self._busy:
+            return self._last is not None and not self._shots
 
     def reset(self) -> str:
         """Back to the default palette: the file is rewritten with it (atomically: the camera
@@ -364,6 +373,31 @@ class LiveCalibration:
             self._last = None
             return self.path
 
+    def _outlines(self, frame: Image) -> list[tuple[npt.NDArray[np.float32], str, bool]]:
+        """The cards in the frame's reveal area, left to right: (corners in the area, label,
+        beyond the colours still missing). Labelled with the places the next shot fills, or,
+        just after a calibration here, with the colour the camera now reads (a check)."""
+        rows, columns = self._area(frame)
+        area = np.ascontiguousarray(frame[rows, columns])
+        if self.checking:
+            return [
+                (np.asarray(card.corners, np.float32), f"reads {card.colour}", False)
+                for card in read_train_cards(area, self.camera.palette)
+            ]
+        missing = self.collection().missing
+        first_place = len(CALIBRATION_ORDER) - len(missing) + 1
+        return [
+            (quad, f"{first_place + i} {missing[i]}", False)
+            if i < len(missing)
+            else (quad, "extra", True)
+            for i, quad in enumerate(find_card_quads(area))
+        ]
+
+    def still_labels(self) -> list[str]:
+        """The labels the still puts on the cards it finds now (empty before the first frame)."""
+        frame = self.camera.latest_frame()
+        return [] if frame is None else [text for _, text, _ in self._outlines(frame)]
+
     def still_jpeg(self, max_width: int = STILL_MAX_WIDTH) -> bytes | None:
         """The newest frame as JPEG (at most ``max_width`` wide) with the reveal area and the
         cards found in it outlined, numbered with the colours still missing; None before the
@@ -371,10 +405,8 @@ class LiveCalibration:
         frame = self.camera.latest_frame()
         if frame is None:
             return None
-        missing = self.collection().missing
-        first_place = len(CALIBRATION_ORDER) - len(missing) + 1
         rows, columns = self._area(frame)
-        quads = find_card_quads(np.ascontiguousarray(frame[rows, columns]))
+        outlines = self._outlines(frame)
         offset = np.asarray([columns.start, rows.start], np.float32)
         scale = min(1.0, max_width / frame.shape[1])
         still = frame
@@ -387,12 +419,10 @@ class LiveCalibration:
             x1, y1 = round(columns.stop * scale) - 1, round(rows.stop * scale) - 1
             cv2.rectangle(still, (x0, y0), (x1, y1), _AREA_BGR, thick)
             _label(still, "lay the cards here", (x0 + 2 * thick, y0 + 10 * thick), _AREA_BGR)
-        for index, quad in enumerate(quads):
+        for quad, text, extra in outlines:
             points = np.rint((quad + offset) * scale).astype(np.int32)
-            extra = index >= len(missing)
             colour = _EXTRA_BGR if extra else _CARD_BGR
             cv2.polylines(still, [points.reshape(-1, 1, 2)], True, colour, thick)
-            text = "extra" if extra else f"{first_place + index} {missing[index]}"
             left, top = int(points[:, 0].min()), int(points[:, 1].min())
             _label(still, text, (left, max(12, top - 2 * thick)), colour)
         return _jpeg(still)

@@ -294,6 +294,9 @@ def test_one_shot_of_the_nine_calibrates_at_once_and_the_camera_uses_it(tmp_path
     assert load_palette(str(path)) == result.palette == camera.palette
     overview = live.overview()
     assert overview.saved and overview.status.palette == "overhead"
+    # the still now checks the calibration: each card labelled with what the camera reads
+    assert overview.checking
+    assert live.still_labels() == [f"reads {c}" for c in CALIBRATION_ORDER]
     assert overview.last is not None and (overview.last.at, overview.last.frames) == (1234.5, 3)
     assert overview.last.shots == 1 and overview.collection.collected == ()
     crop = cv2.imdecode(np.frombuffer(live.sample_jpeg(4) or b"", np.uint8), cv2.IMREAD_COLOR)
@@ -592,9 +595,11 @@ def test_the_still_numbers_the_cards_on_from_those_collected(tmp_path: Path) -> 
     live = LiveCalibration(table.camera, str(tmp_path / "overhead.json"))
     try:
         green, red = outlined(live.still_jpeg())  # nine missing: four green outlines
+        assert live.still_labels() == ["1 purple", "2 white", "3 blue", "4 yellow"]
         table.show(_few(CALIBRATION_ORDER[:6], seed=1))
         live.take_shot()
         table.show(four)
+        assert live.still_labels() == ["7 red", "8 green", "9 locomotive", "extra"]
         green_after, red_after = outlined(live.still_jpeg())
         # Three missing: the fourth card is "extra", outlined in red instead of green.
         assert red_after - red > 300 and green - green_after > 300
