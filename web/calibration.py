@@ -206,16 +206,26 @@ def shot() -> BaseResponse:
     return redirect(url_for("calibration.page", _anchor="result"), 303)
 
 
-@blueprint.post("/table/camera/start-over")
-def start_over() -> BaseResponse:
+def _signed_in_desk() -> tuple[CalibrationDesk | None, BaseResponse | None]:
+    """For a form post: (the camera's calibration step, None), or (None, the redirect that
+    says why not: no PIN yet, or no camera)."""
     require_csrf()
     refused = _refused_unless_signed_in()
     if refused is not None:
-        return refused
+        return None, refused
     desk = _desk()
     if desk is None:
         flash("No camera is configured.", "error")
-        return redirect(url_for("calibration.page"), 303)
+        return None, redirect(url_for("calibration.page"), 303)
+    return desk, None
+
+
+@blueprint.post("/table/camera/start-over")
+def start_over() -> BaseResponse:
+    desk, refused = _signed_in_desk()
+    if desk is None:
+        assert refused is not None
+        return refused
     cards = desk.start_over()
     log.info("camera shots dropped by %s (%d cards)", guard().who(), cards)
     flash(
@@ -228,14 +238,10 @@ def start_over() -> BaseResponse:
 
 @blueprint.post("/table/camera/default")
 def back_to_default() -> BaseResponse:
-    require_csrf()
-    refused = _refused_unless_signed_in()
-    if refused is not None:
-        return refused
-    desk = _desk()
+    desk, refused = _signed_in_desk()
     if desk is None:
-        flash("No camera is configured.", "error")
-        return redirect(url_for("calibration.page"), 303)
+        assert refused is not None
+        return refused
     try:
         path = desk.reset()
     except OSError as exc:
