@@ -10,6 +10,7 @@ import json
 import os
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -36,20 +37,21 @@ REVEAL_AREA = [0.0, 0.2, 1.0, 0.6]
 TUNNEL_AREA = [0.3125, 0.2, 0.375, 0.6]
 
 
+# Cards in a row on wood under a warm bulb, in the other printing: every scene below.
+CARD_ROW = SceneSpec(
+    width=1280,
+    height=720,
+    background="wood",
+    light="warm",
+    layout="row",
+    rotation_deg=5,
+    card_width_px=100,
+    inks=OTHER_PRINTING,
+)
+
+
 def scene(cards: tuple[str, ...], seed: int) -> np.ndarray:
-    spec = SceneSpec(
-        width=1280,
-        height=720,
-        background="wood",
-        light="warm",
-        cards=cards,
-        layout="row",
-        rotation_deg=5,
-        card_width_px=100,
-        inks=OTHER_PRINTING,
-        seed=seed,
-    )
-    return render_scene(spec).image
+    return render_scene(replace(CARD_ROW, cards=cards, seed=seed)).image
 
 
 def tunnel_area_view(cards: tuple[str, ...], seed: int) -> np.ndarray:
@@ -58,19 +60,7 @@ def tunnel_area_view(cards: tuple[str, ...], seed: int) -> np.ndarray:
     table = render_scene(
         SceneSpec(width=1280, height=720, background="wood", light="warm", seed=99)
     ).image
-    area = SceneSpec(
-        width=480,
-        height=432,
-        background="wood",
-        light="warm",
-        cards=cards,
-        layout="row",
-        rotation_deg=5,
-        card_width_px=100,
-        print_jitter=0.0,
-        inks=OTHER_PRINTING,
-        seed=seed,
-    )
+    area = replace(CARD_ROW, width=480, height=432, cards=cards, print_jitter=0.0, seed=seed)
     table[144:576, 400:880] = render_scene(area).image
     return table
 
