@@ -1,0 +1,160 @@
+"""The choices tree: the game's answer to "what can the table enter now?".
+
+python-chess has ``legal_moves``, OpenSpiel ``legal_actions``; a Trackside game has
+``choices(state, viewer)``, a tree built from the table state and the rules. Its inner nodes are
+steps a person picks ("Anna: claim a route" → "Paris – Wien (red)" → "3 red + 1 locomotive"),
+its leaves complete actions. Every page, phone, seat reader's prompt and script builds its input
+from it, so nothing outside the game holds game knowledge, and the property each game keeps
+(tested by random playouts) is: **every leaf the tree offers, ``apply`` accepts**.
+
+- ``key``: unique among siblings, no ``/`` (a path is the keys joined by ``/``).
+- ``label``: a :class:`~companion.core.messages.Message`, rendered in the reader's language.
+- ``player``: whom the node is for (``None``: the table).
+- exactly one of ``action`` (a leaf) or ``children`` (a tuple, or a function that builds them
+  when the node is opened: a large subtree such as every payment for every route is only built
+  for the route the person picked).
+- Finite and never empty: numbers are offered as options, and a node with nothing legal under it
+  is not offered at all.
+- ``viewer``: ``None`` is the table's view, which never reveals what a player holds face down;
+  ``viewer=N`` adds the choices only player N may see (their own hidden hand, a secret trade).
+
+See ``../shared/contracts/choices.md`` for the HTTP surface (``GET /api/choices``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from companion.core.actions import Action
+from companion.core.errors import TracksideError
+from companion.core.jsonvalue import JsonObject
+from companion.core.messages import Message
+
+Children = tuple["Choice", ...] | Callable[[], tuple["Choice", ...]]
+
+PATH_SEPARATOR = "/"
+
+
+class ChoicePathError(TracksideError, LookupError):
+    """A path into the tree that names no node (the table moved on, or a typo); ``path`` is the
+    part that was found, ``key`` the first key that was not."""
+
+    def __init__(self, path: str, key: str, known: Sequence[str]) -> None:
+        self.path = path
+        self.key = key
+        where = f"under {path!r}" if path else "at the top"
+        listed = ", ".join(known[:12]) + (", …" if len(known) > 12 else "")
+        super().__init__(f"no choice {key!r} {where}; choices there: {listed or 'none'}")
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One node of the tree (see the module docstring)."""
+
+    key: str
+    label: Message
+    player: int | None = None
+    action: Action | None = None
+    children: Children = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.key or PATH_SEPARATOR in self.key:
+            raise ValueError(f"choice key {self.key!r}: must be non-empty and without '/'")
+        has_children = callable(self.children) or bool(self.children)
+        if (self.action is None) == (not has_children):
+            raise ValueError(f"choice {self.key!r}: needs exactly one of an action or children")
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.action is not None
+
+    def expand(self) -> tuple[Choice, ...]:
+        """The children (built now when the game gave a function)."""
+        if callable(self.children):
+            return self.children()
+        return self.children
+
+    def to_json(self) -> JsonObject:
+        """The node as the tree's JSON surface shows it; ``label`` still a message (the surface
+        renders it in its reader's language)."""
+        data: JsonObject = {"key": self.key, "label": self.label.to_json(), "player": self.player}
+        if self.action is not None:
+            data["action"] = self.action.to_json()
+        else:
+            data["more"] = True
+        return data
+
+
+def children_at(tree: Sequence[Choice], path: str) -> tuple[Choice, ...]:
+    """The nodes under ``path`` (``""``: the top); :class:`ChoicePathError` when a key is not
+    there. A path to a leaf has no children: the leaf itself is :func:`node_at`."""
+    nodes = tuple(tree)
+    walked: list[str] = []
+    for key in _keys(path):
+        found = next((c for c in nodes if c.key == key), None)
+        if found is None:
+            raise ChoicePathError(PATH_SEPARATOR.join(walked), key, [c.key for c in nodes])
+        walked.append(key)
+        nodes = () if found.is_leaf else found.expand()
+    return nodes
+
+
+def node_at(tree: Sequence[Choice], path: str) -> Choice:
+    """The node ``path`` names; :class:`ChoicePathError` when there is none."""
+    keys = _keys(path)
+    if not keys:
+        raise ChoicePathError("", "", [c.key for c in tree])
+    parent = PATH_SEPARATOR.join(keys[:-1])
+    siblings = children_at(tree, parent)
+    found = next((c for c in siblings if c.key == keys[-1]), None)
+    if found is None:
+        raise ChoicePathError(parent, keys[-1], [c.key for c in siblings])
+    return found
+
+
+def leaves(tree: Sequence[Choice], prefix: str = "") -> Iterator[tuple[str, Choice]]:
+    """Every leaf with its path, depth first (expands every lazy node: for tests and tools)."""
+    for choice in tree:
+        path = f"{prefix}{PATH_SEPARATOR}{choice.key}" if prefix else choice.key
+        if choice.is_leaf:
+            yield path, choice
+        else:
+            yield from leaves(choice.expand(), path)
+
+
+def random_leaf(tree: Sequence[Choice], rng: random.Random) -> tuple[str, Choice] | None:
+    """A leaf reached by picking a random child at every step (a playout's move), or ``None``
+    for an empty tree."""
+    nodes = tuple(tree)
+    walked: list[str] = []
+    while nodes:
+        pick = rng.choice(nodes)
+        walked.append(pick.key)
+        if pick.is_leaf:
+            return PATH_SEPARATOR.join(walked), pick
+        nodes = pick.expand()
+    return None
+
+
+def check_tree(tree: Sequence[Choice], prefix: str = "", *, deep: bool = True) -> None:
+    """Raise ``ValueError`` naming the path where the tree breaks its invariants: sibling keys
+    not unique, an inner node with no children. ``deep=False`` checks one level only."""
+    seen: set[str] = set()
+    for choice in tree:
+        path = f"{prefix}{PATH_SEPARATOR}{choice.key}" if prefix else choice.key
+        if choice.key in seen:
+            raise ValueError(f"{path}: two choices share the key {choice.key!r}")
+        seen.add(choice.key)
+        if choice.is_leaf:
+            continue
+        below = choice.expand()
+        if not below:
+            raise ValueError(f"{path}: offered, but nothing legal under it")
+        if deep:
+            check_tree(below, path)
+
+
+def _keys(path: str) -> list[str]:
+    return [k for k in path.split(PATH_SEPARATOR) if k] if path else []

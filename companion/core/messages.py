@@ -1,0 +1,139 @@
+"""Player-facing words as message ids with parameters (stdlib ``gettext`` conventions).
+
+The engine and the games never build sentences for people: they return a :class:`Message`, whose
+``msgid`` is the English text with ``{name}`` fields (gettext's convention: the English text *is*
+the id, so a missing translation still reads as English), and its parameters. Each surface renders
+it in its reader's language with that language's ``gettext.NullTranslations``; the event log
+stores the id and the parameters, so an old game reads correctly in any language.
+
+A parameter may itself be a :class:`Message` (a route's or a colour's name is translated too),
+an ``int`` (numbers, also the count that picks a plural form) or a ``str`` taken as it is (a
+player's own name). ``context`` is gettext's ``msgctxt`` (the same English word in two senses).
+
+    >>> msg("{player}: claim a route", player="Anna").render()
+    'Anna: claim a route'
+    >>> plural("{n} engineer", "{n} engineers", "n", n=5).render()
+    '5 engineers'
+"""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from companion.core.errors import SnapshotError
+from companion.core.jsonvalue import JsonObject, JsonValue
+
+Param: TypeAlias = "str | int | Message"
+
+_NULL = gettext.NullTranslations()
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One player-facing text: ``msgid`` (English, with ``{name}`` fields) and its parameters."""
+
+    msgid: str
+    params: tuple[tuple[str, Param], ...] = ()
+    plural: str = ""
+    """gettext's ``msgid_plural``; with it, ``count`` names the parameter that picks the form."""
+    count: str = ""
+    context: str = ""
+    """gettext's ``msgctxt``."""
+
+    def param(self, name: str) -> Param | None:
+        for key, value in self.params:
+            if key == name:
+                return value
+        return None
+
+    def render(self, translations: gettext.NullTranslations | None = None) -> str:
+        """The text in the language of ``translations`` (English when ``None``)."""
+        tr = translations or _NULL
+        values = {k: _render_param(v, tr) for k, v in self.params}
+        try:
+            return self._template(tr).format(**values)
+        except (KeyError, IndexError, ValueError):
+            # A translation that names a field the id does not carry must not hide the move:
+            # fall back to the English text, which the catalogue test keeps well-formed.
+            return self._template(_NULL).format(**values)
+
+    def _template(self, tr: gettext.NullTranslations) -> str:
+        if self.plural:
+            n = self.param(self.count)
+            number = n if isinstance(n, int) else 0
+            if self.context:
+                return tr.npgettext(self.context, self.msgid, self.plural, number)
+            return tr.ngettext(self.msgid, self.plural, number)
+        if self.context:
+            return tr.pgettext(self.context, self.msgid)
+        return tr.gettext(self.msgid)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def to_json(self) -> JsonObject:
+        data: JsonObject = {"id": self.msgid}
+        if self.params:
+            data["params"] = {k: _param_json(v) for k, v in self.params}
+        if self.plural:
+            data["plural"] = self.plural
+            data["count"] = self.count
+        if self.context:
+            data["context"] = self.context
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "message") -> Message:
+        if isinstance(data, str):
+            return cls(data)
+        if not isinstance(data, Mapping) or not isinstance(data.get("id"), str):
+            raise SnapshotError(path, f"expected a message {{'id': …}}, got {data!r}")
+        raw = data.get("params", {})
+        if not isinstance(raw, Mapping):
+            raise SnapshotError(f"{path}.params", f"expected an object, got {raw!r}")
+        params: list[tuple[str, Param]] = []
+        for key, value in raw.items():
+            if isinstance(value, bool) or not isinstance(value, str | int | Mapping):
+                raise SnapshotError(
+                    f"{path}.params.{key}", f"expected text, a number or a message, got {value!r}"
+                )
+            params.append(
+                (
+                    str(key),
+                    cls.from_json(value, f"{path}.params.{key}")
+                    if isinstance(value, Mapping)
+                    else value,
+                )
+            )
+        return cls(
+            data["id"],
+            tuple(params),
+            plural=str(data.get("plural", "")),
+            count=str(data.get("count", "")),
+            context=str(data.get("context", "")),
+        )
+
+
+def msg(msgid: str, *, context: str = "", **params: Param) -> Message:
+    """``msg("{player}: pass", player="Anna")``."""
+    return Message(msgid, tuple(params.items()), context=context)
+
+
+def plural(
+    msgid: str, plural_id: str, count: str, *, context: str = "", **params: Param
+) -> Message:
+    """A text with singular and plural forms; ``count`` names the parameter that decides."""
+    return Message(msgid, tuple(params.items()), plural=plural_id, count=count, context=context)
+
+
+def _render_param(value: Param, tr: gettext.NullTranslations) -> str:
+    if isinstance(value, Message):
+        return value.render(tr)
+    return str(value)
+
+
+def _param_json(value: Param) -> JsonValue:
+    return value.to_json() if isinstance(value, Message) else value
