@@ -149,10 +149,10 @@ def card_texture(
         cv2.circle(field_, (cx, y1 + radius // 2), radius, tuple(float(v) for v in body * 0.6), -1)
     alpha = np.zeros((h, w), np.float32)
     r = round(_CORNER_MM * _PX_PER_MM)
-    cv2.rectangle(alpha, (r, 0), (w - 1 - r, h - 1), 1.0, -1)
-    cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), 1.0, -1)
+    cv2.rectangle(alpha, (r, 0), (w - 1 - r, h - 1), (1.0,), -1)
+    cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), (1.0,), -1)
     for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
-        cv2.circle(alpha, (cx, cy), r, 1.0, -1)
+        cv2.circle(alpha, (cx, cy), r, (1.0,), -1)
     return img, alpha
 
 
@@ -302,7 +302,7 @@ def render_scene(spec: SceneSpec) -> Scene:
         inside = cv2.warpPerspective(
             np.ones(canvas.shape[:2], np.float32), keystone, size, flags=cv2.INTER_LINEAR
         )
-        canvas = tilted * inside[:, :, None] + bg * (1.0 - inside[:, :, None])
+        canvas = (tilted * inside[:, :, None] + bg * (1.0 - inside[:, :, None])).astype(np.float32)
 
     # Light: illuminant colour × a soft gradient across the table (+ a glare spot).
     h, w = spec.height, spec.width
