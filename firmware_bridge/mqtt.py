@@ -34,6 +34,7 @@ from companion.core.ids import ReaderId
 from companion.core.observation import Observation, ObservationKind
 from firmware_bridge.frames import FrameRejected
 from firmware_bridge.ha_light import HaLightConfig, HaLightDriver
+from firmware_bridge.homeassistant import discovery_messages, player_names
 from firmware_bridge.leds import scene
 from firmware_bridge.seat_pads import pad_topic_filter, parse_pad_message
 from firmware_bridge.wled import WledDriver
@@ -42,7 +43,6 @@ log = logging.getLogger(__name__)
 
 STATE_SCHEMA = 1
 EVENT_SCHEMA = 1
-MAX_DISCOVERY_PLAYERS = 8  # score sensors beyond the current players are removed up to here
 QUEUE_HEADROOM = 100
 
 
@@ -213,8 +213,10 @@ class MqttStatus:
 class MqttBridge:
     """See the module docstring. ``start`` once, ``stop`` once."""
 
-    def __init__(self, config: MqttConfig) -> None:
+    def __init__(self, config: MqttConfig, *, configuration_url: str | None = None) -> None:
         self.config = config
+        self.configuration_url = configuration_url
+        """The table's web page, for Home Assistant's device card ("Visit")."""
         base = f"trackside/{config.table_id}"
         self.status_topic = f"{base}/status"
         self.state_topic = f"{base}/state"
@@ -461,16 +463,13 @@ class MqttBridge:
     def _announce(self, state: Mapping[str, Any] | None, *, force: bool) -> None:
         """Home Assistant discovery: the table status sensor, and a score sensor per player
         (names from ``state``); sensors of players no longer there are removed."""
-        players = state.get("players") if state is not None else None
-        names = tuple(
-            str(p.get("name", f"Player {i + 1}")) if isinstance(p, Mapping) else f"Player {i + 1}"
-            for i, p in enumerate(players if isinstance(players, list) else [])
-        )
+        names = player_names(state)
         with self._lock:
             if not force and names == self._discovered_players:
                 return
             self._discovered_players = names
-        for topic, config in discovery_messages(self.config, names):
+        messages = discovery_messages(self.config, names, configuration_url=self.configuration_url)
+        for topic, config in messages:
             payload = "" if config is None else json.dumps(config, separators=(",", ":"))
             self._client.publish(topic, payload, qos=1, retain=True)
 
@@ -556,67 +555,3 @@ def _no_delay(client: paho.Client, userdata: Any, sock: Any) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     except (OSError, AttributeError) as err:  # not a TCP socket (e.g. a proxy); harmless
         log.debug("MQTT: could not set TCP_NODELAY: %s", err)
-
-
-def discovery_messages(
-    config: MqttConfig, players: tuple[str, ...]
-) -> list[tuple[str, dict[str, Any] | None]]:
-    """Home Assistant MQTT discovery: (config topic, config) pairs; a None config is an empty
-    retained payload, which removes that entity."""
-    node = f"trackside_{config.table_id}".replace("-", "_")
-    base = f"trackside/{config.table_id}"
-    device = {
-        "identifiers": [node],
-        "name": f"Trackside {config.table_id}",
-        "manufacturer": "Trackside",
-        "model": "table companion",
-    }
-    common = {
-        "state_topic": f"{base}/state",
-        "availability_topic": f"{base}/status",
-        "payload_available": "online",
-        "payload_not_available": "offline",
-        "device": device,
-    }
-    out: list[tuple[str, dict[str, Any] | None]] = [
-        (
-            f"{config.ha_prefix}/sensor/{node}/status/config",
-            {
-                **common,
-                "name": "Table status",
-                "unique_id": f"{node}_status",
-                "icon": "mdi:train",
-                "value_template": (
-                    "{{ value_json.status.waiting_for or value_json.status.phase"
-                    " or (value_json.game and 'playing') or 'idle' }}"
-                ),
-                "json_attributes_topic": f"{base}/state",
-                "json_attributes_template": (
-                    "{{ {'game': value_json.game, 'round': value_json.status.round} | tojson }}"
-                ),
-            },
-        )
-    ]
-    for index in range(MAX_DISCOVERY_PLAYERS):
-        topic = f"{config.ha_prefix}/sensor/{node}/player_{index + 1}_score/config"
-        if index >= len(players):
-            out.append((topic, None))
-            continue
-        out.append(
-            (
-                topic,
-                {
-                    **common,
-                    "name": f"{players[index]} score",
-                    "unique_id": f"{node}_player_{index + 1}_score",
-                    "icon": "mdi:trophy",
-                    "unit_of_measurement": "points",
-                    "state_class": "measurement",
-                    "value_template": (
-                        f"{{{{ value_json.players[{index}].total"
-                        f" if (value_json.players | length) > {index} else None }}}}"
-                    ),
-                },
-            )
-        )
-    return out

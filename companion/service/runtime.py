@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import threading
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
@@ -60,6 +61,17 @@ def reader_config(reader: ReaderSettings) -> ReaderConfig:
     )
 
 
+def page_url(settings: Settings) -> str:
+    """The table's pages as other devices on the network reach them (mDNS name; the host's
+    address when the server listens on one)."""
+    host = settings.web.host
+    if host in ("0.0.0.0", "::", ""):
+        host = f"{socket.gethostname().split('.')[0]}.local"
+    elif ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{settings.web.port}/"
+
+
 class Trackside:
     """The running service."""
 
@@ -82,7 +94,7 @@ class Trackside:
             self.camera_calibration = LiveCalibration(camera, path)
         self.mqtt: MqttBridge | None = None
         if settings.mqtt is not None:
-            self.mqtt = MqttBridge(settings.mqtt)
+            self.mqtt = MqttBridge(settings.mqtt, configuration_url=page_url(settings))
             self.mqtt.listen_for_pads(self.engine)
             self.engine.subscribe(self._to_mqtt)
         self._closing = threading.Event()

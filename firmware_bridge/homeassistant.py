@@ -1,0 +1,142 @@
+"""Home Assistant MQTT discovery for a table: what Home Assistant is told, as pure data.
+
+The bridge (``firmware_bridge.mqtt``) publishes these retained configs; Home Assistant then
+reads the table's retained ``state`` topic through the templates below. The templates run in
+Home Assistant's sandboxed Jinja, against every snapshot the service publishes — with no game
+(``status`` has no ``round``, ``players`` is empty), a game just started, mid-game and ended —
+so they use ``.get`` with defaults instead of attribute access: a missing key in
+``json_attributes_template`` is a TypeError in Home Assistant's log on every message, and the
+entity keeps the previous game's attributes. ``tests/firmware_bridge/test_homeassistant.py``
+renders each template against every snapshot shape the way Home Assistant does.
+
+Entity ids are fixed by ``default_entity_id`` (Home Assistant 2025.10 and later; it replaced
+``object_id``), so ``sensor.trackside_<table>_player_1_score`` stays the first player's sensor
+whatever the players are called tonight; the *name* follows the players.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import metadata
+from typing import Any
+
+MAX_DISCOVERY_PLAYERS = 8  # score sensors beyond the current players are removed up to here
+MAX_STATE_CHARS = 255  # Home Assistant refuses a longer state
+MAX_NAME_CHARS = 64
+
+
+def software_version() -> str:
+    """The installed Trackside version (what ``pip`` installed), for ``sw_version``."""
+    try:
+        return metadata.version("trackside")
+    except metadata.PackageNotFoundError:  # running from a checkout that was never installed
+        return "unknown"
+
+
+def node_id(table_id: str) -> str:
+    """The discovery node id and entity-id stem: ``trackside_<table id>`` with ``-`` as ``_``."""
+    return f"trackside_{table_id}".replace("-", "_").lower()
+
+
+STATUS_VALUE_TEMPLATE = (
+    "{% set s = value_json.get('status') or {} %}"
+    "{{ ((s.get('waiting_for') or s.get('phase')"
+    " or (value_json.get('game') and 'playing') or 'idle') | string)[:"
+    + str(MAX_STATE_CHARS)
+    + "] }}"
+)
+STATUS_ATTRIBUTES_TEMPLATE = (
+    "{% set s = value_json.get('status') or {} %}"
+    "{{ {'game': value_json.get('game'),"
+    " 'title': value_json.get('title') or none,"
+    " 'game_id': value_json.get('game_id'),"
+    " 'round': s.get('round'),"
+    " 'over': value_json.get('over', false),"
+    " 'players': (value_json.get('players') or []) | length} | tojson }}"
+)
+
+
+def score_value_template(index: int) -> str:
+    """Player ``index``'s total, or ``None`` (Home Assistant's "unknown") without that player."""
+    return (
+        "{% set p = value_json.get('players') or [] %}"
+        f"{{{{ p[{index}].get('total') if (p | length) > {index} else None }}}}"
+    )
+
+
+def discovery_messages(
+    config: Any,
+    players: tuple[str, ...],
+    *,
+    configuration_url: str | None = None,
+    sw_version: str | None = None,
+) -> list[tuple[str, dict[str, Any] | None]]:
+    """(config topic, config) pairs for ``config`` (an ``MqttConfig``); a None config is an
+    empty retained payload, which removes that entity. ``configuration_url``: the table's web
+    page, shown as "Visit" on the device in Home Assistant."""
+    version = sw_version if sw_version is not None else software_version()
+    node = node_id(config.table_id)
+    base = f"trackside/{config.table_id}"
+    device: dict[str, Any] = {
+        "identifiers": [node],
+        "name": f"Trackside {config.table_id}",
+        "manufacturer": "Trackside",
+        "model": "table companion",
+        "sw_version": version,
+    }
+    if configuration_url:
+        device["configuration_url"] = configuration_url
+    common: dict[str, Any] = {
+        "state_topic": f"{base}/state",
+        "availability_topic": f"{base}/status",
+        "payload_available": "online",
+        "payload_not_available": "offline",
+        "device": device,
+        "origin": {"name": "Trackside", "sw_version": version},
+    }
+    out: list[tuple[str, dict[str, Any] | None]] = [
+        (
+            f"{config.ha_prefix}/sensor/{node}/status/config",
+            {
+                **common,
+                "name": "Table status",
+                "unique_id": f"{node}_status",
+                "default_entity_id": f"sensor.{node}_status",
+                "icon": "mdi:train",
+                "value_template": STATUS_VALUE_TEMPLATE,
+                "json_attributes_topic": f"{base}/state",
+                "json_attributes_template": STATUS_ATTRIBUTES_TEMPLATE,
+            },
+        )
+    ]
+    for index in range(MAX_DISCOVERY_PLAYERS):
+        topic = f"{config.ha_prefix}/sensor/{node}/player_{index + 1}_score/config"
+        if index >= len(players):
+            out.append((topic, None))
+            continue
+        name = players[index].strip()[:MAX_NAME_CHARS] or f"Player {index + 1}"
+        out.append(
+            (
+                topic,
+                {
+                    **common,
+                    "name": f"{name} score",
+                    "unique_id": f"{node}_player_{index + 1}_score",
+                    "default_entity_id": f"sensor.{node}_player_{index + 1}_score",
+                    "icon": "mdi:trophy",
+                    "unit_of_measurement": "points",
+                    "state_class": "measurement",
+                    "value_template": score_value_template(index),
+                },
+            )
+        )
+    return out
+
+
+def player_names(state: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The players' names in a snapshot (``Player n`` for a malformed entry)."""
+    players = state.get("players") if state is not None else None
+    return tuple(
+        str(p.get("name", f"Player {i + 1}")) if isinstance(p, Mapping) else f"Player {i + 1}"
+        for i, p in enumerate(players if isinstance(players, list) else [])
+    )

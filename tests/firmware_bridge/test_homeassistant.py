@@ -1,0 +1,178 @@
+"""Home Assistant discovery: every template rendered against every snapshot shape the service
+publishes, in a sandbox as strict as Home Assistant's (its ImmutableSandboxedEnvironment; an
+undefined value raises instead of logging, so a missing key cannot hide).
+
+The snapshots are real: an engine on a real SQLite file plays each game's golden playthrough,
+and the snapshot is taken with no game, right after the start, halfway and at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jinja2 import StrictUndefined
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from companion.core import Observation, ObservationKind
+from companion.core.actions import Action
+from companion.service.engine import Engine
+from companion.service.store import EventStore
+from firmware_bridge.homeassistant import (
+    MAX_STATE_CHARS,
+    discovery_messages,
+    node_id,
+    player_names,
+)
+from firmware_bridge.mqtt import MqttConfig
+
+GOLDEN = Path(__file__).parents[1] / "games" / "golden"
+GAMES = ("russian-railroads", "ticket-to-ride-europe", "mini-express", "trains-and-stations")
+
+ENV = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+
+
+def render(template: str, snapshot: dict[str, Any]) -> str:
+    """As Home Assistant does for an MQTT entity: ``value_json`` is the parsed payload."""
+    payload = json.loads(json.dumps(snapshot))
+    return ENV.from_string(template).render(value_json=payload, value=json.dumps(payload))
+
+
+def command(payload: dict[str, Any]) -> Observation:
+    return Observation("table-page", ObservationKind.COMMAND, payload)  # type: ignore[arg-type]
+
+
+def snapshots(tmp_path: Path, game: str) -> dict[str, dict[str, Any]]:
+    """The snapshots of ``game``'s golden playthrough: none, start, mid, end."""
+    golden = json.loads((GOLDEN / f"{game}.json").read_text(encoding="utf-8"))
+    store = EventStore(tmp_path / f"{game}.sqlite3")
+    try:
+        engine = Engine(store)
+        shapes = {"none": json.loads(json.dumps(engine.latest()[1]))}
+        started = engine.handle(
+            command(
+                {
+                    "command": "start_game",
+                    "game": game,
+                    "players": golden["players"],
+                    "options": golden.get("options", {}),
+                }
+            )
+        )
+        assert started.outcome == "applied", started.message
+        shapes["start"] = json.loads(json.dumps(engine.latest()[1]))
+        steps = golden["steps"]
+        for n, step in enumerate(steps):
+            session = engine.session()
+            assert session is not None
+            if "scan" in step:
+                scan = step["scan"]
+                action = session.game.interpret(
+                    session.state, scan.get("player"), scan["component"]
+                )
+                assert isinstance(action, Action)
+            else:
+                action = Action.from_json(step["action"])
+            outcome = engine.handle(
+                Observation(
+                    "table-page",
+                    ObservationKind.ACTION,
+                    {"action": action.to_json()},  # type: ignore[arg-type]
+                )
+            )
+            assert (outcome.outcome == "rejected") == ("refused" in step), (n, outcome.message)
+            if n == len(steps) // 2:
+                shapes["mid"] = json.loads(json.dumps(engine.latest()[1]))
+        shapes["end"] = json.loads(json.dumps(engine.latest()[1]))
+        assert shapes["end"]["over"] is golden["final"]["over"]
+        return shapes
+    finally:
+        store.close()
+
+
+CONFIG = MqttConfig(host="h", table_id="table-1", ha_discovery=True)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_template_renders_for_every_snapshot_shape(tmp_path: Path, game: str) -> None:
+    for shape, snapshot in snapshots(tmp_path, game).items():
+        names = player_names(snapshot)
+        messages = discovery_messages(CONFIG, names, sw_version="1.2.3")
+        rendered = 0
+        for topic, config in messages:
+            if config is None:
+                continue
+            where = f"{game} {shape} {topic}"
+            state = render(config["value_template"], snapshot)
+            assert 0 < len(state) <= MAX_STATE_CHARS, where
+            if "json_attributes_template" in config:
+                attributes = json.loads(render(config["json_attributes_template"], snapshot))
+                assert isinstance(attributes, dict), where
+                assert attributes["game"] == snapshot["game"], where
+                assert attributes["round"] == snapshot["status"].get("round"), where
+                assert attributes["players"] == len(snapshot["players"]), where
+            if "_player_" in topic:
+                index = int(topic.split("player_")[1].split("_")[0]) - 1
+                assert state == str(snapshot["players"][index]["total"]), where
+            rendered += 1
+        assert rendered == 1 + len(names), f"{game} {shape}"
+        if shape == "none":
+            status = render(messages[0][1]["value_template"], snapshot)  # type: ignore[index]
+            assert status == "a game to start"
+            assert names == ()
+        else:
+            assert names == tuple(p["name"] for p in snapshot["players"])
+
+
+def test_no_game_snapshot_has_no_round_and_the_attributes_still_render(tmp_path: Path) -> None:
+    # The old template read value_json.status.round: a TypeError in Home Assistant's log on
+    # every message without a game, and the last game's attributes kept.
+    snapshot = snapshots(tmp_path, "mini-express")["none"]
+    assert "round" not in snapshot["status"]
+    config = discovery_messages(CONFIG, ())[0][1]
+    assert config is not None
+    assert json.loads(render(config["json_attributes_template"], snapshot)) == {
+        "game": None,
+        "title": None,
+        "game_id": None,
+        "round": None,
+        "over": False,
+        "players": 0,
+    }
+
+
+def test_a_score_sensor_without_its_player_reads_none_which_ha_shows_as_unknown() -> None:
+    config = discovery_messages(CONFIG, ("Ann", "Ben"))[2][1]
+    assert config is not None
+    assert render(config["value_template"], {"players": [{"total": 3}]}) == "None"
+
+
+def test_a_long_status_is_cut_to_what_home_assistant_accepts() -> None:
+    config = discovery_messages(CONFIG, ())[0][1]
+    assert config is not None
+    snapshot = {"game": "x", "status": {"waiting_for": "a" * 1000}}
+    assert render(config["value_template"], snapshot) == "a" * MAX_STATE_CHARS
+
+
+def test_device_origin_and_stable_entity_ids() -> None:
+    url = "http://table-1.local:8080/"
+    first = dict(discovery_messages(CONFIG, ("Ann",), configuration_url=url, sw_version="2.0"))
+    renamed = dict(discovery_messages(CONFIG, ("Zoë",), configuration_url=url, sw_version="2.0"))
+    node = node_id("table-1")
+    topic = f"homeassistant/sensor/{node}/player_1_score/config"
+    ann, zoe = first[topic], renamed[topic]
+    assert ann is not None and zoe is not None
+    # the entity id does not come from the name: renaming the player keeps the sensor
+    assert ann["default_entity_id"] == zoe["default_entity_id"] == f"sensor.{node}_player_1_score"
+    assert ann["unique_id"] == zoe["unique_id"]
+    assert (ann["name"], zoe["name"]) == ("Ann score", "Zoë score")
+    for config in first.values():
+        if config is None:
+            continue
+        assert config["origin"] == {"name": "Trackside", "sw_version": "2.0"}
+        assert config["device"]["sw_version"] == "2.0"
+        assert config["device"]["configuration_url"] == url
+        assert config["device"]["identifiers"] == [node]
+        assert config["default_entity_id"].startswith(f"sensor.{node}_")
