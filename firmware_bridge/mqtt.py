@@ -55,8 +55,9 @@ def default_table_id() -> str:
 @dataclass(frozen=True, slots=True)
 class MqttConfig:
     """The ``[mqtt]`` config section, validated. ``wled`` are WLED device ids (the part of
-    the device topic after ``wled/``); ``wled_group`` a WLED group topic (e.g. ``wled/all``)
-    to send frames to all of them at once."""
+    the device topic after ``wled/``); ``wled_group`` a WLED group topic of the table's own
+    (e.g. ``wled/trackside-table-1``; never ``wled/all``, every WLED's factory group) to send
+    frames to all of them at once."""
 
     host: str
     port: int = 1883
@@ -499,9 +500,7 @@ class MqttBridge:
                 self._wled.resync()
                 self._ha.resync()
             for topic, payload, retained in statuses:
-                device = self._wled.device_for_status_topic(topic)
-                if device is not None:
-                    self._wled.on_status(device, payload, retained=retained)
+                self._wled.on_message(topic, payload, retained=retained)
                 self._ha.on_status(topic, payload, retained=retained)
             if state is None or not connected:
                 animated = False

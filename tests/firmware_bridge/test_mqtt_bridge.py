@@ -207,7 +207,7 @@ def test_the_last_will_says_offline_when_the_bridge_process_is_killed(
     assert last is not None and last.retain and last.payload == "offline"
 
 
-def test_wled_gets_the_whole_frame_then_only_changes(broker: Broker, subscribe: Subscribe) -> None:
+def test_wled_gets_the_on_then_whole_frames(broker: Broker, subscribe: Subscribe) -> None:
     sub = subscribe(["wled/#"])
     bridge = MqttBridge(config(broker, wled=("strip",), seats=SEATS, leds_per_seat=LEDS))
     bridge.start()
@@ -219,9 +219,9 @@ def test_wled_gets_the_whole_frame_then_only_changes(broker: Broker, subscribe: 
             what="the first frame on the strip",
         )
         first = sub.on("wled/strip/api")
-        assert json.loads(first[0].payload) == {"on": True}
+        assert json.loads(first[0].payload) == {"on": True, "tt": 0}
         body = json.loads(first[1].payload)
-        assert set(body) == {"seg"} and body["seg"]["id"] == 0
+        assert set(body) == {"tt", "seg"} and body["seg"]["id"] == 0
         # Three players, one dark seat: four runs, written as ranges.
         assert body["seg"]["i"][:3] == [0, 60, "FF0000"]
         assert len(body["seg"]["i"]) == 12
@@ -233,7 +233,29 @@ def test_wled_gets_the_whole_frame_then_only_changes(broker: Broker, subscribe: 
             what="the turn to move on the strip",
         )
         changes = [json.loads(m.payload) for m in sub.on("wled/strip/api")[count:]]
-        assert changes == [{"seg": {"id": 0, "i": [0, 60, "400000", 60, 120, "0000FF"]}}]
+        # the whole frame again (a strip toggled elsewhere would otherwise be left half dark)
+        assert changes == [
+            {
+                "tt": 0,
+                "seg": {
+                    "id": 0,
+                    "i": [
+                        0,
+                        60,
+                        "400000",
+                        60,
+                        120,
+                        "0000FF",
+                        120,
+                        180,
+                        "004000",
+                        180,
+                        240,
+                        "000000",
+                    ],
+                },
+            }
+        ]
     finally:
         bridge.stop()
 
@@ -251,16 +273,54 @@ def test_a_wled_that_reboots_is_repainted_whole(broker: Broker, subscribe: Subsc
         device.publish("wled/strip/status", "offline", retain=True)  # its last will
         device.publish("wled/strip/status", "online", retain=True)  # back after a reboot
         wait_until(lambda: len(sub.on("wled/strip/api")) == 4, what="the repaint")
-        assert json.loads(sub.on("wled/strip/api")[2].payload) == {"on": True}
+        assert json.loads(sub.on("wled/strip/api")[2].payload) == {"on": True, "tt": 0}
         assert tuple(strip_of(sub, "wled/strip/api", after=2).pixels) == expected(table())
     finally:
         bridge.stop()
 
 
+def test_a_wled_toggled_off_and_on_elsewhere_gets_the_table_back(
+    broker: Broker, subscribe: Subscribe
+) -> None:
+    # A WLED that publishes its brightness on <device>/g after every change, as mqtt.cpp does;
+    # turning it on unfreezes its segment (json.cpp), so its effect would stay on the table.
+    device = subscribe(["wled/strip/api"])
+    strip = EmulatedStrip(SEATS * LEDS, on=True, frozen=False)
+    applied: list[int] = []
+
+    def pump() -> None:
+        for message in device.on("wled/strip/api")[len(applied) :]:
+            strip.apply(message.payload)
+            applied.append(1)
+            device.publish("wled/strip/g", str(strip.bri))
+
+    bridge = MqttBridge(config(broker, wled=("strip",), seats=SEATS, leds_per_seat=LEDS))
+    bridge.start()
+    try:
+        wait_until(connected(bridge), what="the bridge to connect")
+        bridge.publish_state(table())
+
+        def shows_table() -> bool:
+            pump()
+            return tuple(strip.pixels) == expected(table())
+
+        wait_until(shows_table, what="the first frame")
+        strip.toggle()
+        device.publish("wled/strip/g", str(strip.bri))
+        strip.toggle()  # on again: its effect runs
+        device.publish("wled/strip/g", str(strip.bri))
+        assert tuple(strip.pixels) != expected(table())
+        wait_until(shows_table, what="the repaint after the toggle, with no new snapshot")
+    finally:
+        bridge.stop()
+
+
 def test_a_blink_keeps_blinking_without_new_snapshots(broker: Broker, subscribe: Subscribe) -> None:
-    sub = subscribe(["wled/all/api"])
+    sub = subscribe(["wled/trackside-t1/api"])
     bridge = MqttBridge(
-        config(broker, wled=("strip",), wled_group="wled/all", seats=SEATS, leds_per_seat=LEDS)
+        config(
+            broker, wled=("strip",), wled_group="wled/trackside-t1", seats=SEATS, leds_per_seat=LEDS
+        )
     )
     bridge.start()
     try:
@@ -272,7 +332,7 @@ def test_a_blink_keeps_blinking_without_new_snapshots(broker: Broker, subscribe:
         def seat3_colours() -> set[int]:
             seen = set()
             strip = EmulatedStrip(SEATS * LEDS)
-            for message in sub.on("wled/all/api"):
+            for message in sub.on("wled/trackside-t1/api"):
                 strip.apply(message.payload)
                 seen.add(strip.pixels[2 * LEDS])
             return seen
@@ -351,7 +411,9 @@ def test_everything_is_sent_again_after_the_broker_restarts(
         # only the repaint its "online" triggers depends on who resubscribes first; either way
         # a whole frame starts with {"on": true}.)
         wait_until(
-            lambda: {"on": True} in [json.loads(m.payload) for m in strip.on("wled/strip/api")],
+            lambda: (
+                {"on": True, "tt": 0} in [json.loads(m.payload) for m in strip.on("wled/strip/api")]
+            ),
             what="the strip switched on again",
         )
         wait_until(
@@ -385,7 +447,7 @@ def test_home_assistant_discovers_the_table_and_a_score_per_player(
         assert cy["name"] == "Cy score"
         assert cy["state_topic"] == "trackside/table-1/state"
         assert cy["availability_topic"] == "trackside/table-1/status"
-        assert "players[2].total" in cy["value_template"]
+        assert "p[2].get('total')" in cy["value_template"]
         status = json.loads(sub.last(f"{prefix}/status/config").payload)  # type: ignore[union-attr]
         assert status["unique_id"] == "trackside_table_1_status"
 

@@ -30,7 +30,7 @@ seats = 5
 leds_per_seat = 60
 led_fps = 20
 wled = ["table-strip", "shelf"]
-wled_group = "wled/all"
+wled_group = "wled/trackside-table-1"
 
 [[mqtt.ha_lights]]
 command_topic = "seat1/light/ring/command"
@@ -47,7 +47,7 @@ def test_the_documented_example_reads_as_written() -> None:
     assert config.host == "192.168.1.10" and config.port == 1884
     assert config.table_id == "table-1"
     assert (config.username, config.password, config.tls) == ("trackside", "s3cret", True)
-    assert config.wled == ("table-strip", "shelf") and config.wled_group == "wled/all"
+    assert config.wled == ("table-strip", "shelf") and config.wled_group == "wled/trackside-table-1"
     assert config.ha_lights == (
         HaLightConfig("seat1/light/ring/command", 1, "seat1/status"),
         HaLightConfig("lamp/light/lamp/command"),

@@ -7,8 +7,9 @@ import json
 import pytest
 
 from firmware_bridge.leds import Frame, Run, changes
+from firmware_bridge.mqtt import MqttConfig
 from firmware_bridge.wled import MAX_COLOURS_PER_MESSAGE, WledDriver, wled_messages
-from tests.firmware_bridge.wled_emulator import EmulatedStrip
+from tests.firmware_bridge.wled_emulator import EFFECT_COLOUR, EmulatedStrip
 
 
 class FakeConnection:
@@ -35,9 +36,16 @@ def frame(*pixels: int) -> Frame:
 RED, BLUE, DARK = 0xFF0000, 0x0000FF, 0x000000
 
 
+ON = {"on": True, "tt": 0}
+
+
+def seg(*entries: object) -> dict[str, object]:
+    return {"tt": 0, "seg": {"id": 0, "i": list(entries)}}
+
+
 def test_single_leds_and_ranges_are_written_the_way_wled_reads_them() -> None:
     runs = [Run(0, 1, RED), Run(3, 10, BLUE)]
-    assert wled_messages(runs) == [{"seg": {"id": 0, "i": [0, "FF0000", 3, 10, "0000FF"]}}]
+    assert wled_messages(runs) == [seg(0, "FF0000", 3, 10, "0000FF")]
 
 
 def test_long_updates_are_split_into_chunks_wled_can_swallow() -> None:
@@ -45,29 +53,30 @@ def test_long_updates_are_split_into_chunks_wled_can_swallow() -> None:
     pixels = tuple((i * 2654435761) & 0xFFFFFF | 1 for i in range(600))
     messages = wled_messages(changes(None, Frame(pixels)))
     assert len(messages) == 3
-    strip = EmulatedStrip(600)
+    strip = EmulatedStrip(600, on=True, frozen=False)  # an effect running, as WLED boots
     for message in messages:
         entries = message["seg"]["i"]  # type: ignore[index]
         assert sum(isinstance(e, str) for e in entries) <= MAX_COLOURS_PER_MESSAGE
         strip.apply(json.dumps(message))
+    # only the first chunk cleared the segment; the others painted on the frozen one
     assert tuple(strip.pixels) == pixels
     with pytest.raises(ValueError, match="max_colours"):
         wled_messages([], max_colours=0)
 
 
-def test_first_frame_whole_then_only_what_changed() -> None:
+def test_first_frame_turns_on_without_a_fade_then_every_change_is_sent_whole() -> None:
     wire = FakeConnection()
     driver = WledDriver(wire, ["table"])
-    strip = EmulatedStrip(6)
+    strip = EmulatedStrip(6, on=False, frozen=False)
     first = frame(RED, RED, RED, BLUE, BLUE, BLUE)
     driver.show(first)
     sent = wire.take()
     assert [t for t, _ in sent] == ["wled/table/api"] * 2
-    assert json.loads(sent[0][1]) == {"on": True}
-    assert json.loads(sent[1][1]) == {"seg": {"id": 0, "i": [0, 3, "FF0000", 3, 6, "0000FF"]}}
+    assert [json.loads(p) for _, p in sent] == [ON, seg(0, 3, "FF0000", 3, 6, "0000FF")]
     for _, payload in sent:
         strip.apply(payload)
     assert tuple(strip.pixels) == first.pixels
+    assert strip.fades == [0]  # on at once, no 700 ms fade-in
 
     driver.show(first)
     assert wire.take() == []  # nothing changed, nothing sent
@@ -75,9 +84,66 @@ def test_first_frame_whole_then_only_what_changed() -> None:
     second = frame(RED, DARK, RED, BLUE, BLUE, RED)
     driver.show(second)
     sent = wire.take()
-    assert [json.loads(p) for _, p in sent] == [{"seg": {"id": 0, "i": [1, "000000", 5, "FF0000"]}}]
+    assert [json.loads(p) for _, p in sent] == [
+        seg(0, "FF0000", 1, "000000", 2, "FF0000", 3, 5, "0000FF", 5, "FF0000")
+    ]
     strip.apply(sent[0][1])
     assert tuple(strip.pixels) == second.pixels
+
+
+def test_a_strip_toggled_off_and_on_elsewhere_is_repainted_not_left_half_dark() -> None:
+    # Turning WLED on unfreezes its segment (its effect runs again), and the next seg.i clears
+    # the segment before painting: a frame of only the changed LEDs left the other zones dark.
+    wire = FakeConnection()
+    driver = WledDriver(wire, ["table"])
+    strip = EmulatedStrip(6, on=True, frozen=False, device="table")
+    strip.on_publish = lambda topic, payload: driver.on_message(topic, payload, retained=False)
+    assert driver.status_topics == ("wled/table/status", "wled/table/g")
+
+    def deliver() -> None:
+        for _, payload in wire.take():
+            strip.apply(payload)
+
+    driver.show(frame(RED, RED, RED, BLUE, BLUE, BLUE))
+    deliver()
+    strip.toggle()  # off in Home Assistant…
+    strip.toggle()  # …and on again: the effect runs
+    assert tuple(strip.pixels) == (EFFECT_COLOUR,) * 6
+    # even with the scene unchanged, the brightness change gets the whole frame back
+    driver.show(frame(RED, RED, RED, BLUE, BLUE, BLUE))
+    deliver()
+    assert tuple(strip.pixels) == (RED, RED, RED, BLUE, BLUE, BLUE)
+    # and a turn that changes one zone after another toggle leaves no zone dark
+    strip.toggle()
+    strip.toggle()
+    driver.show(frame(RED, RED, RED, DARK, BLUE, BLUE))
+    deliver()
+    assert tuple(strip.pixels) == (RED, RED, RED, DARK, BLUE, BLUE)
+
+
+def test_a_strip_switched_off_by_its_owner_stays_off() -> None:
+    wire = FakeConnection()
+    driver = WledDriver(wire, ["table"])
+    strip = EmulatedStrip(2, on=True, frozen=False, device="table")
+    strip.on_publish = lambda topic, payload: driver.on_message(topic, payload, retained=False)
+    driver.show(frame(RED, RED))
+    for _, payload in wire.take():
+        strip.apply(payload)
+    strip.toggle()
+    driver.show(frame(BLUE, BLUE))
+    sent = [json.loads(p) for _, p in wire.take()]
+    assert all("on" not in p for p in sent)
+    for p in sent:
+        strip.apply(json.dumps(p))
+    assert not strip.on and tuple(strip.pixels) == (BLUE, BLUE)  # painted, dark until turned on
+
+
+def test_every_payload_cuts_instead_of_fading() -> None:
+    wire = FakeConnection()
+    driver = WledDriver(wire, ["table"])
+    for colour in (RED, BLUE, DARK):
+        driver.show(frame(colour, RED))
+    assert all(json.loads(p)["tt"] == 0 for _, p in wire.take())
 
 
 def test_a_frame_lost_on_the_way_is_followed_by_a_whole_one() -> None:
@@ -89,10 +155,7 @@ def test_a_frame_lost_on_the_way_is_followed_by_a_whole_one() -> None:
     driver.show(frame(BLUE, RED))
     wire.up = True
     driver.show(frame(BLUE, BLUE))
-    assert [json.loads(p) for _, p in wire.take()] == [
-        {"on": True},
-        {"seg": {"id": 0, "i": [0, 2, "0000FF"]}},
-    ]
+    assert [json.loads(p) for _, p in wire.take()] == [ON, seg(0, 2, "0000FF")]
 
 
 def test_after_our_reconnect_everything_is_sent_whole() -> None:
@@ -108,36 +171,49 @@ def test_after_our_reconnect_everything_is_sent_whole() -> None:
 def test_a_wled_that_comes_back_online_gets_the_whole_frame_again() -> None:
     wire = FakeConnection()
     driver = WledDriver(wire, ["a", "b"])
-    assert driver.status_topics == ("wled/a/status", "wled/b/status")
     # What the broker hands over on subscribing is only noted.
-    assert not driver.on_status("a", "online", retained=True)
+    assert not driver.on_message("wled/a/status", "online", retained=True)
+    assert not driver.on_message("wled/a/g", "128", retained=True)
     driver.show(frame(RED))
     wire.take()
-    # WLED repeats "online" with every state change: not a comeback.
-    assert not driver.on_status("a", "online", retained=False)
-    assert not driver.on_status("b", "offline", retained=False)
-    assert driver.on_status("b", "online", retained=False)
+    # WLED repeats "online" and its brightness with every state change: not a comeback.
+    assert not driver.on_message("wled/a/status", "online", retained=False)
+    assert not driver.on_message("wled/a/g", "128", retained=False)
+    assert not driver.on_message("wled/b/status", "offline", retained=False)
+    assert driver.on_message("wled/b/status", "online", retained=False)
+    assert not driver.on_message("wled/c/g", "0", retained=False)  # not ours
     driver.show(frame(RED))
     assert [(t, json.loads(p)) for t, p in wire.take()] == [
-        ("wled/b/api", {"on": True}),
-        ("wled/b/api", {"seg": {"id": 0, "i": [0, "FF0000"]}}),
+        ("wled/b/api", ON),
+        ("wled/b/api", seg(0, "FF0000")),
     ]
 
 
 def test_with_a_group_topic_frames_go_once_to_the_group() -> None:
     wire = FakeConnection()
-    driver = WledDriver(wire, ["a", "b"], group_topic="wled/all")
+    driver = WledDriver(wire, ["a", "b"], group_topic="wled/trackside-t1")
     driver.show(frame(RED, BLUE))
-    assert {t for t, _ in wire.take()} == {"wled/all/api"}
-    driver.on_status("b", "offline", retained=False)
-    driver.on_status("b", "online", retained=False)
+    assert {t for t, _ in wire.take()} == {"wled/trackside-t1/api"}
+    driver.on_message("wled/b/status", "offline", retained=False)
+    driver.on_message("wled/b/status", "online", retained=False)
+    driver.on_message("wled/a/g", "128", retained=False)
+    driver.on_message("wled/a/g", "0", retained=False)
     driver.show(frame(RED, RED))
     sent = [(t, json.loads(p)) for t, p in wire.take()]
     assert sent == [
-        ("wled/all/api", {"seg": {"id": 0, "i": [1, "FF0000"]}}),
-        ("wled/b/api", {"on": True}),
-        ("wled/b/api", {"seg": {"id": 0, "i": [0, 2, "FF0000"]}}),
+        ("wled/trackside-t1/api", seg(0, 2, "FF0000")),
+        ("wled/b/api", ON),
+        ("wled/b/api", seg(0, 2, "FF0000")),
+        ("wled/a/api", seg(0, 2, "FF0000")),
     ]
+
+
+@pytest.mark.parametrize("group", ["wled/all"])
+def test_the_factory_group_topic_every_wled_listens_to_is_refused(group: str) -> None:
+    with pytest.raises(ValueError, match="factory group topic"):
+        WledDriver(FakeConnection(), ["a"], group_topic=group)
+    with pytest.raises(ValueError, match="factory group topic"):
+        MqttConfig(host="h", wled=("a",), wled_group=group)
 
 
 @pytest.mark.parametrize("bad", ["", "a/b", "a+", "#", "x\x00"])

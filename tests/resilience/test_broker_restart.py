@@ -111,7 +111,7 @@ def test_the_table_plays_on_through_a_broker_restart_and_mqtt_catches_up(
     )
     leds_after = time.monotonic() - back
     print(f"broker back → state current in {state_after:.2f} s, LED frame in {leds_after:.2f} s")
-    assert json.loads(strip.on("wled/strip/api")[0].payload) == {"on": True}
+    assert json.loads(strip.on("wled/strip/api")[0].payload) == {"on": True, "tt": 0}
     wait_until(
         lambda: running.device("mqtt").get("state") == "connected", what="scoreboard: MQTT up"
     )
