@@ -21,6 +21,7 @@ from companion.service.config import ReaderSettings, Settings
 from companion.service.engine import Engine, Publication
 from companion.service.export import export_game, game_summaries
 from companion.service.store import EventStore
+from companion.service.watchdog import Notifier, Watchdog, watchdog_interval_s
 from firmware_bridge.mqtt import MqttBridge
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
@@ -100,6 +101,8 @@ class Trackside:
         self._closing = threading.Event()
         self._server: BaseWSGIServer | None = None
         self._threads: list[threading.Thread] = []
+        self.notifier = Notifier()  # systemd's $NOTIFY_SOCKET; a no-op without it
+        self.watchdog: Watchdog | None = None
         self.app = create_app(self)
 
     def _make_reader(self, reader: ReaderSettings) -> Device:
@@ -145,6 +148,17 @@ class Trackside:
             )
             self._server.daemon_threads = True  # type: ignore[attr-defined]
             self._spawn(self._server.serve_forever, "web")
+        self._notify_ready()
+
+    def _notify_ready(self) -> None:
+        """Type=notify: ready now; with WatchdogSec=, beat while the engine thread answers."""
+        if not self.notifier.enabled:
+            return
+        interval = watchdog_interval_s()
+        if interval is not None:
+            self.watchdog = Watchdog(self.notifier, self.engine.barrier, interval)
+            self.watchdog.start()
+        self.notifier.send("READY=1", "STATUS=Table ready")
 
     @property
     def web_port(self) -> int | None:
@@ -168,6 +182,9 @@ class Trackside:
 
     def stop(self) -> None:
         self._closing.set()
+        self.notifier.send("STOPPING=1")
+        if self.watchdog is not None:
+            self.watchdog.stop()
         for device in self.devices.values():
             with contextlib.suppress(Exception):
                 device.stop(2.0)

@@ -7,7 +7,7 @@
 #                                               write the files under /tmp/stage, print the
 #                                               system commands instead of running them
 #
-# It creates the user `trackside` (groups dialout video input), a virtual environment in
+# It creates the user `trackside` (groups dialout video), a virtual environment in
 # /opt/trackside/venv made with --system-site-packages (so apt's python3-picamera2 is visible),
 # pip-installs this checkout with the [hid] extra, creates /var/lib/trackside/{config,logs,db},
 # writes a commented config/trackside.toml only when there is none, and installs and enables
@@ -44,7 +44,10 @@ else
   run useradd --system --user-group --home-dir "$DATA_DIR" --no-create-home \
     --shell /usr/sbin/nologin --comment "Trackside table companion" "$SERVICE_USER"
 fi
-run usermod --append --groups dialout,video,input "$SERVICE_USER"
+run usermod --append --groups dialout,video "$SERVICE_USER"  # no input: udev hands it the scanner
+if ! staged && id -nG "$SERVICE_USER" 2>/dev/null | grep -qw input; then
+  run gpasswd --delete "$SERVICE_USER" input  # older installs: input read every keyboard
+fi
 
 # 3. The data dir.
 mkdirs 0750 "$DATA_DIR" "$DATA_DIR/config" "$DATA_DIR/logs" "$DATA_DIR/db" "$DATA_DIR/db/backups"
