@@ -37,6 +37,7 @@ from companion.games import find_game, game_names
 from web import board_table, calibration, forms
 from web.boards import rr_chart, ttr_map
 from web.guard import EXTENSION, TableGuard, csrf_token, require_csrf
+from web.join import join_context
 from web.private import private_pages
 
 log = logging.getLogger(__name__)
@@ -175,13 +176,23 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     def scoreboard() -> str:
         version, snapshot = service.latest()
         return render_template(
-            "scoreboard.html", s=snapshot, version=version, **_pictures(snapshot)
+            "scoreboard.html",
+            s=snapshot,
+            version=version,
+            **_pictures(snapshot),
+            **join_context(service, snapshot),
         )
 
     @app.get("/partials/scoreboard")
     def scoreboard_partial() -> str:
         version, snapshot = service.latest()
-        return render_template("_board.html", s=snapshot, version=version, **_pictures(snapshot))
+        return render_template(
+            "_board.html",
+            s=snapshot,
+            version=version,
+            **_pictures(snapshot),
+            **join_context(service, snapshot),
+        )
 
     @app.get("/table")
     def table() -> str | BaseResponse:

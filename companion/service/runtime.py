@@ -17,12 +17,14 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from companion.core.errors import ConfigError
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
+from companion.service.advertise import Advertisement, Advertiser, local_addresses
 from companion.service.config import ReaderSettings, Settings
 from companion.service.engine import Engine, Publication
 from companion.service.export import export_game, game_summaries
 from companion.service.store import EventStore
 from companion.service.watchdog import Notifier, Watchdog, watchdog_interval_s
-from firmware_bridge.mqtt import MqttBridge
+from firmware_bridge.homeassistant import software_version
+from firmware_bridge.mqtt import MqttBridge, default_table_id
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
 from web import create_app
@@ -102,6 +104,7 @@ class Trackside:
         self._server: BaseWSGIServer | None = None
         self._threads: list[threading.Thread] = []
         self.notifier = Notifier()  # systemd's $NOTIFY_SOCKET; a no-op without it
+        self.advertiser: Advertiser | None = None
         self.watchdog: Watchdog | None = None
         self.app = create_app(self)
 
@@ -148,7 +151,36 @@ class Trackside:
             )
             self._server.daemon_threads = True  # type: ignore[attr-defined]
             self._spawn(self._server.serve_forever, "web")
+            self._advertise()
         self._notify_ready()
+
+    @property
+    def join_url(self) -> str | None:
+        """The table page at this machine's LAN address, for the scoreboard's join QR code;
+        None while the pages listen on the loopback only (no phone could open it)."""
+        host = self.settings.web.host
+        if self._server is None or host.startswith("127.") or host in ("::1", "localhost"):
+            return None
+        addresses = local_addresses() if host in ("0.0.0.0", "::", "") else (host,)
+        if not addresses:
+            return None
+        address = f"[{addresses[0]}]" if ":" in addresses[0] else addresses[0]
+        return f"http://{address}:{self.web_port}/table"
+
+    def _advertise(self) -> None:
+        """The pages over mDNS (companion/service/advertise.py), unless they listen on the
+        loopback only. Never fatal."""
+        host = self.settings.web.host
+        if host.startswith("127.") or host in ("::1", "localhost") or self.web_port is None:
+            return
+        addresses = local_addresses() if host in ("0.0.0.0", "::", "") else (host,)
+        if not addresses:
+            log.warning("no network address to advertise the pages on (yet)")
+            return
+        table = self.settings.mqtt.table_id if self.settings.mqtt else default_table_id()
+        ad = Advertisement(f"Trackside {table}", self.web_port, addresses, software_version())
+        self.advertiser = Advertiser(ad)
+        self.advertiser.start()
 
     def _notify_ready(self) -> None:
         """Type=notify: ready now; with WatchdogSec=, beat while the engine thread answers."""
@@ -185,6 +217,8 @@ class Trackside:
         self.notifier.send("STOPPING=1")
         if self.watchdog is not None:
             self.watchdog.stop()
+        if self.advertiser is not None:
+            self.advertiser.stop()
         for device in self.devices.values():
             with contextlib.suppress(Exception):
                 device.stop(2.0)
