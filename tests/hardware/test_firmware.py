@@ -67,3 +67,18 @@ def test_the_esphome_pad_publishes_what_the_service_parses() -> None:
         PadTag(pad="red-pad", uid="74103794", present=True, seat=1),
         PadTag(pad="red-pad", uid="74103794", present=False, seat=1),
     ]
+
+
+def test_the_esphome_pad_updates_over_the_air_and_takes_wifi_without_usb_flashing() -> None:
+    text = PAD.read_text()
+    # top-level components (ESPHome's names), each with what makes it work
+    assert re.search(
+        r"^ota:\n  - platform: esphome\n    password: !secret ota_password$", text, re.M
+    )
+    assert re.search(r"^captive_portal:$", text, re.M)
+    assert re.search(r"^improv_serial:$", text, re.M)
+    assert re.search(
+        r'^  ap:\n    ssid: "Trackside \$\{pad_id\} setup"\n    password: !secret', text, re.M
+    )
+    # improv_serial talks over the logger's UART: the logger must not be switched off
+    assert re.search(r"^logger:$", text, re.M) and "baud_rate: 0" not in text
