@@ -34,7 +34,7 @@ from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, private_actions
 from companion.games import find_game, game_names
-from web import board_table, calibration, forms
+from web import board_table, calibration, forms, setup
 from web.boards import rr_chart, ttr_map
 from web.guard import EXTENSION, TableGuard, csrf_token, require_csrf
 from web.join import join_context
@@ -167,6 +167,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     app.extensions[EXTENSION] = table_guard
     app.register_blueprint(board_table.blueprint)
     app.register_blueprint(calibration.blueprint)  # /table/camera: the camera's calibration step
+    app.register_blueprint(setup.blueprint)  # /setup: readers, tags, config, log, backups
     app.register_blueprint(private_pages(service))
     _trusted, _signed_in, _limited = table_guard.trusted, table_guard.signed_in, table_guard.limited
     _pin_matches, _who = table_guard.pin_matches, table_guard.who

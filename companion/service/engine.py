@@ -116,6 +116,8 @@ class _Plan:
     """(game, setup options) saved from the table page, used when that game next starts."""
     player_pin: tuple[GameId, int, str | None] | None = None
     """(game, player, PIN hash or None) for a player's private view."""
+    unenrol: str | None = None
+    """A tag uid to remove from the registry (the setup page)."""
     select: GameId | None = None
     prompt: Prompt | None = None
     cues: list[JsonObject] = field(default_factory=list)
@@ -298,6 +300,7 @@ class Engine:
                 enrol=plan.enrol,
                 defaults=plan.defaults,
                 player_pin=plan.player_pin,
+                unenrol=plan.unenrol,
             )
         except (TracksideError, ValueError, OverflowError) as exc:
             # ValueError/OverflowError: an input SQLite cannot hold (a lone surrogate in a text,
@@ -438,6 +441,7 @@ class Engine:
                     "correct",
                     "end_game",
                     "enrol",
+                    "unenrol",
                     "select_game",
                     "save_board_table",
                     "set_player_pin",
@@ -464,6 +468,17 @@ class Engine:
                 InputOutcome("enrolled", f"{uid} → {binding.game} {component}", active),
                 enrol=binding,
             )
+        if command == "unenrol":  # the setup page: the reason stays in the input log
+            doc.only("command", "uid", "reason")
+            uid = doc.get("uid").str()
+            reason = doc.get("reason").str().strip()
+            if not reason:
+                raise SnapshotError("reason", "say why the tag is removed (it is kept)")
+            bound = self.store.tag(uid)
+            if bound is None:
+                raise SnapshotError("uid", f"tag {uid!r} is not enrolled")
+            message = f"{uid} ({bound.game} {bound.component}) removed: {reason}"
+            return _Plan(InputOutcome("unenrolled", message, active), unenrol=uid)
         if command == "select_game":
             game_id = GameId(doc.get("game_id").int(lo=1))
             if game_id not in self._state.sessions or self._state.sessions[game_id].is_ended:

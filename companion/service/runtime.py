@@ -7,6 +7,7 @@ import contextlib
 import logging
 import socket
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -18,13 +19,15 @@ from companion.core.errors import ConfigError
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
 from companion.service.advertise import Advertisement, Advertiser, local_addresses
-from companion.service.config import ReaderSettings, Settings
+from companion.service.config import ReaderSettings, Settings, parse_settings
 from companion.service.engine import Engine, Publication
+from companion.service.enrolment import parse_tags_document, tags_document
 from companion.service.export import export_game, game_summaries
-from companion.service.store import EventStore
+from companion.service.store import EventStore, TagBinding
 from companion.service.watchdog import Notifier, Watchdog, watchdog_interval_s
 from firmware_bridge.homeassistant import software_version
 from firmware_bridge.mqtt import MqttBridge, default_table_id
+from firmware_bridge.ports import detected_ports
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
 from web import create_app
@@ -64,6 +67,27 @@ def reader_config(reader: ReaderSettings) -> ReaderConfig:
     )
 
 
+RESTORE_SUFFIX = ".restore"
+
+
+def apply_pending_restore(db: Path) -> Path | None:
+    """Put a database restored from the setup page (``<db>.restore``, checked when it was
+    uploaded) in place of ``db`` before the store opens it. The database it replaces is kept
+    as ``<db>.before-restore-<time>``, with its WAL, which must never meet the new file.
+    Returns where the old database went (None: nothing to restore)."""
+    pending = db.with_name(db.name + RESTORE_SUFFIX)
+    if not pending.exists():
+        return None
+    kept = db.with_name(f"{db.name}.before-restore-{int(time.time())}")
+    for suffix in ("", "-wal", "-shm"):
+        old = db.with_name(db.name + suffix)
+        if old.exists():
+            old.replace(kept.with_name(kept.name + suffix))
+    pending.replace(db)
+    log.warning("database restored from the setup page; the previous one is %s", kept)
+    return kept
+
+
 def page_url(settings: Settings) -> str:
     """The table's pages as other devices on the network reach them (mDNS name; the host's
     address when the server listens on one)."""
@@ -80,6 +104,7 @@ class Trackside:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        apply_pending_restore(settings.database.path)  # a backup restored from the setup page
         self.store = EventStore(settings.database.path)
         self.engine = Engine(self.store, game_options=settings.game_options)
         self.devices: dict[str, Device] = {}
@@ -298,6 +323,25 @@ class Trackside:
     def scan(self, reader: str, uid: str | None = None, *, text: str | None = None) -> Observation:
         """Scan on a virtual reader (tests, the demo)."""
         return self.virtual[reader].scan(uid, text=text)
+
+    @property
+    def version(self) -> str:
+        return software_version()
+
+    def check_config(self, data: Mapping[str, Any], file: str) -> Settings:
+        """The setup page's config check: exactly what start-up does (ConfigError naming the
+        option)."""
+        return parse_settings(data, file=file)
+
+    def tags_document(self) -> dict[str, Any]:
+        return tags_document(self.store.tags())
+
+    def parse_tags_document(self, data: Any) -> list[TagBinding]:
+        return parse_tags_document(data)
+
+    def serial_ports(self) -> list[dict[str, Any]]:
+        """The serial ports on this machine with their stable names (the setup page)."""
+        return [asdict(p) for p in detected_ports()]
 
     def wait_idle(self, timeout_s: float = 10.0) -> None:
         """Block until every input queued so far has been handled (tests, the demo)."""

@@ -272,6 +272,7 @@ class EventStore:
         enrol: TagBinding | None = None,
         defaults: tuple[str, JsonObject] | None = None,
         player_pin: tuple[GameId, int, str | None] | None = None,
+        unenrol: str | None = None,
     ) -> tuple[int, GameId | None]:
         """Append an input, what became of it, and the event it caused (if any) in one
         transaction. ``new_game`` (game id, player names) creates the game row first; the
@@ -323,6 +324,8 @@ class EventStore:
                     )
             if enrol is not None:
                 self._insert_tag(conn, enrol)
+            if unenrol is not None:  # the input row above keeps who removed it and why
+                conn.execute("DELETE FROM tags WHERE uid = ?", (unenrol,))
             if defaults is not None:
                 conn.execute(
                     "INSERT OR REPLACE INTO game_defaults (game, options, saved_at, input_id)"

@@ -1,0 +1,448 @@
+"""The setup page (``/setup``), behind the table PIN: what used to need SSH and a TOML editor.
+
+- **Readers**: the configured ones (protocol, port, seat) with their live status, and the
+  serial ports found on the machine with their stable ``/dev/serial/by-id``/``by-path`` names.
+- **Tags**: tap to enrol (the last tags the readers saw that are not enrolled, each with a
+  form to bind it to a component), the registry (list, export, import, remove with a reason —
+  the reason stays in the input log). Every change goes through the engine as a command, as
+  from the table page, so the same checks apply and the input log keeps it.
+- **Config**: the config file shown and edited; a change is checked exactly as at start-up
+  (``parse_settings``) and refused, naming the option, without touching the file; a good one is
+  written (the old one kept as ``.bak``) and takes effect at the next restart.
+- **Log**: the last lines of ``$TRACKSIDE_LOG_FILE``.
+- **Database**: a consistent backup to download (SQLite's online backup), and a restore: the
+  upload is checked (a Trackside database, integrity) and put in place at the next start.
+- **Version** and how to upgrade.
+
+Every form carries the CSRF token; uploads are bounded before they are read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import tempfile
+import time
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from flask import (
+    Blueprint,
+    Response,
+    flash,
+    get_flashed_messages,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
+from werkzeug.wrappers import Response as BaseResponse
+
+from companion.core.errors import TracksideError
+from companion.games import find_game, game_names
+from web.guard import guard, require_csrf
+
+blueprint = Blueprint("setup", __name__)
+
+MAX_UPLOAD_BYTES = 64 * 1024 * 1024  # a database of many game nights; tags files are tiny
+MAX_TAGS_FILE_BYTES = 1024 * 1024
+MAX_CONFIG_BYTES = 256 * 1024
+LOG_LINES = 200
+LOG_TAIL_BYTES = 64 * 1024
+RESTORE_SUFFIX = ".restore"
+TRACKSIDE_TABLES = {"games", "inputs", "events", "outcomes", "tags"}
+UPGRADE = "sudo /opt/trackside/deploy/upgrade.sh"
+
+
+@runtime_checkable
+class SetupService(Protocol):
+    """What this page needs from the service (``companion.service.runtime.Trackside``)."""
+
+    settings: Any
+    store: Any
+
+    def latest(self) -> tuple[int, dict[str, Any]]: ...
+
+    def serial_ports(self) -> list[dict[str, Any]]: ...
+
+    def check_config(self, data: Mapping[str, Any], file: str) -> object: ...
+
+    def tags_document(self) -> dict[str, Any]: ...
+
+    def parse_tags_document(self, data: Any) -> list[Any]: ...
+
+
+def _service() -> SetupService:
+    service = guard().service
+    assert isinstance(service, SetupService)
+    return service
+
+
+def _gate() -> str | BaseResponse | None:
+    if guard().service.pin is None:
+        return render_template(
+            "login.html",
+            disabled=True,
+            messages=[("error", "Changes from the page are off: set [web] pin in the config.")],
+        )
+    if not guard().signed_in():
+        flash("Enter the table PIN first.", "error")
+        return redirect(url_for("table"), 303)
+    return None
+
+
+def _post_gate() -> BaseResponse | None:
+    gate = _gate()
+    if gate is not None:
+        return gate if isinstance(gate, BaseResponse) else redirect(url_for("setup.page"), 303)
+    require_csrf()
+    return None
+
+
+def _back(anchor: str) -> BaseResponse:
+    return redirect(url_for("setup.page") + "#" + anchor, 303)
+
+
+# -- what the page shows ---------------------------------------------------------------------
+def config_path(service: SetupService) -> Path | None:
+    source = getattr(service.settings, "source", "")
+    return Path(source) if source else None
+
+
+def log_tail(path: str | None, lines: int = LOG_LINES) -> list[str] | None:
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - LOG_TAIL_BYTES))
+            text = f.read().decode("utf-8", "replace")
+    except OSError as exc:
+        return [f"(cannot read {path}: {exc.strerror})"]
+    return text.splitlines()[-lines:]
+
+
+def unknown_tags(service: SetupService, limit: int = 300) -> list[dict[str, Any]]:
+    """Tags the readers saw lately that are not enrolled, newest first, one row per uid."""
+    seen: dict[str, dict[str, Any]] = {}
+    for item in service.store.inputs(limit):
+        payload = item.get("payload")
+        if item.get("kind") != "tag_present" or not isinstance(payload, Mapping):
+            continue
+        uid = payload.get("uid")
+        if not isinstance(uid, str) or uid in seen or uid.startswith("TS:"):
+            continue
+        if service.store.tag(uid) is None:
+            seen[uid] = {"uid": uid, "reader": item.get("source"), "seat": item.get("seat")}
+    return list(seen.values())[:12]
+
+
+def removed_tags(service: SetupService, limit: int = 500) -> list[dict[str, Any]]:
+    out = []
+    for item in service.store.inputs(limit):
+        payload = item.get("payload")
+        unenrol = isinstance(payload, Mapping) and payload.get("command") == "unenrol"
+        if unenrol and item.get("outcome") == "unenrolled":
+            out.append({"message": item.get("message"), "by": item.get("source")})
+    return out[:20]
+
+
+def components() -> list[dict[str, str]]:
+    out = []
+    for name in game_names():
+        game = find_game(name)
+        if getattr(game, "hidden", False):
+            continue
+        for c in game.components:
+            out.append({"game": name, "title": game.title, "id": c.id, "name": c.name})
+    return out
+
+
+def _render(status: int = 200, **overrides: Any) -> tuple[str, int]:
+    service = _service()
+    _, snapshot = service.latest()
+    status_json = snapshot.get("status")
+    devices = status_json.get("devices", {}) if isinstance(status_json, Mapping) else {}
+    path = config_path(service)
+    config_text: str | None = None
+    if path is not None:
+        try:
+            config_text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            flash(f"Cannot read the config file {path}: {exc.strerror}", "error")
+    log_file = os.environ.get("TRACKSIDE_LOG_FILE")
+    context: dict[str, Any] = {
+        "readers": service.settings.readers,
+        "devices": devices,
+        "ports": service.serial_ports(),
+        "tags": service.store.tags(),
+        "unknown": unknown_tags(service),
+        "removed": removed_tags(service),
+        "components": components(),
+        "config_path": path,
+        "config_text": config_text,
+        "config_error": None,
+        "log_path": log_file,
+        "log_lines": log_tail(log_file),
+        "database": service.settings.database.path,
+        "restore_pending": _pending(service).exists(),
+        "version": getattr(service, "version", "unknown"),
+        "upgrade": UPGRADE,
+    }
+    context.update(overrides)
+    context["messages"] = get_flashed_messages(with_categories=True)
+    return render_template("setup.html", **context), status
+
+
+def _pending(service: SetupService) -> Path:
+    db = Path(service.settings.database.path)
+    return db.with_name(db.name + RESTORE_SUFFIX)
+
+
+@blueprint.get("/setup")
+def page() -> str | tuple[str, int] | BaseResponse:
+    gate = _gate()
+    if gate is not None:
+        return gate
+    return _render()
+
+
+# -- tags ------------------------------------------------------------------------------------
+@blueprint.post("/setup/tags/enrol")
+def enrol() -> BaseResponse:
+    refused = _post_gate()
+    if refused is not None:
+        return refused
+    uid = request.form.get("uid", "").strip()
+    game, _, component = request.form.get("component", "").partition("|")
+    guard().send("command", {"command": "enrol", "uid": uid, "game": game, "component": component})
+    return _back("tags")
+
+
+@blueprint.post("/setup/tags/remove")
+def remove() -> BaseResponse:
+    refused = _post_gate()
+    if refused is not None:
+        return refused
+    payload = {
+        "command": "unenrol",
+        "uid": request.form.get("uid", ""),
+        "reason": request.form.get("reason", ""),
+    }
+    guard().send("command", payload)
+    return _back("tags")
+
+
+@blueprint.get("/setup/tags.json")
+def export_tags() -> Response | str | BaseResponse:
+    gate = _gate()
+    if gate is not None:
+        return gate
+    body = json.dumps(_service().tags_document(), indent=1, ensure_ascii=False)
+    return Response(
+        body + "\n",
+        mimetype="application/json",
+        headers={"Content-Disposition": 'attachment; filename="trackside-tags.json"'},
+    )
+
+
+@blueprint.post("/setup/tags/import")
+def import_tags() -> BaseResponse:
+    refused = _post_gate()
+    if refused is not None:
+        return refused
+    upload = request.files.get("file")
+    data = upload.stream.read(MAX_TAGS_FILE_BYTES + 1) if upload is not None else b""
+    if not data:
+        flash(
+            "Import: choose a tags file (exported from this page or `trackside tags export`).",
+            "error",
+        )
+        return _back("tags")
+    if len(data) > MAX_TAGS_FILE_BYTES:
+        flash(
+            f"Import: the file is over {MAX_TAGS_FILE_BYTES // 1024} kB; nothing imported.", "error"
+        )
+        return _back("tags")
+    try:
+        bindings = _service().parse_tags_document(json.loads(data.decode("utf-8")))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        flash(f"Import: not a tags file (JSON): {exc}; nothing imported.", "error")
+        return _back("tags")
+    except TracksideError as exc:
+        flash(f"Import: {exc}; nothing imported.", "error")
+        return _back("tags")
+    store = _service().store
+    added = same = 0
+    refused_uids: list[str] = []
+    for binding in bindings:
+        known = store.tag(binding.uid)
+        if known is not None and (known.game, known.component) == (binding.game, binding.component):
+            same += 1
+            continue
+        payload = {
+            "command": "enrol",
+            "uid": binding.uid,
+            "game": binding.game,
+            "component": binding.component,
+        }
+        verdict = _quiet_send(payload)
+        if verdict == "enrolled":
+            added += 1
+        else:
+            refused_uids.append(f"{binding.uid}: {verdict}")
+    flash(f"Import: {added} enrolled, {same} already so.", "ok")
+    if refused_uids:
+        flash("Import refused: " + "; ".join(refused_uids[:10]), "error")
+    return _back("tags")
+
+
+def _quiet_send(payload: Mapping[str, Any]) -> str:
+    """One enrol command through the engine; its outcome word, or the refusal's message."""
+    from companion.core.observation import Observation
+
+    observation = Observation.from_json(
+        {"source": guard().who(), "kind": "command", "payload": dict(payload)}, "form"
+    )
+    outcome = guard().service.submit_and_wait(observation, 10.0)
+    if outcome.get("outcome") == "enrolled":
+        return "enrolled"
+    return str(outcome.get("message") or outcome.get("outcome"))
+
+
+# -- config ----------------------------------------------------------------------------------
+@blueprint.post("/setup/config")
+def save_config() -> BaseResponse | tuple[str, int]:
+    refused = _post_gate()
+    if refused is not None:
+        return refused
+    service = _service()
+    path = config_path(service)
+    text = request.form.get("config", "")
+    if path is None:
+        flash("This service runs on built-in defaults: there is no config file to edit.", "error")
+        return _back("config")
+    if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
+        return _render(400, config_text=text, config_error="the config is over 256 kB")
+    try:
+        data = tomllib.loads(text)
+        service.check_config(data, str(path))  # the same checks as at start-up
+    except tomllib.TOMLDecodeError as exc:
+        return _render(400, config_text=text, config_error=f"not valid TOML: {exc}")
+    except (TracksideError, ValueError) as exc:
+        return _render(400, config_text=text, config_error=str(exc))
+    previous = path.read_text(encoding="utf-8") if path.exists() else None
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=path.parent, prefix=".trackside-", delete=False
+    ) as tmp:
+        tmp.write(text)
+        tmp.flush()
+        os.fsync(tmp.fileno())
+    if path.exists():
+        os.chmod(tmp.name, path.stat().st_mode & 0o777)
+    if previous is not None:
+        path.with_name(path.name + ".bak").write_text(previous, encoding="utf-8")
+    os.replace(tmp.name, path)
+    flash(
+        "Config saved (the previous one is kept as .bak). It takes effect when Trackside restarts.",
+        "ok",
+    )
+    return _back("config")
+
+
+# -- database --------------------------------------------------------------------------------
+@blueprint.get("/setup/backup.sqlite3")
+def backup() -> Response | str | BaseResponse:
+    gate = _gate()
+    if gate is not None:
+        return gate
+    db = Path(_service().settings.database.path)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "backup.sqlite3"
+        source = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        target = sqlite3.connect(copy)
+        try:
+            source.backup(target)  # consistent while the engine keeps writing
+        finally:
+            target.close()
+            source.close()
+        data = copy.read_bytes()
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return send_file(
+        io.BytesIO(data),
+        mimetype="application/vnd.sqlite3",
+        as_attachment=True,
+        download_name=f"trackside-{stamp}.sqlite3",
+    )
+
+
+def check_database(path: Path) -> str | None:
+    """Why ``path`` is not a Trackside database to restore (None: it is)."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return f"cannot open it: {exc}"
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        missing = TRACKSIDE_TABLES - tables
+        if missing:
+            return f"not a Trackside database (no {', '.join(sorted(missing))} table)"
+        result = conn.execute("PRAGMA integrity_check").fetchone()
+        if result is None or result[0] != "ok":
+            return f"the database is damaged: {result[0] if result else 'no answer'}"
+    except sqlite3.Error as exc:
+        return f"not an SQLite database: {exc}"
+    finally:
+        conn.close()
+    return None
+
+
+@blueprint.post("/setup/restore")
+def restore() -> BaseResponse:
+    refused = _post_gate()
+    if refused is not None:
+        return refused
+    service = _service()
+    upload = request.files.get("file")
+    data = upload.stream.read(MAX_UPLOAD_BYTES + 1) if upload is not None else b""
+    if not data:
+        flash("Restore: choose a backup file first.", "error")
+        return _back("database")
+    if len(data) > MAX_UPLOAD_BYTES:
+        flash(
+            f"Restore: the file is over {MAX_UPLOAD_BYTES // 2**20} MB; nothing changed.", "error"
+        )
+        return _back("database")
+    pending = _pending(service)
+    staging = pending.with_name(pending.name + ".part")
+    staging.write_bytes(data)
+    why = check_database(staging)
+    if why is not None:
+        staging.unlink()
+        flash(f"Restore refused: {why}. Nothing changed.", "error")
+        return _back("database")
+    staging.replace(pending)
+    flash(
+        "Backup checked and ready: it replaces the database when Trackside restarts "
+        "(the current one is kept beside it).",
+        "ok",
+    )
+    return _back("database")
+
+
+@blueprint.post("/setup/restore/cancel")
+def cancel_restore() -> BaseResponse:
+    refused = _post_gate()
+    if refused is not None:
+        return refused
+    pending = _pending(_service())
+    if pending.exists():
+        pending.unlink()
+        flash("The pending restore is cancelled.", "ok")
+    return _back("database")
