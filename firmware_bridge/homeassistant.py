@@ -64,6 +64,20 @@ def score_value_template(index: int) -> str:
     )
 
 
+def device_info(table_id: str, version: str, configuration_url: str | None) -> dict[str, Any]:
+    """The one Home Assistant device all the table's entities belong to."""
+    device: dict[str, Any] = {
+        "identifiers": [node_id(table_id)],
+        "name": f"Trackside {table_id}",
+        "manufacturer": "Trackside",
+        "model": "table companion",
+        "sw_version": version,
+    }
+    if configuration_url:
+        device["configuration_url"] = configuration_url
+    return device
+
+
 def discovery_messages(
     config: Any,
     players: tuple[str, ...],
@@ -77,15 +91,7 @@ def discovery_messages(
     version = sw_version if sw_version is not None else software_version()
     node = node_id(config.table_id)
     base = f"trackside/{config.table_id}"
-    device: dict[str, Any] = {
-        "identifiers": [node],
-        "name": f"Trackside {config.table_id}",
-        "manufacturer": "Trackside",
-        "model": "table companion",
-        "sw_version": version,
-    }
-    if configuration_url:
-        device["configuration_url"] = configuration_url
+    device = device_info(config.table_id, version, configuration_url)
     common: dict[str, Any] = {
         "state_topic": f"{base}/state",
         "availability_topic": f"{base}/status",
@@ -140,3 +146,89 @@ def player_names(state: Mapping[str, Any] | None) -> tuple[str, ...]:
         str(p.get("name", f"Player {i + 1}")) if isinstance(p, Mapping) else f"Player {i + 1}"
         for i, p in enumerate(players if isinstance(players, list) else [])
     )
+
+
+EVENT_TYPES = ("round_end", "tunnel", "game_over")
+
+
+def event_topic(table_id: str) -> str:
+    """Where the table's Home Assistant events go (not retained: an event happens once)."""
+    return f"trackside/{table_id}/ha/event"
+
+
+def event_entity_message(
+    config: Any, *, configuration_url: str | None = None, sw_version: str | None = None
+) -> tuple[str, dict[str, Any] | None]:
+    """The ``event`` entity "Table event": round end, tunnel verdict, game over — for
+    automations ("flash the room lights when a round ends")."""
+    version = sw_version if sw_version is not None else software_version()
+    node = node_id(config.table_id)
+    return (
+        f"{config.ha_prefix}/event/{node}/table_event/config",
+        {
+            "name": "Table event",
+            "unique_id": f"{node}_table_event",
+            "default_entity_id": f"event.{node}_table_event",
+            "state_topic": event_topic(config.table_id),
+            "event_types": list(EVENT_TYPES),
+            "availability_topic": f"trackside/{config.table_id}/status",
+            "payload_available": "online",
+            "payload_not_available": "offline",
+            "icon": "mdi:bell-ring",
+            "device": device_info(config.table_id, version, configuration_url),
+            "origin": {"name": "Trackside", "sw_version": version},
+        },
+    )
+
+
+class TableEvents:
+    """Turns successive snapshots into Home Assistant event payloads, each once: a cue
+    (``round_end``, ``tunnel``) stays in the snapshot for its lifetime, so cues are remembered
+    by (kind, time, seat); game over is the step of ``over`` from false to true. Only public
+    facts go out: the round, the seat and the number of extra tunnel cards, the winners' names
+    — what the scoreboard shows."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[str, float, object]] = set()
+        self._over: tuple[object, bool] | None = None
+
+    def update(self, snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        cues = snapshot.get("cues")
+        current: set[tuple[str, float, object]] = set()
+        for cue in cues if isinstance(cues, list) else []:
+            if not isinstance(cue, Mapping) or cue.get("kind") not in ("round_end", "tunnel"):
+                continue
+            at = cue.get("at_s")
+            if not isinstance(at, int | float) or isinstance(at, bool):
+                continue
+            key = (str(cue["kind"]), float(at), cue.get("seat"))
+            current.add(key)
+            if key in self._seen:
+                continue
+            event: dict[str, Any] = {"event_type": cue["kind"], "game": snapshot.get("game")}
+            if cue["kind"] == "round_end":
+                event["round"] = cue.get("round")
+            else:
+                event["seat"] = cue.get("seat")
+                event["extra_cards"] = cue.get("extra_cards")
+            out.append(event)
+        self._seen = current
+        game_id = snapshot.get("game_id")
+        over = snapshot.get("over") is True
+        if (
+            over
+            and game_id is not None
+            and self._over is not None
+            and self._over[0] == game_id
+            and not self._over[1]
+        ):
+            out.append(
+                {
+                    "event_type": "game_over",
+                    "game": snapshot.get("game"),
+                    "winners": list(snapshot.get("winners") or []),
+                }
+            )
+        self._over = (game_id, over)
+        return out

@@ -34,7 +34,13 @@ from companion.core.ids import ReaderId
 from companion.core.observation import Observation, ObservationKind
 from firmware_bridge.frames import FrameRejected
 from firmware_bridge.ha_light import HaLightConfig, HaLightDriver
-from firmware_bridge.homeassistant import discovery_messages, player_names
+from firmware_bridge.homeassistant import (
+    TableEvents,
+    discovery_messages,
+    event_entity_message,
+    event_topic,
+    player_names,
+)
 from firmware_bridge.leds import scene
 from firmware_bridge.seat_pads import pad_topic_filter, parse_pad_message
 from firmware_bridge.wled import WledDriver
@@ -228,6 +234,7 @@ class MqttBridge:
         self._dropped_events = 0
         self._state_payload: str | None = None
         self._discovered_players: tuple[str, ...] | None = None
+        self._ha_events = TableEvents()
 
         client_id = config.client_id or f"trackside-{config.table_id}"
         self._client = paho.Client(
@@ -324,6 +331,11 @@ class MqttBridge:
             self._led_state = copy
             self._led_dirty = True
             self._led_wake.notify_all()
+        if self.config.ha_discovery:
+            # round end, tunnel verdict, game over: once each, queued (QoS 1) while away
+            for event in self._ha_events.update(copy):
+                body = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+                self._client.publish(event_topic(self.config.table_id), body, qos=1)
         if connected:
             self._client.publish(self.state_topic, payload, qos=1, retain=True)
             if self.config.ha_discovery:
@@ -470,6 +482,7 @@ class MqttBridge:
                 return
             self._discovered_players = names
         messages = discovery_messages(self.config, names, configuration_url=self.configuration_url)
+        messages.append(event_entity_message(self.config, configuration_url=self.configuration_url))
         for topic, config in messages:
             payload = "" if config is None else json.dumps(config, separators=(",", ":"))
             self._client.publish(topic, payload, qos=1, retain=True)

@@ -21,8 +21,11 @@ from companion.core.actions import Action
 from companion.service.engine import Engine
 from companion.service.store import EventStore
 from firmware_bridge.homeassistant import (
+    EVENT_TYPES,
     MAX_STATE_CHARS,
+    TableEvents,
     discovery_messages,
+    event_entity_message,
     node_id,
     player_names,
 )
@@ -46,11 +49,17 @@ def command(payload: dict[str, Any]) -> Observation:
 
 def snapshots(tmp_path: Path, game: str) -> dict[str, dict[str, Any]]:
     """The snapshots of ``game``'s golden playthrough: none, start, mid, end."""
+    every = playthrough(tmp_path, game)
+    return {"none": every[0], "start": every[1], "mid": every[len(every) // 2], "end": every[-1]}
+
+
+def playthrough(tmp_path: Path, game: str) -> list[dict[str, Any]]:
+    """Every snapshot of ``game``'s golden playthrough: none, after the start, after each step."""
     golden = json.loads((GOLDEN / f"{game}.json").read_text(encoding="utf-8"))
     store = EventStore(tmp_path / f"{game}.sqlite3")
     try:
         engine = Engine(store)
-        shapes = {"none": json.loads(json.dumps(engine.latest()[1]))}
+        shapes = [json.loads(json.dumps(engine.latest()[1]))]
         started = engine.handle(
             command(
                 {
@@ -62,7 +71,7 @@ def snapshots(tmp_path: Path, game: str) -> dict[str, dict[str, Any]]:
             )
         )
         assert started.outcome == "applied", started.message
-        shapes["start"] = json.loads(json.dumps(engine.latest()[1]))
+        shapes.append(json.loads(json.dumps(engine.latest()[1])))
         steps = golden["steps"]
         for n, step in enumerate(steps):
             session = engine.session()
@@ -83,10 +92,8 @@ def snapshots(tmp_path: Path, game: str) -> dict[str, dict[str, Any]]:
                 )
             )
             assert (outcome.outcome == "rejected") == ("refused" in step), (n, outcome.message)
-            if n == len(steps) // 2:
-                shapes["mid"] = json.loads(json.dumps(engine.latest()[1]))
-        shapes["end"] = json.loads(json.dumps(engine.latest()[1]))
-        assert shapes["end"]["over"] is golden["final"]["over"]
+            shapes.append(json.loads(json.dumps(engine.latest()[1])))
+        assert shapes[-1]["over"] is golden["final"]["over"]
         return shapes
     finally:
         store.close()
@@ -176,3 +183,49 @@ def test_device_origin_and_stable_entity_ids() -> None:
         assert config["device"]["configuration_url"] == url
         assert config["device"]["identifiers"] == [node]
         assert config["default_entity_id"].startswith(f"sensor.{node}_")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_round_ends_tunnels_and_game_over_become_one_event_each(tmp_path: Path, game: str) -> None:
+    every = playthrough(tmp_path, game)
+    events = TableEvents()
+    sent: list[dict[str, Any]] = []
+    for snapshot in every:
+        sent += events.update(snapshot)
+        assert events.update(snapshot) == []  # the same snapshot again: nothing new
+    cues = {
+        (c["kind"], c["at_s"])
+        for snap in every
+        for c in snap["cues"]
+        if c["kind"] in ("round_end", "tunnel")
+    }
+    assert len([e for e in sent if e["event_type"] != "game_over"]) == len(cues)
+    over = [e for e in sent if e["event_type"] == "game_over"]
+    assert len(over) == (1 if every[-1]["over"] else 0)
+    for event in sent:
+        assert event["event_type"] in EVENT_TYPES
+        assert event["game"] == game
+        json.dumps(event)  # what goes on the wire
+    if over:
+        assert over[0]["winners"] == every[-1]["winners"]
+
+
+def test_round_end_cues_reach_home_assistant_for_russian_railroads(tmp_path: Path) -> None:
+    # the golden Russian Railroads night crosses rounds: the event entity must see them
+    sent = []
+    events = TableEvents()
+    for snapshot in playthrough(tmp_path, "russian-railroads"):
+        sent += events.update(snapshot)
+    rounds = [e["round"] for e in sent if e["event_type"] == "round_end"]
+    assert rounds and rounds == sorted(rounds)
+
+
+def test_the_event_entity_belongs_to_the_table_device() -> None:
+    topic, config = event_entity_message(CONFIG, configuration_url="http://t.local:8080/")
+    assert config is not None
+    node = node_id("table-1")
+    assert topic == f"homeassistant/event/{node}/table_event/config"
+    assert config["state_topic"] == "trackside/table-1/ha/event"
+    assert config["event_types"] == list(EVENT_TYPES)
+    assert config["device"]["identifiers"] == [node]
+    assert config["default_entity_id"] == f"event.{node}_table_event"
