@@ -28,7 +28,21 @@ pin = "{PIN}"
 name = "red-seat"
 protocol = "virtual"
 seat = 1
+
+[[readers]]
+name = "blue-seat"
+protocol = "rdm6300"
+port = "/dev/serial/by-id/usb-FTDI_FT232R_A10K3XYZ-if00-port0"
+seat = 2
 """
+PORT = {
+    "device": "/dev/ttyUSB7",
+    "vid_pid": "0403:6001",
+    "description": "FT232R USB UART",
+    "serial_number": "A10K3XYZ",
+    "by_id": ("/dev/serial/by-id/usb-FTDI_FT232R_A10K3XYZ-if00-port0",),
+    "by_path": ("/dev/serial/by-path/platform-fd500000.pcie-usb-0:1.2:1.0-port0",),
+}
 UID = "04AABBCCDD11"
 
 
@@ -41,7 +55,12 @@ def start(tmp_path: Path) -> Trackside:
 
 
 @pytest.fixture
-def setup_service(tmp_path: Path) -> Iterator[Trackside]:
+def setup_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Trackside]:
+    # a USB-serial adapter as udev names it (this machine has none plugged in)
+    monkeypatch.setattr(Trackside, "serial_ports", lambda self: [dict(PORT)])
+    log = tmp_path / "trackside.log"
+    log.write_text("".join(f"2026-11-23 20:00:{i:02d} INFO line {i}\n" for i in range(300)))
+    monkeypatch.setenv("TRACKSIDE_LOG_FILE", str(log))
     config = tmp_path / "config" / "trackside.toml"
     config.parent.mkdir(parents=True)
     config.write_text(CONFIG + f'\n[database]\npath = "{tmp_path / "trackside.sqlite3"}"\n')
@@ -85,6 +104,15 @@ def test_setup_page_enrol_registry_config_and_backup(
     svc.wait_idle()
     page.goto(f"{base}/setup")
     expect(page.locator("#readers")).to_contain_text("red-seat")
+    # the log's last lines, newest at the bottom
+    expect(page.locator("#log pre")).to_contain_text("INFO line 299")
+    assert "INFO line 99\n" not in page.locator("#log pre").inner_text()
+    # the configured port is matched to the adapter found, by its by-id name; the reader that
+    # cannot open its port says why
+    expect(page.locator("#readers .ports")).to_contain_text("used by blue-seat")
+    expect(page.locator("#readers tr").filter(has_text="blue-seat")).to_contain_text(
+        "/dev/serial/by-id"
+    )
     form = page.locator("form.enrol").filter(has_text=UID)
     form.locator("select[name=component]").select_option(index=1)
     chosen = form.locator("select[name=component]").input_value()
