@@ -33,6 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 from flask import (
     Blueprint,
     Response,
+    abort,
     flash,
     get_flashed_messages,
     redirect,
@@ -81,6 +82,14 @@ def _service() -> SetupService:
     service = guard().service
     assert isinstance(service, SetupService)
     return service
+
+
+@blueprint.before_request
+def _bounded() -> None:
+    """Refuse an oversized body before anything parses it (the multipart parser would spool
+    it to disk first)."""
+    if request.method == "POST" and (request.content_length or 0) > MAX_UPLOAD_BYTES + 65536:
+        abort(413, f"the upload is over {MAX_UPLOAD_BYTES // 2**20} MB")
 
 
 def _gate() -> str | BaseResponse | None:
