@@ -232,3 +232,54 @@ class TableEvents:
             )
         self._over = (game_id, over)
         return out
+
+
+def tag_topic(table_id: str) -> str:
+    """Where scans of tags that are not game pieces go, for Home Assistant's tag scanner."""
+    return f"trackside/{table_id}/ha/tag"
+
+
+def tag_scanner_message(
+    config: Any, *, configuration_url: str | None = None, sw_version: str | None = None
+) -> tuple[str, dict[str, Any] | None]:
+    """Home Assistant's MQTT tag scanner: each message on :func:`tag_topic` becomes a
+    ``tag_scanned`` event with the tag's uid (Settings → Tags)."""
+    version = sw_version if sw_version is not None else software_version()
+    node = node_id(config.table_id)
+    return (
+        f"{config.ha_prefix}/tag/{node}/table_tags/config",
+        {
+            "topic": tag_topic(config.table_id),
+            "value_template": "{{ value_json.uid }}",
+            "device": device_info(config.table_id, version, configuration_url),
+            "origin": {"name": "Trackside", "sw_version": version},
+        },
+    )
+
+
+class TagScans:
+    """Scans for Home Assistant's tag scanner, each once: only tags that are **not** game pieces
+    (the engine's ``unknown_tag`` cue: a tag held on a seat's reader that the registry does not
+    know). A game piece's scan never goes out: its uid, matched against the registry, could tell
+    a hidden card or ticket to anyone on the bus. So a spare tag at the table can start a Home
+    Assistant automation ("dim the lights"), and the game's own tags stay the game's."""
+
+    def __init__(self) -> None:
+        self._seen: set[tuple[float, object, str]] = set()
+
+    def update(self, snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        current: set[tuple[float, object, str]] = set()
+        cues = snapshot.get("cues")
+        for cue in cues if isinstance(cues, list) else []:
+            if not isinstance(cue, Mapping) or cue.get("kind") != "unknown_tag":
+                continue
+            uid, at = cue.get("uid"), cue.get("at_s")
+            if not isinstance(uid, str) or not uid or not isinstance(at, int | float):
+                continue
+            key = (float(at), cue.get("seat"), uid)
+            current.add(key)
+            if key not in self._seen:
+                out.append({"uid": uid, "seat": cue.get("seat")})
+        self._seen = current
+        return out

@@ -36,10 +36,13 @@ from firmware_bridge.frames import FrameRejected
 from firmware_bridge.ha_light import HaLightConfig, HaLightDriver
 from firmware_bridge.homeassistant import (
     TableEvents,
+    TagScans,
     discovery_messages,
     event_entity_message,
     event_topic,
     player_names,
+    tag_scanner_message,
+    tag_topic,
 )
 from firmware_bridge.leds import scene
 from firmware_bridge.seat_pads import pad_topic_filter, parse_pad_message
@@ -235,6 +238,7 @@ class MqttBridge:
         self._state_payload: str | None = None
         self._discovered_players: tuple[str, ...] | None = None
         self._ha_events = TableEvents()
+        self._ha_tags = TagScans()
 
         client_id = config.client_id or f"trackside-{config.table_id}"
         self._client = paho.Client(
@@ -336,6 +340,9 @@ class MqttBridge:
             for event in self._ha_events.update(copy):
                 body = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
                 self._client.publish(event_topic(self.config.table_id), body, qos=1)
+            for scan in self._ha_tags.update(copy):
+                body = json.dumps(scan, separators=(",", ":"), ensure_ascii=False)
+                self._client.publish(tag_topic(self.config.table_id), body, qos=1)
         if connected:
             self._client.publish(self.state_topic, payload, qos=1, retain=True)
             if self.config.ha_discovery:
@@ -482,7 +489,9 @@ class MqttBridge:
                 return
             self._discovered_players = names
         messages = discovery_messages(self.config, names, configuration_url=self.configuration_url)
-        messages.append(event_entity_message(self.config, configuration_url=self.configuration_url))
+        url = self.configuration_url
+        messages.append(event_entity_message(self.config, configuration_url=url))
+        messages.append(tag_scanner_message(self.config, configuration_url=url))
         for topic, config in messages:
             payload = "" if config is None else json.dumps(config, separators=(",", ":"))
             self._client.publish(topic, payload, qos=1, retain=True)

@@ -24,10 +24,12 @@ from firmware_bridge.homeassistant import (
     EVENT_TYPES,
     MAX_STATE_CHARS,
     TableEvents,
+    TagScans,
     discovery_messages,
     event_entity_message,
     node_id,
     player_names,
+    tag_scanner_message,
 )
 from firmware_bridge.mqtt import MqttConfig
 
@@ -229,3 +231,48 @@ def test_the_event_entity_belongs_to_the_table_device() -> None:
     assert config["event_types"] == list(EVENT_TYPES)
     assert config["device"]["identifiers"] == [node]
     assert config["default_entity_id"] == f"event.{node}_table_event"
+
+
+def test_only_tags_that_are_not_game_pieces_reach_the_tag_scanner(tmp_path: Path) -> None:
+    golden = json.loads((GOLDEN / "mini-express.json").read_text(encoding="utf-8"))
+    store = EventStore(tmp_path / "tags.sqlite3")
+    try:
+        engine = Engine(store)
+        store.enrol("04PIECE01", "mini-express", "share-leather")
+        start = {
+            "command": "start_game",
+            "game": "mini-express",
+            "players": golden["players"],
+            "options": golden["options"],
+        }
+        assert engine.handle(command(start)).outcome == "applied"
+        scans = TagScans()
+        sent: list[dict[str, Any]] = []
+
+        def scan(uid: str) -> None:
+            observation = Observation(
+                "seat-1-reader",  # type: ignore[arg-type]
+                ObservationKind.TAG_PRESENT,
+                {"uid": uid},
+                1,  # type: ignore[arg-type]
+            )
+            engine.handle(observation)
+            snapshot = json.loads(json.dumps(engine.latest()[1]))
+            sent.extend(scans.update(snapshot))
+            assert scans.update(snapshot) == []  # once each
+
+        scan("04SPARE77")  # a spare tag: not a game piece
+        scan("04PIECE01")  # a game piece: never on the bus for Home Assistant
+        scan("04SPARE77")  # held again later: a new scan
+        assert sent == [{"uid": "04SPARE77", "seat": 1}, {"uid": "04SPARE77", "seat": 1}]
+    finally:
+        store.close()
+
+
+def test_the_tag_scanner_config_reads_the_uid() -> None:
+    topic, config = tag_scanner_message(CONFIG, sw_version="1")
+    assert config is not None
+    assert topic == f"homeassistant/tag/{node_id('table-1')}/table_tags/config"
+    assert config["topic"] == "trackside/table-1/ha/tag"
+    assert render(config["value_template"], {"uid": "04SPARE77", "seat": 1}) == "04SPARE77"
+    assert config["device"]["identifiers"] == [node_id("table-1")]
