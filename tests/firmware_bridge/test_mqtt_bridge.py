@@ -450,6 +450,36 @@ def test_home_assistant_discovers_the_table_and_a_score_per_player(
         assert "p[2].get('total')" in cy["value_template"]
         status = json.loads(sub.last(f"{prefix}/status/config").payload)  # type: ignore[union-attr]
         assert status["unique_id"] == "trackside_table_1_status"
+        event = sub.last("homeassistant/event/trackside_table_1/table_event/config")
+        tag = sub.last("homeassistant/tag/trackside_table_1/table_tags/config")
+        assert event is not None and json.loads(event.payload)["event_types"] == [
+            "round_end",
+            "tunnel",
+            "game_over",
+        ]
+        assert tag is not None and json.loads(tag.payload)["topic"] == "trackside/table-1/ha/tag"
+
+        # a round ends and a spare tag is held at seat 2: one event, one scan, each once
+        ha = subscribe(["trackside/table-1/ha/#"])
+        now = time.time()
+        ended = table()
+        ended["cues"] = [
+            {"kind": "round_end", "round": 2, "at_s": now},
+            {"kind": "unknown_tag", "seat": 2, "uid": "04SPARE77", "at_s": now},
+        ]
+        bridge.publish_state(ended)
+        bridge.publish_state(ended)
+        wait_until(lambda: len(ha.on("trackside/table-1/ha/tag")) == 1, what="the tag scan")
+        wait_until(lambda: len(ha.on("trackside/table-1/ha/event")) == 1, what="the event")
+        assert json.loads(ha.on("trackside/table-1/ha/event")[0].payload) == {
+            "event_type": "round_end",
+            "game": "russian-railroads",
+            "round": 2,
+        }
+        assert json.loads(ha.on("trackside/table-1/ha/tag")[0].payload) == {
+            "uid": "04SPARE77",
+            "seat": 2,
+        }
 
         # Home Assistant restarts and says so: it is told about the table again.
         sub.clear()
