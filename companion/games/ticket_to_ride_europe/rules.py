@@ -199,7 +199,11 @@ def format_odds(odds: Sequence[Fraction]) -> str:
 
 # -- the deck ---------------------------------------------------------------------------------
 def _reshuffle_if_empty(state: TtrState) -> TtrState:
-    """ "LÍZNUTÍ KARET VAGÓNŮ": when the deck runs out, the discards are shuffled into a new one."""
+    """ "LÍZNUTÍ KARET VAGÓNŮ": "Jakmile je balíček karet dolízan, odhozené karty se zamíchají a
+    vytvoří se z nich nový balíček" — *as soon as* the deck runs out, the discards are shuffled
+    into a new one. Called right after every card taken from the deck, so cards discarded later
+    stay in the discards; and before a draw, for a deck that ran out while the discards were
+    empty (they are shuffled once there are some)."""
     if state.deck == 0 and tc.total(state.discard):
         return replace(
             state, deck=tc.total(state.discard), deck_pool=state.discard, discard=tc.NONE
@@ -222,14 +226,14 @@ def _turn_card(state: TtrState, kind: str, why: str) -> TtrState:
             )
         pool = list(state.deck_pool)
         pool[i] -= 1
-        return replace(state, deck=state.deck - 1, deck_pool=tuple(pool))
+        return _reshuffle_if_empty(replace(state, deck=state.deck - 1, deck_pool=tuple(pool)))
     if seen_cards(state)[i] >= tc.FULL_DECK[i]:
         raise _refuse(
             f"a {kind} card cannot be in the deck: all {tc.FULL_DECK[i]} are already seen",
             "every card exists once",
             S_DRAW,
         )
-    return replace(state, deck=state.deck - 1)
+    return _reshuffle_if_empty(replace(state, deck=state.deck - 1))
 
 
 def _cards_left(state: TtrState) -> int:
@@ -319,6 +323,11 @@ class TicketToRideEurope:
     max_players = 5
     hidden = False
     components = _components()
+    private_actions = frozenset({"keep_ticket"})
+    """ "LÍZNUTÍ KARET CÍLOVÝCH STANIC": "Karty cílových stanic hráči neukazují ostatním až do
+    závěrečného sčítání bodů" — which tickets a player keeps is their secret until the final
+    scoring, however it was entered (a scanned ticket, the player's own page, the API); public
+    surfaces show "Jana: keep ticket (private)" and how many tickets each holds."""
 
     # -- set-up ---------------------------------------------------------------------------
     def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> TtrState:
@@ -575,6 +584,26 @@ class TicketToRideEurope:
             }
         return data
 
+    def private_json(self, state: TtrState, player: int) -> JsonObject:
+        """``player``'s own view (their PIN-protected page): the public view plus their own
+        tickets, and the tickets they kept so far of a draw of theirs."""
+        data = self.public_json(state)
+        if self.is_over(state):
+            return data
+        players = data["players"]
+        assert isinstance(players, list)
+        mine = players[player]
+        assert isinstance(mine, dict)
+        me = state.players[player]
+        mine["tickets"] = list(me.tickets)
+        table = data["table"]
+        assert isinstance(table, dict)
+        draw = state.ticket_draw
+        if draw is not None and draw.player == player and isinstance(table["ticket_draw"], dict):
+            table["ticket_draw"]["kept"] = list(draw.kept)
+        data["viewer"] = player
+        return data
+
     def from_json(self, data: Any) -> TtrState:
         doc = Field(data)
         doc.obj()
@@ -648,7 +677,7 @@ class TicketToRideEurope:
                 kept=tuple(ticket(f).id for f in draw_field.get("kept").list(max_len=3)),
             )
         final = table.get("final_turns")
-        return TtrState(
+        state = TtrState(
             players=tuple(players),
             deck=table.get("deck").int(lo=0, hi=sum(tc.FULL_DECK)),
             tickets_deck=table.get("tickets_deck").int(lo=0, hi=REGULAR_TICKETS),
@@ -662,6 +691,30 @@ class TicketToRideEurope:
             final_turns=None if final.value is None else final.int(lo=0, hi=n),
             tunnel=tunnel,
             ticket_draw=draw,
+        )
+        _check_card_count(state, table)
+        return state
+
+
+def _check_card_count(state: TtrState, table: Field) -> None:
+    """ "OBSAH BALENÍ": 110 train cards (12 of each of eight colours, 14 locomotives). Every
+    one of them is somewhere: in the deck, the discards, face up, in a hand or on a tunnel
+    being claimed; a table whose places do not add up to 110 is refused, the count named."""
+    where = {
+        "deck": state.deck,
+        "discard": tc.total(state.discard),
+        "face_up": sum(1 for c in state.face_up if c is not None),
+        "hands": sum(p.hand for p in state.players),
+    }
+    if state.tunnel is not None:
+        where["tunnel"] = tc.total(state.tunnel.played) + len(state.tunnel.revealed)
+    total = sum(where.values())
+    full = sum(tc.FULL_DECK)
+    if total != full:
+        parts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in where.items())
+        table.fail(
+            f"the train cards add up to {total} ({parts}), but the game has {full} "
+            "(OBSAH BALENÍ: «110 karet vagonů: 12 od každého druhu a 14 lokomotiv»)"
         )
 
 
@@ -788,7 +841,7 @@ def _draw_blind(state: TtrState, player: int | None, args: Field) -> TtrState:
             S_DRAW,
         )
     # a blind locomotive counts as one card ("LOKOMOTIVY"); the card stays unknown to the table
-    state = replace(state, deck=state.deck - 1)
+    state = _reshuffle_if_empty(replace(state, deck=state.deck - 1))
     state = _update_player(state, p, hand=state.players[p].hand + 1)
     return _after_card(state)
 
@@ -866,6 +919,25 @@ def _hand_check(state: TtrState, p: int, needed: int, section: str) -> None:
         )
 
 
+def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: str) -> None:
+    """ "OBSAZOVÁNÍ TRATÍ": a route is paid with cards from the hand. Of each kind a player can
+    hold at most the cards of it the table has seen go into their hand plus those it has not
+    seen anywhere (every card exists once, "OBSAH BALENÍ": 12 of each colour, 14
+    locomotives); a payment beyond that is refused, not only flagged afterwards."""
+    me = state.players[p]
+    unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    for kind, n, known, free in zip(tc.KINDS, paid, me.known, unseen, strict=True):
+        if n > known + free:
+            where = tc.FULL_DECK[tc.INDEX[kind]] - known - free
+            raise _refuse(
+                f"{me.name} cannot pay {n} {kind} card(s): of the {tc.FULL_DECK[tc.INDEX[kind]]} "
+                f"{kind} cards the table has seen {where} elsewhere (face up, discarded or in "
+                f"other hands), so {me.name} holds at most {known + free}",
+                "cards come from the hand; every card exists once",
+                section,
+            )
+
+
 def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteSpec:
     candidates = route_candidates(ref)
     free = [r for r in candidates if _route_owner(state, r.id) is None]
@@ -925,6 +997,7 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
             S_FERRY,
         )
     _hand_check(state, p, tc.total(played), section)
+    _holding_check(state, p, played, section)
     hand_field = args.get("hand", None)
     declared = None if hand_field.value is None else tc.parse_cards(hand_field)
     state = _update_player(
@@ -1026,6 +1099,7 @@ def _pay_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
     if problem is not None:
         raise _refuse(problem, "each matching turned card costs one more card", S_TUNNEL)
     _hand_check(state, t.player, tc.total(paid), S_TUNNEL)
+    _holding_check(state, t.player, paid, S_TUNNEL)
     me = state.players[t.player]
     state = _update_player(
         state, t.player, hand=me.hand - tc.total(paid), known=tc.sub(me.known, paid)
@@ -1064,7 +1138,9 @@ def _keep_ticket(state: TtrState, player: int | None, args: Field) -> TtrState:
     holder = _ticket_holder(state, kept.id)
     if holder is not None:
         raise _refuse(
-            f"the ticket {kept.id} is already held by {state.players[holder].name}",
+            # "LÍZNUTÍ KARET CÍLOVÝCH STANIC": tickets are not shown to the others until the final
+            # scoring ("neukazují ostatním"): the holder is not named
+            f"the ticket {kept.id} is already entered for another player",
             "every ticket exists once",
             S_TICKETS,
         )

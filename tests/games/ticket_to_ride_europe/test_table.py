@@ -60,6 +60,24 @@ def edit(state: TtrState, **table: Any) -> TtrState:
     if hands is not None:
         for h, changes in zip(data["table"]["hands"], hands, strict=False):  # type: ignore[index,call-overload]
             h.update(changes)
+    # every one of the 110 cards is somewhere (OBSAH BALENÍ; from_json checks it): the cards an
+    # edit moved out of sight go to (or come from) the deck, or when the deck was set, the last
+    # player's hand
+    t: Any = data["table"]
+    tunnel = t["tunnel"] or {"played": {}, "revealed": []}
+    counted = (
+        t["deck"]
+        + sum(t["discard"].values())
+        + sum(1 for c in t["face_up"] if c is not None)
+        + sum(h["cards"] for h in t["hands"])
+        + sum(tunnel["played"].values())
+        + len(tunnel["revealed"])
+    )
+    balance = "hands" if "deck" in table else "deck"
+    if balance == "deck":
+        t["deck"] += 110 - counted
+    else:
+        t["hands"][-1]["cards"] += 110 - counted
     return GAME.from_json(data)
 
 
@@ -90,7 +108,7 @@ def test_each_player_keeps_at_least_two_tickets_one_long_and_three_regular_at_mo
     for t in ("paris-wien", "berlin-roma", "madrid-dieppe"):
         state = act(state, "keep_ticket", 0, ticket=t)
     refused(state, "three regular tickets each", "keep_ticket", 0, ticket="essen-kyiv")
-    refused(state, "already held", "keep_ticket", 1, ticket="paris-wien")
+    refused(state, "already entered for another player", "keep_ticket", 1, ticket="paris-wien")
     state = act(state, "done_tickets", 0)
     assert state.players[0].ready and len(state.players[0].tickets) == 4
     refused(state, "already chosen", "done_tickets", 0)
