@@ -444,7 +444,7 @@ class Engine:
         return action.player, who, action.kind
 
     def _private_refusal(
-        self, session: TableSession, event: GameEvent, exc: IllegalActionError
+        self, session: TableSession, event: GameEvent, exc: TracksideError
     ) -> _PrivateFailureError | None:
         """The privacy rule for refusals: ``exc`` is derived from private state when a game
         raised :class:`PrivateRefusalError` (it read someone's hidden holdings), when the refused
@@ -466,7 +466,7 @@ class Engine:
         state = session.states[index]
         try:
             state = session.game.apply(state, event.action)
-        except IllegalActionError as inner:
+        except TracksideError as inner:
             return (
                 _PrivateFailureError(str(exc), inner.player)
                 if isinstance(inner, PrivateRefusalError)
@@ -475,7 +475,7 @@ class Engine:
         for later in session.applied[index + 1 :]:
             try:
                 state = session.game.apply(state, later.action)
-            except IllegalActionError as inner:
+            except TracksideError as inner:
                 if isinstance(inner, PrivateRefusalError):
                     return _PrivateFailureError(str(exc), inner.player)
                 if later.action.kind in kinds:
@@ -789,7 +789,7 @@ class Engine:
         entry = LogEntry(session.next_seq, event, obs.source, obs.wall_time_s)
         try:
             new_session = session.append(entry)
-        except IllegalActionError as exc:
+        except TracksideError as exc:
             routed = self._private_refusal(session, event, exc)
             if routed is not None:
                 raise routed from exc

@@ -22,6 +22,7 @@ from companion.core.actions import Action, Prompt
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.privacy import PrivateRefusalError
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
 from companion.core.snapshot import Field
@@ -603,10 +604,12 @@ class TrainsAndStations:
             )
         p = state.players[player]
         if p.special_cards - len(p.special_goods) < 1:
-            raise refuse(
+            # reads the player's face-down special cards ("Veřejná informace"): told only to them
+            raise PrivateRefusalError(
                 f"{p.name} holds no special card that could be a task",
-                "a task card is one of your special cards",
-                section,
+                player,
+                rule="a task card is one of your special cards",
+                section=section,
             )
         key = _pair_key((a, b))
         if any(who == player and _pair_key(pair) == key for who, pair in t.tasks_done):
