@@ -459,6 +459,9 @@ class Engine:
             return _PrivateFailureError(str(exc), event.action.player)
         if not isinstance(event, ActionCorrected):
             return None
+        full = str(exc)
+        if not full.startswith("correction of"):
+            full = f"correction of #{event.target_seq} refused: an entry of yours would no longer hold: {full}"
         # which later action fails once the correction is in (the session says only in words)
         index = next((i for i, a in enumerate(session.applied) if a.seq == event.target_seq), None)
         if index is None:
@@ -468,7 +471,7 @@ class Engine:
             state = session.game.apply(state, event.action)
         except TracksideError as inner:
             return (
-                _PrivateFailureError(str(exc), inner.player)
+                _PrivateFailureError(full, inner.player)
                 if isinstance(inner, PrivateRefusalError)
                 else None
             )
@@ -477,9 +480,9 @@ class Engine:
                 state = session.game.apply(state, later.action)
             except TracksideError as inner:
                 if isinstance(inner, PrivateRefusalError):
-                    return _PrivateFailureError(str(exc), inner.player)
+                    return _PrivateFailureError(full, inner.player)
                 if later.action.kind in kinds:
-                    return _PrivateFailureError(str(exc), later.action.player)
+                    return _PrivateFailureError(full, later.action.player)
                 return None
         return None
 

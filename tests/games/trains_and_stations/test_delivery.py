@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from companion.core import IllegalActionError, SnapshotError
+from companion.core.privacy import PrivateRefusalError
 from companion.games.trains_and_stations import TSState
 from companion.games.trains_and_stations.state import Station
 from tests.games.trains_and_stations.helpers import act, at_deliver, city, give, table
@@ -134,8 +135,11 @@ def test_a_task_needs_a_special_card_that_is_not_a_two_goods_card() -> None:
     state = erik_bohous_sara_karel()
     state = act(state, "deliver", 0, cities=SLB, dice=[2, 1, 0, 0])
     state = act(state, "report_special_goods", 3, cards=[["coal", "gold"], ["cattle", "food"]])
-    with pytest.raises(IllegalActionError, match="no special card that could be a task"):
+    with pytest.raises(IllegalActionError, match="no special card that could be a task") as refused:
         act(state, "complete_task", 3, cities=["Seattle", "Billings"], points=5)
+    # the reason reads Karel's face-down special cards ("Veřejná informace"): the engine tells
+    # it only to him (companion.core.privacy)
+    assert isinstance(refused.value, PrivateRefusalError) and refused.value.player == 3
 
 
 def test_running_out_of_vp_starts_the_last_round() -> None:
