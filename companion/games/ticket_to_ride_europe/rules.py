@@ -176,13 +176,17 @@ def unseen_pool(state: TtrState, declared: tc.Cards | None = None, player: int =
     return pool
 
 
-def tunnel_odds(state: TtrState) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+def tunnel_odds(
+    state: TtrState, *, with_hand: bool = True
+) -> tuple[Fraction, Fraction, Fraction, Fraction]:
     """Exact P(0, 1, 2, 3 extra cards) for the tunnel being claimed, given the cards turned so
-    far (before any is turned: the odds the player sees before committing)."""
+    far (before any is turned: the odds the player sees before committing). ``with_hand``: the
+    claimant's own odds, their declared hand left out of the deck; without it, the onlookers'
+    (who cannot see that hand: it may be in the deck as far as they know)."""
     t = state.tunnel
     if t is None:
         raise _refuse("no tunnel is being claimed", "tunnel draw", S_TUNNEL)
-    pool = unseen_pool(state, t.declared, t.player)
+    pool = unseen_pool(state, t.declared if with_hand else None, t.player)
     return tc.extra_odds(
         t.played,
         pool,
@@ -193,8 +197,29 @@ def tunnel_odds(state: TtrState) -> tuple[Fraction, Fraction, Fraction, Fraction
     )
 
 
+def percent(p: Fraction) -> str:
+    """A probability for people: "46 %" (rounded half up), never "0 %" for a chance that
+    exists nor "100 %" for one that may fail: "<1 %", ">99 %"."""
+    if p in (0, 1):
+        return f"{int(p * 100)} %"
+    whole = int(p * 100 + Fraction(1, 2))
+    if whole < 1:
+        return "<1 %"
+    if whole > 99:
+        return ">99 %"
+    return f"{whole} %"
+
+
 def format_odds(odds: Sequence[Fraction]) -> str:
-    return ", ".join(f"{n} more: {p}" for n, p in enumerate(odds))
+    return ", ".join(f"{n} more: {percent(p)}" for n, p in enumerate(odds))
+
+
+def odds_json(odds: Sequence[Fraction]) -> JsonObject:
+    """Odds for the JSON: the exact fractions ("82160/176851") and the rounded percentages."""
+    return {
+        "exact": [f"{p.numerator}/{p.denominator}" for p in odds],
+        "percent": [percent(p) for p in odds],
+    }
 
 
 # -- the deck ---------------------------------------------------------------------------------
@@ -323,11 +348,13 @@ class TicketToRideEurope:
     max_players = 5
     hidden = False
     components = _components()
-    private_actions = frozenset({"keep_ticket"})
+    private_actions = frozenset({"keep_ticket", "declare_hand"})
     """ "LÍZNUTÍ KARET CÍLOVÝCH STANIC": "Karty cílových stanic hráči neukazují ostatním až do
     závěrečného sčítání bodů" — which tickets a player keeps is their secret until the final
     scoring, however it was entered (a scanned ticket, the player's own page, the API); public
-    surfaces show "Jana: keep ticket (private)" and how many tickets each holds."""
+    surfaces show "Jana: keep ticket (private)" and how many tickets each holds. The cards in
+    hand are face down too: a tunnel claimant's ``declare_hand`` (for their own exact odds) is
+    theirs alone."""
 
     # -- set-up ---------------------------------------------------------------------------
     def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> TtrState:
@@ -472,7 +499,7 @@ class TicketToRideEurope:
         )
         if t is not None:
             if len(t.revealed) < t.reveal:
-                odds = tunnel_odds(state)
+                odds = tunnel_odds(state, with_hand=False)  # the status is public
                 text = (
                     f"turn {t.reveal - len(t.revealed)} more card(s) for the tunnel "
                     f"{route_ref(ROUTE_BY_ID[t.route])}; odds of extra cards: {format_odds(odds)}"
@@ -575,6 +602,13 @@ class TicketToRideEurope:
             shown["tickets_held"] = len(player.tickets)
         table = data["table"]
         assert isinstance(table, dict)
+        tunnel = state.tunnel
+        if tunnel is not None and isinstance(table["tunnel"], dict):
+            # the claimant's declared hand is theirs (their private view); the odds shown to
+            # everyone are the onlookers'
+            table["tunnel"]["declared"] = None
+            if len(tunnel.revealed) < tunnel.reveal:
+                table["tunnel"]["odds"] = odds_json(tunnel_odds(state, with_hand=False))
         if state.ticket_draw is not None:
             table["ticket_draw"] = {
                 "player": state.ticket_draw.player,
@@ -601,6 +635,16 @@ class TicketToRideEurope:
         draw = state.ticket_draw
         if draw is not None and draw.player == player and isinstance(table["ticket_draw"], dict):
             table["ticket_draw"]["kept"] = list(draw.kept)
+        t = state.tunnel
+        if t is not None and t.player == player and isinstance(table["tunnel"], dict):
+            # the claimant's own exact odds, their declared hand out of the deck
+            table["tunnel"]["declared"] = (
+                None if t.declared is None else dict(tc.to_json(t.declared))
+            )
+            if len(t.revealed) < t.reveal:
+                odds = tunnel_odds(state)
+                table["tunnel"]["odds"] = odds_json(odds)
+                mine["tunnel_odds"] = format_odds(odds)
         data["viewer"] = player
         return data
 
@@ -998,24 +1042,15 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
         )
     _hand_check(state, p, tc.total(played), section)
     _holding_check(state, p, played, section)
+    # ``hand``: kept for logs written before declare_hand; it is public in the log, so the
+    # pages send the private declare_hand instead
     hand_field = args.get("hand", None)
     declared = None if hand_field.value is None else tc.parse_cards(hand_field)
     state = _update_player(
         state, p, hand=me.hand - tc.total(played), known=tc.sub(me.known, played)
     )
     if declared is not None:
-        left = state.players[p]
-        if tc.total(declared) != left.hand:
-            hand_field.fail(
-                f"the declared hand has {tc.total(declared)} cards; {me.name} holds {left.hand} "
-                "after laying these"
-            )
-        unseen = tc.sub(tc.FULL_DECK, tc.add(seen_cards(state), played))
-        for kind, n, known, free in zip(tc.KINDS, declared, left.known, unseen, strict=True):
-            if n - known > free:
-                hand_field.get(kind).fail(
-                    f"{n} {kind} cards declared, but only {known + free} can be in the hand"
-                )
+        _check_declared(state, p, declared, hand_field, tc.add(seen_cards(state), played))
     if route.tunnel:
         reveal = min(tc.TUNNEL_REVEAL, _cards_left(state))
         tunnel = Tunnel(p, route.id, played, reveal, (), declared)
@@ -1025,6 +1060,46 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
             return _complete_claim(state, p, route, played)
         return state
     return _complete_claim(state, p, route, played)
+
+
+def _check_declared(
+    state: TtrState, p: int, declared: tc.Cards, field: Field, seen: tc.Cards
+) -> None:
+    """A declared hand must be the cards the player holds (their number) and possible given
+    what the table has seen: the cards seen go into this hand, plus those not seen anywhere."""
+    me = state.players[p]
+    if tc.total(declared) != me.hand:
+        field.fail(
+            f"the declared hand has {tc.total(declared)} cards; {me.name} holds {me.hand} "
+            "after laying these"
+        )
+    unseen = tc.sub(tc.FULL_DECK, seen)
+    for kind, n, known, free in zip(tc.KINDS, declared, me.known, unseen, strict=True):
+        if n < known:
+            field.fail(f"{n} {kind} card(s) declared, but the table saw {known} go into the hand")
+        if n - known > free:
+            field.get(kind).fail(
+                f"{n} {kind} cards declared, but only {known + free} can be in the hand"
+            )
+
+
+def _declare_hand(state: TtrState, player: int | None, args: Field) -> TtrState:
+    """ "TUNELY": before the cards are turned the claimant may tell Trackside the rest of their
+    hand (privately: cards in hand are face down) so that their own odds leave those cards out
+    of the deck; onlookers keep seeing their own odds."""
+    args.only("cards")
+    t = state.tunnel
+    if t is None or t.revealed or len(t.revealed) >= t.reveal:
+        raise _refuse(
+            "a hand is declared while a tunnel waits for its first card to be turned",
+            "tunnel draw",
+            S_TUNNEL,
+        )
+    if player != t.player:
+        raise _refuse(f"the tunnel is {state.players[t.player].name}'s", "tunnel draw", S_TUNNEL)
+    declared = tc.parse_cards(args.get("cards"))
+    _check_declared(state, t.player, declared, args.get("cards"), seen_cards(state))
+    return replace(state, tunnel=replace(t, declared=declared))
 
 
 def _complete_claim(state: TtrState, p: int, route: RouteSpec, cards: tc.Cards) -> TtrState:
@@ -1299,6 +1374,7 @@ _HANDLERS = {
     "withdraw_tunnel": _withdraw_tunnel,
     "draw_tickets": _draw_tickets,
     "keep_ticket": _keep_ticket,
+    "declare_hand": _declare_hand,
     "done_tickets": _done_tickets,
     "build_station": _build_station,
 }
