@@ -279,9 +279,14 @@ def _check_three_locomotives(state: TtrState) -> TtrState:
     # next (the deck, as far as the table can know it, the discards and these five) hold fewer
     # than three that are not locomotives, any five new cards show three locomotives again,
     # for ever: the five stay, as a table would leave them. (Our reading; see the format doc.)
-    deck_bound = (
-        state.deck_pool if state.deck_pool is not None else tc.sub(tc.FULL_DECK, seen_cards(state))
-    )
+    # "the deck, as far as the table knows it": empty when no card is left in it (the cards not
+    # seen are then in hands); the new deck's cards after a reshuffle; else every unseen card
+    if state.deck == 0:
+        deck_bound = tc.NONE
+    elif state.deck_pool is not None:
+        deck_bound = state.deck_pool
+    else:
+        deck_bound = tc.sub(tc.FULL_DECK, seen_cards(state))
     turnable = tc.add(tc.add(deck_bound, state.discard), shown)
     if tc.total(turnable) - turnable[tc.LOCO] < FACE_UP_SLOTS - FACE_UP_LOCOMOTIVE_LIMIT + 1:
         return state

@@ -849,3 +849,30 @@ def test_odds_are_shown_as_percentages_rounded_for_people(p: Fraction, shown: st
     from companion.games.ticket_to_ride_europe.rules import percent
 
     assert percent(p) == shown
+
+
+def test_a_wipe_with_an_empty_deck_and_no_reshuffle_reads_the_deck_as_the_table_knows_it() -> None:
+    """LÍZNUTÍ KARET VAGÓNŮ (three face-up locomotives → all five discarded) with our documented
+    reading for a wipe that cannot help: the last card left the deck while the discards were
+    empty, so the deck "as far as the table knows it" is empty; the five cards that could be
+    turned next are these five, two of them not locomotives — a wipe would turn three
+    locomotives again for ever, so the five stay."""
+    state = edit(
+        started(face_up=["locomotive", "locomotive", "red", "blue", "green"]),
+        deck=1,
+        discard={},
+    )
+    state = act(state, "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=["locomotive"])
+    assert state.deck == 0 and state.discard == tc.NONE
+    assert state.face_up.count("locomotive") == 3 and state.face_up_due == 0
+    # with a reshuffled deck that holds other cards, the wipe happens as the rulebook says
+    other = edit(
+        started(face_up=["locomotive", "locomotive", "red", "blue", "green"]),
+        deck=1,
+        discard={"white": 6},
+    )
+    other = act(other, "take_face_up", 0, card="red")
+    assert other.deck == 1
+    other = act(other, "reveal_face_up", cards=["locomotive"])
+    assert other.face_up == (None,) * 5 and other.face_up_due == 5
