@@ -372,7 +372,17 @@ class TrainsAndStations:
         state = replace(state, bonus_on_board=state.bonus_on_board + bonus_trains)
         for b in builds:
             state = self._build(state, player, b)
-        return replace(state, turn=replace(state.turn, phase="deliver", dice=(), bonus=()))
+        # what this turn placed: only it can fill a route now (Krok 4: Doručení!)
+        return replace(
+            state,
+            turn=replace(
+                state.turn,
+                phase="deliver",
+                dice=(),
+                bonus=(),
+                placed=(own_trains, bonus_trains),
+            ),
+        )
 
     def _build(self, state: TSState, player: int, field: Field) -> TSState:
         """Rulebook, Stavba budov: Místo (2 or 3 spaces per station) and Úroveň (no second building
@@ -480,6 +490,24 @@ class TrainsAndStations:
         bonus_dice = args.get("bonus_dice", 0).int(lo=0, hi=state.bonus_on_board)
         if sum(dice) + bonus_dice == 0:
             args.get("dice").fail("a completed route has dice on it")
+        # "Pokud dojde k zaplnění všech polí trasy … kostkami, proběhne Doručení": a route is
+        # delivered when this turn's placement fills its last space, so one of the train dice
+        # the active player placed this turn (their own or a bonus die) is on it
+        placed = state.turn.placed
+        if placed is not None:
+            own_left, bonus_left = placed
+            if own_left and dice[player]:
+                placed = (own_left - 1, bonus_left)
+            elif bonus_left and bonus_dice:
+                placed = (own_left, bonus_left - 1)
+            else:
+                name = state.players[player].name
+                raise refuse(
+                    f"{name} has no train die placed this turn on this route (each one fills "
+                    "one route): no route was filled this turn",
+                    "a delivery happens when the active player's placement fills a route",
+                    section,
+                )
 
         # 1) completion VP: 1 per city joined to everyone with a die of their own on the route.
         for i, d in enumerate(dice):
@@ -521,7 +549,11 @@ class TrainsAndStations:
             replace(p, dice_on_board=p.dice_on_board - d)
             for p, d in zip(state.players, dice, strict=True)
         )
-        turn = replace(state.turn, deliveries=(*state.turn.deliveries, tuple(c for c, _ in cities)))
+        turn = replace(
+            state.turn,
+            deliveries=(*state.turn.deliveries, tuple(c for c, _ in cities)),
+            placed=placed,
+        )
         return replace(
             state, players=players, bonus_on_board=state.bonus_on_board - bonus_dice, turn=turn
         )

@@ -119,6 +119,10 @@ class Turn:
     deliveries: tuple[tuple[str, ...], ...] = ()
     """Cities joined by each delivery this turn (task cards check these)."""
     tasks_done: tuple[tuple[int, Pair], ...] = ()
+    placed: tuple[int, int] | None = None
+    """(own, bonus) train dice the active player placed this turn and no delivery has used yet
+    (Krok 4: a delivery happens when this turn's placement fills a route); None in a snapshot
+    that does not say (an older one): deliveries are then not checked against it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +272,7 @@ def _table_json(state: TSState) -> JsonObject:
             "struck": t.struck,
             "deliveries": [list(d) for d in t.deliveries],
             "tasks_done": [{"player": p, "cities": list(c)} for p, c in t.tasks_done],
+            "placed": None if t.placed is None else {"own": t.placed[0], "bonus": t.placed[1]},
         },
     }
 
@@ -465,7 +470,15 @@ def from_json(data: Any) -> TSState:
         stations.append(Station(name, cap, tuple(built)))
 
     t = doc.get("turn")
-    t.only("player", "phase", "dice", "bonus", "struck", "deliveries", "tasks_done")
+    t.only("player", "phase", "dice", "bonus", "struck", "deliveries", "tasks_done", "placed")
+    placed_f = t.get("placed", None)
+    placed = None
+    if placed_f.value is not None:
+        placed_f.only("own", "bonus")
+        placed = (
+            placed_f.get("own").int(lo=0, hi=ROLL_LIMIT),
+            placed_f.get("bonus").int(lo=0, hi=BONUS_DICE),
+        )
     deliveries = tuple(tuple(c.str() for c in d.list()) for d in t.get("deliveries").list())
     tasks_done = []
     for td in t.get("tasks_done").list():
@@ -479,6 +492,7 @@ def from_json(data: Any) -> TSState:
         struck=t.get("struck").bool(),
         deliveries=deliveries,
         tasks_done=tuple(tasks_done),
+        placed=placed,
     )
 
     spec_f = doc.get("speculation")
