@@ -852,6 +852,8 @@ class TrainsAndStations:
         spec = state.speculation
         assert spec is not None
         wanted = given if wanted is None else wanted
+        # "Takto směněné zboží otočte lícem vzhůru tak, aby jej ostatní hráči viděli"
+        state = replace(state, traded=spec)
         for i, offer in enumerate(spec.offers):
             assert offer is not None
             p = state.players[i]
