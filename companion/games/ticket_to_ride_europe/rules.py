@@ -649,7 +649,7 @@ class TicketToRideEurope:
             if len(t.revealed) < t.reveal:
                 odds = tunnel_odds(state)
                 table["tunnel"]["odds"] = odds_json(odds)
-                mine["tunnel_odds"] = format_odds(odds)
+                mine["your_tunnel_odds"] = format_odds(odds)
         data["viewer"] = player
         return data
 

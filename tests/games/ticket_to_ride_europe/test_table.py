@@ -800,7 +800,7 @@ def test_the_claimants_declared_hand_sharpens_only_their_own_odds() -> None:
     mine: Any = GAME.private_json(state, 0)
     assert mine["table"]["tunnel"]["declared"] == {"blue": 2, "locomotive": 2}
     assert mine["table"]["tunnel"]["odds"]["exact"] != exact
-    assert mine["players"][0]["tunnel_odds"].startswith("0 more: ")
+    assert mine["players"][0]["your_tunnel_odds"].startswith("0 more: ")
     other: Any = GAME.private_json(state, 1)
     assert other["table"]["tunnel"]["declared"] is None
     assert other["table"]["tunnel"]["odds"]["exact"] == exact
