@@ -46,6 +46,8 @@ JANA_PIN = "2468"
 PETR_PIN = "13579"
 KEPT = ("berlin-roma", "edinburgh-athina", "paris-wien", "lisboa-danzig", "madrid-dieppe")
 """Every ticket entered for someone (paris-wien was corrected away, but was entered)."""
+HAND = ("1×locomotive 1×red", "1 locomotive + 1 red", '"locomotive": 1, "red": 1', '"declared": {')
+"""Jana's declared hand, as describe(), the table log and JSON would print it."""
 
 
 def secrets() -> list[str]:
@@ -53,6 +55,7 @@ def secrets() -> list[str]:
     "ticket: berlin-roma"), its component id and printed name ("Ticket Berlin–Roma (9)")."""
     found = []
     components = {c.id: c.name for c in find_game(TTR).components}
+    found += HAND
     for ticket in KEPT:
         found += [ticket, f"ticket:{ticket}", components[f"ticket:{ticket}"].split(" (")[0]]
         a, b = ticket.split("-")
@@ -128,7 +131,7 @@ def private_entries(service: Trackside) -> dict[str, Any]:
     # 2. her own page
     jana = service.app.test_client()
     claim(jana, 0, JANA_PIN)
-    send(jana, "keep_ticket", args=json.dumps({"ticket": "edinburgh-athina"}))
+    send(jana, "keep_ticket", ticket="edinburgh-athina")
     service.wait_idle()
     # 3. the API (what the table page sends)
     assert api(table, act("keep_ticket", 1, ticket="paris-wien"), sent)["outcome"] == "applied"
@@ -158,6 +161,10 @@ def private_entries(service: Trackside) -> dict[str, Any]:
         sent.append(board.get("/table").get_data(as_text=True))
     for player in (0, 1):
         assert api(table, act("done_tickets", player), sent)["outcome"] == "applied"
+    # 7. the rest of a hand, declared on Jana's page for her own tunnel odds (TUNELY)
+    tunnel = act("claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    assert api(table, tunnel, sent)["outcome"] == "applied"
+    send(jana, "declare_hand", count_red="1", count_locomotive="1")
     service.wait_idle()
     petr = service.app.test_client()
     claim(petr, 1, PETR_PIN)
@@ -209,6 +216,7 @@ def walk(tmp_path: Path, broker: Broker) -> tuple[dict[str, str], dict[str, Any]
         pages["MQTT"] = "\n".join(f"{m.topic} {m.payload}" for m in watcher.messages)
         clients["jana_page"] = clients["jana"].get("/me").get_data(as_text=True)
         clients["petr_page"] = clients["petr"].get("/me").get_data(as_text=True)
+        clients["jana_view"] = service.private_view(1, 0)
     finally:
         service.stop()
         watcher.close()
@@ -242,6 +250,9 @@ def test_no_public_surface_shows_a_ticket_however_it_was_entered(
     assert "berlin-roma" in jana and "edinburgh-athina" in jana and "madrid-dieppe" not in jana
     assert "madrid-dieppe" in petr and "lisboa-danzig" in petr and "edinburgh-athina" not in petr
     assert "Refused: the ticket berlin-roma is already entered for another player" in petr
+    assert "Your odds of extra cards" in jana and "Your odds of extra cards" not in petr
+    declared = clients["jana_view"]["table"]["tunnel"]["declared"]
+    assert declared == {"red": 1, "locomotive": 1}
 
 
 @pytest.mark.slow
