@@ -1047,18 +1047,19 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
         )
     _hand_check(state, p, tc.total(played), section)
     _holding_check(state, p, played, section)
-    # ``hand``: kept for logs written before declare_hand; it is public in the log, so the
-    # pages send the private declare_hand instead
     hand_field = args.get("hand", None)
-    declared = None if hand_field.value is None else tc.parse_cards(hand_field)
+    if hand_field.value is not None:
+        # cards in hand lie face down: a hand inside the claim would be in the public log
+        hand_field.fail(
+            "the rest of the hand is declared privately with declare_hand, on your own page, "
+            "never with the claim (everyone sees the claim)"
+        )
     state = _update_player(
         state, p, hand=me.hand - tc.total(played), known=tc.sub(me.known, played)
     )
-    if declared is not None:
-        _check_declared(state, p, declared, hand_field, tc.add(seen_cards(state), played))
     if route.tunnel:
         reveal = min(tc.TUNNEL_REVEAL, _cards_left(state))
-        tunnel = Tunnel(p, route.id, played, reveal, (), declared)
+        tunnel = Tunnel(p, route.id, played, reveal, ())
         state = replace(state, tunnel=tunnel)
         if reveal == 0:
             # "TUNELY": no card left to turn → the tunnel is claimed without risk

@@ -435,14 +435,8 @@ def test_tunnel_odds_are_exact_fractions_from_what_the_table_has_seen() -> None:
 
 def test_tunnel_odds_use_the_declared_hand_and_the_reshuffled_deck() -> None:
     state = edit(started(), hands=[{"cards": 6}])
-    declared = act(
-        state,
-        "claim_route",
-        0,
-        route="munchen-venezia",
-        cards={"blue": 2},
-        hand={"blue": 2, "locomotive": 2},
-    )
+    declared = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    declared = act(declared, "declare_hand", 0, cards={"blue": 2, "locomotive": 2})
     unseen = tc.sub(tc.FULL_DECK, tc.cards_of([*FACE_UP] + ["blue"] * 4 + ["locomotive"] * 2))
     assert list(tunnel_odds(declared)) == brute_odds(unseen, 3, {"blue", "locomotive"})
     # after a reshuffle the deck is what the discards were: 2 blue, 2 red, 4 cards
@@ -463,7 +457,15 @@ def test_tunnel_odds_when_the_discards_must_fill_the_reveal() -> None:
 
 
 def test_the_declared_hand_must_match_the_cards_held() -> None:
+    state = act(started(), "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
     with pytest.raises(SnapshotError, match="declared hand has 1 cards"):
+        act(state, "declare_hand", 0, cards={"red": 1})
+
+
+def test_a_hand_is_never_declared_inside_the_public_claim() -> None:
+    """Cards in hand lie face down: a hand declared with the claim would be in the public log,
+    so claim_route refuses it and names declare_hand (private, the claimant's page)."""
+    with pytest.raises(SnapshotError, match=r"args\.hand: .*declare_hand"):
         act(
             started(), "claim_route", 0, route="munchen-venezia", cards={"blue": 2}, hand={"red": 1}
         )
@@ -612,15 +614,9 @@ def test_odds_after_some_cards_are_turned_count_what_is_already_owed() -> None:
 
 def test_a_declared_hand_the_table_knows_is_impossible_is_refused() -> None:
     state = edit(started(), discard={"red": 11}, hands=[{"cards": 6}])  # the 12th red is face up
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
     with pytest.raises(SnapshotError, match="1 red cards declared, but only 0"):
-        act(
-            state,
-            "claim_route",
-            0,
-            route="munchen-venezia",
-            cards={"blue": 2},
-            hand={"red": 1, "green": 3},
-        )
+        act(state, "declare_hand", 0, cards={"red": 1, "green": 3})
 
 
 def test_the_page_offers_every_way_to_pay_a_tunnel_or_to_withdraw() -> None:
