@@ -225,6 +225,7 @@ def walk(tmp_path: Path, broker: Broker) -> tuple[dict[str, str], dict[str, Any]
     try:
         state = again.app.test_client().get("/api/state").get_json()
         pages["recent inputs after a restart"] = json.dumps(state["status"]["recent"])
+        clients["raw inputs"] = again.store.inputs(200)
     finally:
         again.stop()
     return pages, clients, service
@@ -251,6 +252,14 @@ def test_no_public_surface_shows_a_ticket_however_it_was_entered(
     assert "madrid-dieppe" in petr and "lisboa-danzig" in petr and "edinburgh-athina" not in petr
     assert "Refused: the ticket berlin-roma is already entered for another player" in petr
     assert "Your odds of extra cards" in jana and "Your odds of extra cards" not in petr
+    # the raw inputs stay in the log, the refused ones too; what the log says of them is public
+    refused = [
+        i
+        for i in clients["raw inputs"]
+        if i["outcome"] == "rejected" and "berlin-roma" in json.dumps(i["payload"])
+    ]
+    assert len(refused) >= 3  # the API, Petr's reader, the correction
+    assert all(leaks(str(i["message"])) == [] for i in refused)
     declared = clients["jana_view"]["table"]["tunnel"]["declared"]
     assert declared == {"red": 1, "locomotive": 1}
 
