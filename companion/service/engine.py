@@ -172,9 +172,10 @@ class _State:
     recent: deque[JsonObject] = field(default_factory=lambda: deque(maxlen=RECENT_INPUTS))
     cues: deque[JsonObject] = field(default_factory=lambda: deque(maxlen=CUES_KEPT))
     rounds: dict[GameId, tuple[int | None, bool]] = field(default_factory=dict)
-    private_notes: dict[tuple[GameId, int], deque[JsonObject]] = field(default_factory=dict)
-    """Per (game, player), the messages told only to that player (companion.core.privacy)."""
     """Per game, the round and game-over flag last published (a change is a round end)."""
+    private_notes: dict[tuple[GameId, int], deque[JsonObject]] = field(default_factory=dict)
+    """Per (game, player), the messages told only to that player (companion.core.privacy);
+    in memory only: a restart empties them (the raw inputs stay in the store)."""
 
 
 class Engine:
@@ -461,7 +462,10 @@ class Engine:
             return None
         full = str(exc)
         if not full.startswith("correction of"):
-            full = f"correction of #{event.target_seq} refused: an entry of yours would no longer hold: {full}"
+            full = (
+                f"correction of #{event.target_seq} refused: an entry of yours would no longer "
+                f"hold: {full}"
+            )
         # which later action fails once the correction is in (the session says only in words)
         index = next((i for i, a in enumerate(session.applied) if a.seq == event.target_seq), None)
         if index is None:
