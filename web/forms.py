@@ -70,6 +70,7 @@ ACTIONS: Mapping[str, tuple[ActionKind, ...]] = {
         ActionKind("claim_route", '{"route": "a-b[:colour]", "cards": {kind: n}}'),
         ActionKind("reveal_tunnel", '{"cards": [kind, …]}'),
         ActionKind("pay_tunnel", '{"cards": {kind: n}}'),
+        ActionKind("declare_hand", '{"cards": {kind: n}}'),
         ActionKind("withdraw_tunnel", "{}"),
         ActionKind("draw_tickets", "{}"),
         ActionKind("build_station", '{"city": id, "cards": {kind: n}}'),

@@ -178,6 +178,28 @@ def ts_report_special_goods(form: Mapping[str, str], mine: Mapping[str, Any]) ->
     return {"cards": cards}
 
 
+TTR_CARDS = ("red", "orange", "yellow", "green", "blue", "purple", "black", "white", "locomotive")
+
+
+def ttr_keep_ticket(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any]:
+    """Ticket to Ride ``keep_ticket``: the ticket's two cities as ``a-b`` (``ticket``)."""
+    ticket = (form.get("ticket") or "").strip().lower().replace(" ", "")
+    if not re.fullmatch(r"[a-z]+-[a-z]+", ticket):
+        raise FormError("ticket", "write the two cities as on the ticket, e.g. berlin-roma")
+    return {"ticket": ticket}
+
+
+def ttr_declare_hand(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any]:
+    """Ticket to Ride ``declare_hand``: how many of each kind the rest of the hand holds
+    (``count_<kind>``); the engine checks it against what the table has seen."""
+    cards = {}
+    for kind in TTR_CARDS:
+        n = integer(form, f"count_{kind}", 0, 14, default=0)
+        if n:
+            cards[kind] = n
+    return {"cards": cards}
+
+
 def json_args(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any]:
     """Any other game's private action: its arguments as a JSON object (``args``)."""
     raw = (form.get("args") or "").strip() or "{}"
@@ -194,6 +216,8 @@ ArgsParser = Callable[[Mapping[str, str], Mapping[str, Any]], dict[str, Any]]
 FORMS: dict[tuple[str, str], ArgsParser] = {
     ("trains-and-stations", "speculate"): ts_speculate,
     ("trains-and-stations", "report_special_goods"): ts_report_special_goods,
+    ("ticket-to-ride-europe", "keep_ticket"): ttr_keep_ticket,
+    ("ticket-to-ride-europe", "declare_hand"): ttr_declare_hand,
 }
 
 

@@ -6,6 +6,13 @@ player's own view). Until the game is over, every surface others can see (the sc
 inputs, the table page's log, the history and export, MQTT events) shows such an action only as
 ``Ann: speculate (private)``: who did what kind of thing, never its arguments. Once the game is
 over (or has ended) everything may be shown.
+
+The engine's one rule for messages (companion.service.engine): a message derived from private
+state — the refusal or acceptance of a private action, a correction refused because a later
+private action would no longer hold, any :class:`PrivateRefusalError` a game raises while reading
+hidden holdings — goes in full only to the player it concerns (their private view, or back to
+them when they sent it); every public surface gets :func:`public_message` or
+:data:`PRIVATE_REFUSAL` instead.
 """
 
 from __future__ import annotations
@@ -13,7 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from companion.core.errors import IllegalActionError
 from companion.core.jsonvalue import JsonObject
+
+PRIVATE_SOURCE_PREFIX = "private:"
+"""The source of an input sent from a player's own private page: ``private:<name>``."""
 
 PRIVATE_NOTE = "(private)"
 """Added to the public description of a private action."""
@@ -61,3 +72,22 @@ def public_message(who: str, kind: str, outcome: str) -> str:
     if outcome == "rejected":
         return f"{who}: {words} {PRIVATE_NOTE} — refused; the sender was told why"
     return f"{who}: {words} {PRIVATE_NOTE}"
+
+
+PRIVATE_REFUSAL = "a private entry was refused; the player it concerns was told why"
+"""What every public surface says instead of a refusal derived from a player's hidden state."""
+
+
+class PrivateRefusalError(IllegalActionError):
+    """A refusal whose reason reads what ``player`` keeps face down (their goods, their special
+    cards, their tickets). The engine tells it only to that player; others see
+    :data:`PRIVATE_REFUSAL`. Games raise it wherever a check reads hidden holdings."""
+
+    def __init__(self, message: str, player: int, *, rule: str = "", section: str = "") -> None:
+        super().__init__(message, rule=rule, section=section)
+        self.player = player
+
+
+def action_is_private(action: Mapping[str, Any] | None, kinds: frozenset[str]) -> bool:
+    """Whether an action's JSON (``{"kind": …}``) is one of the private kinds."""
+    return isinstance(action, Mapping) and action.get("kind") in kinds

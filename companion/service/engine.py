@@ -44,6 +44,10 @@ from companion.core.ids import GameId
 from companion.core.jsonvalue import JsonObject, JsonValue, thaw
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import (
+    PRIVATE_NOTE,
+    PRIVATE_REFUSAL,
+    PRIVATE_SOURCE_PREFIX,
+    PrivateRefusalError,
     has_private_view,
     private_actions,
     private_kind,
@@ -62,6 +66,8 @@ log = logging.getLogger(__name__)
 SNAPSHOT_SCHEMA = 1
 RECENT_INPUTS = 12
 CUES_KEPT = 8
+PRIVATE_NOTES_KEPT = 12
+"""Messages kept per player for their private view (the newest)."""
 CUE_LIFETIME_S = 30.0
 """Cues older than this leave the snapshot (the longest default look lasts 6 s; docs/leds.md)."""
 PIN_HASH_SCHEMES = ("scrypt$", "pbkdf2_sha256$")
@@ -123,6 +129,27 @@ class _Plan:
     cues: list[JsonObject] = field(default_factory=list)
 
 
+class _PrivateFailureError(IllegalActionError):
+    """A refusal derived from ``player``'s private state, on its way to only them: ``full``
+    is the whole reason; nothing public prints it."""
+
+    def __init__(self, full: str, player: int | None) -> None:
+        super().__init__(PRIVATE_REFUSAL)
+        self.full = full
+        self.player = player
+
+
+def _with_message(outcome: InputOutcome, message: str) -> InputOutcome:
+    return InputOutcome(outcome.outcome, message, outcome.game_id, outcome.seq)
+
+
+def _name_of(session: TableSession, player: int | None) -> str:
+    players = session.started.players
+    if isinstance(player, int) and 0 <= player < len(players):
+        return players[player].name
+    return "a player"
+
+
 class _UnknownTagError(UnknownComponentError):
     """A tag the registry does not know (the LEDs blink it as ``unknown_tag``)."""
 
@@ -148,6 +175,9 @@ class _State:
     cues: deque[JsonObject] = field(default_factory=lambda: deque(maxlen=CUES_KEPT))
     rounds: dict[GameId, tuple[int | None, bool]] = field(default_factory=dict)
     """Per game, the round and game-over flag last published (a change is a round end)."""
+    private_notes: dict[tuple[GameId, int], deque[JsonObject]] = field(default_factory=dict)
+    """Per (game, player), the messages told only to that player (companion.core.privacy);
+    in memory only: a restart empties them (the raw inputs stay in the store)."""
 
 
 class Engine:
@@ -276,21 +306,51 @@ class Engine:
     # -- one input --------------------------------------------------------------------------
     def handle(self, observation: Observation) -> InputOutcome:
         """Process one input synchronously (the engine thread, or tests without a thread)."""
-        # a player's private input (e.g. a secret trade) is told in full only to its sender;
-        # the scoreboard's recent list and the LED cues get "Ann: speculate (private)"
-        private = self._private_message(self.session(), observation.payload, observation.seat)
+        # The privacy rule (companion.core.privacy): a message derived from private state is
+        # told in full only to the player it concerns; the store, the scoreboard's recent list,
+        # the LED cues and any other sender get "Ann: speculate (private)" or "a private entry
+        # was refused". ``private`` is (who, kind) of a private action, ``secret`` (player, the
+        # full message) once the outcome is known.
+        session = self.session()
+        private = self._private_message(session, observation.payload, observation.seat)
+        secret: tuple[int | None, str] | None = None
         try:
             plan = self._plan(observation)
+            found = self._private_entry(session, plan.entry)
+            private = private or (found[1:] if found is not None else None)
+            if private is not None and plan.outcome.outcome == "applied":
+                player = found[0] if found is not None else self._sender_player(observation)
+                secret = (player, plan.outcome.message)
+                plan.outcome = _with_message(
+                    plan.outcome, public_message(*private, plan.outcome.outcome)
+                )
+        except _PrivateFailureError as exc:
+            secret = (exc.player, exc.full)
+            public = public_message(*private, "rejected") if private else PRIVATE_REFUSAL
+            plan = _Plan(InputOutcome("rejected", public, self._state.active))
+            if observation.seat is not None:
+                plan.cues.append(
+                    {
+                        "kind": "error",
+                        "seat": observation.seat,
+                        "message": public,
+                        "at_s": time.time(),
+                    }
+                )
         except TracksideError as exc:
             plan = _Plan(InputOutcome("rejected", str(exc), self._state.active))
+            if private is not None:  # a refused private action: its reason reads its arguments
+                secret = (self._sender_player(observation), str(exc))
+                plan.outcome = _with_message(plan.outcome, public_message(*private, "rejected"))
             if observation.seat is not None:
                 cue = _seat_cue(observation, exc)
-                if private is not None and "message" in cue:
-                    cue["message"] = public_message(*private, "rejected")
+                if secret is not None and "message" in cue:
+                    cue["message"] = plan.outcome.message
                 plan.cues.append(cue)
         except Exception as exc:  # a bug in a game must not cost the input
             log.exception("engine: planning %r failed", observation)
             plan = _Plan(InputOutcome("rejected", f"internal error: {exc!r}", self._state.active))
+        hidden = private is not None or secret is not None
         try:
             _, game_id = self.store.record(
                 observation,
@@ -310,7 +370,7 @@ class Engine:
                 self._state.store_error = str(exc)
             log.error("engine: %s", message)
             outcome = InputOutcome("rejected", message, self._state.active)
-            self._state.recent.append(_recent_from(observation, outcome, private))
+            self._state.recent.append(_recent_from(observation, outcome, private, hidden))
             self._publish(None, None)
             return outcome
         self._state.store_error = None
@@ -329,9 +389,113 @@ class Engine:
             self._state.active = plan.select
         if plan.prompt is not None:
             self._state.prompt = plan.prompt
-        self._state.recent.append(_recent_from(observation, outcome, private))
+        self._state.recent.append(_recent_from(observation, outcome, private, hidden))
+        if secret is not None and session is not None:
+            outcome = self._tell_privately(session, observation, outcome, secret)
         self._publish(game_id, plan.entry)
         return outcome
+
+    def _tell_privately(
+        self,
+        session: TableSession,
+        obs: Observation,
+        outcome: InputOutcome,
+        secret: tuple[int | None, str],
+    ) -> InputOutcome:
+        """Keep ``secret``'s full message for its player's private view; the sender gets it
+        back only when the sender is that player's own private page."""
+        player, full = secret
+        game_id = outcome.game_id or self._state.active
+        players = session.started.players
+        if player is None or not 0 <= player < len(players) or game_id is None:
+            return outcome
+        notes = self._state.private_notes.setdefault(
+            (GameId(game_id), player), deque(maxlen=PRIVATE_NOTES_KEPT)
+        )
+        notes.append({"outcome": outcome.outcome, "message": full, "wall_time_s": obs.wall_time_s})
+        if obs.source == f"{PRIVATE_SOURCE_PREFIX}{players[player].name}":
+            return _with_message(outcome, full)
+        return outcome
+
+    def _sender_player(self, obs: Observation) -> int | None:
+        """The player a private action was sent for: its ``player``, else the seat's."""
+        session = self.session()
+        if session is None:
+            return None
+        payload = obs.payload
+        action = payload.get("action") if isinstance(payload, Mapping) else None
+        player = action.get("player") if isinstance(action, Mapping) else None
+        if isinstance(player, int) and not isinstance(player, bool):
+            return player
+        return self._player_at(session, obs.seat) if obs.seat is not None else None
+
+    def _private_entry(
+        self, session: TableSession | None, entry: LogEntry | None
+    ) -> tuple[int | None, str, str] | None:
+        """(player, who, kind) when a planned log entry applies a private action (a scanned
+        ticket, whatever the input looked like) that others may not see yet."""
+        if session is None or entry is None or _revealed(session):
+            return None
+        event = entry.event
+        if not isinstance(event, ActionApplied | ActionCorrected):
+            return None
+        action = event.action
+        if action.kind not in private_actions(session.game):
+            return None
+        who = _name_of(session, action.player)
+        if isinstance(event, ActionCorrected):
+            who = f"correct #{event.target_seq} → {who}"
+        return action.player, who, action.kind
+
+    def _private_refusal(
+        self, session: TableSession, event: GameEvent, exc: TracksideError
+    ) -> _PrivateFailureError | None:
+        """The privacy rule for refusals: ``exc`` is derived from private state when a game
+        raised :class:`PrivateRefusalError` (it read someone's hidden holdings), when the refused
+        action is itself private, or when a correction or redo fails because a later private
+        action would no longer hold. Then it is told only to that player."""
+        if _revealed(session):
+            return None
+        kinds = private_actions(session.game)
+        if isinstance(exc, PrivateRefusalError):
+            return _PrivateFailureError(str(exc), exc.player)
+        if isinstance(event, ActionApplied | ActionCorrected) and event.action.kind in kinds:
+            return _PrivateFailureError(str(exc), event.action.player)
+        if not isinstance(event, ActionCorrected):
+            return None
+        full = str(exc)
+        if not full.startswith("correction of"):
+            full = (
+                f"correction of #{event.target_seq} refused: an entry of yours would no longer "
+                f"hold: {full}"
+            )
+        # which later action fails once the correction is in (the session says only in words)
+        index = next((i for i, a in enumerate(session.applied) if a.seq == event.target_seq), None)
+        if index is None:
+            return None
+        state = session.states[index]
+        try:
+            state = session.game.apply(state, event.action)
+        except TracksideError as inner:
+            return (
+                _PrivateFailureError(full, inner.player)
+                if isinstance(inner, PrivateRefusalError)
+                else None
+            )
+        for later in session.applied[index + 1 :]:
+            try:
+                state = session.game.apply(state, later.action)
+            except TracksideError as inner:
+                if isinstance(inner, PrivateRefusalError):
+                    return _PrivateFailureError(full, inner.player)
+                if later.action.kind in kinds:
+                    return _PrivateFailureError(full, later.action.player)
+                return None
+        return None
+
+    def private_notes(self, game_id: int, player: int) -> list[JsonObject]:
+        """What the engine told only ``player`` in game ``game_id`` (newest last)."""
+        return list(self._state.private_notes.get((GameId(game_id), player), ()))
 
     def _private_message(
         self, session: TableSession | None, payload: Any, seat: int | None
@@ -636,13 +800,22 @@ class Engine:
         if not 0 <= player < len(session.started.players):
             return None
         view: JsonObject = session.game.private_json(session.state, player)  # type: ignore[attr-defined]
+        notes = self.private_notes(game_id, player)
+        if notes:  # what was told only to this player (a refusal that reads their cards)
+            view = {**view, "private_messages": notes}  # type: ignore[dict-item]
         return view
 
     def _plan_event(
         self, session: TableSession, game_id: GameId, event: GameEvent, obs: Observation, verb: str
     ) -> _Plan:
         entry = LogEntry(session.next_seq, event, obs.source, obs.wall_time_s)
-        new_session = session.append(entry)
+        try:
+            new_session = session.append(entry)
+        except TracksideError as exc:
+            routed = self._private_refusal(session, event, exc)
+            if routed is not None:
+                raise routed from exc
+            raise
         if isinstance(event, ActionApplied):
             who = event.action.player
             players = session.started.players
@@ -853,10 +1026,15 @@ def _tunnel_cues(old: TableSession, new: TableSession, entry: LogEntry) -> list[
 
 
 def _recent_from(
-    obs: Observation, outcome: InputOutcome, private: tuple[str, str] | None = None
+    obs: Observation,
+    outcome: InputOutcome,
+    private: tuple[str, str] | None = None,
+    hidden: bool = False,
 ) -> JsonObject:
     """One row of the scoreboard's recent inputs; a private input (``private`` = who, kind)
-    shows as ``Ann: speculate (private)``, never its arguments or the engine's message."""
+    shows as ``Ann: speculate (private)``, never its arguments or the engine's message, and a
+    ``hidden`` one (private, or refused for a private reason) without the tag it scanned (a
+    printed ticket label names the ticket)."""
     message = outcome.message
     if private is not None:
         message = public_message(private[0], private[1], outcome.outcome)
@@ -864,7 +1042,7 @@ def _recent_from(
         "source": obs.source,
         "seat": obs.seat,
         "kind": obs.kind.value,
-        "what": obs.tag or "",
+        "what": "" if hidden or private is not None else obs.tag or "",
         "outcome": outcome.outcome,
         "message": message,
         "wall_time_s": obs.wall_time_s,
@@ -874,6 +1052,9 @@ def _recent_from(
 def _recent(item: Mapping[str, Any]) -> JsonObject:
     payload = item.get("payload") or {}
     what = payload.get("uid") or payload.get("text") or "" if isinstance(payload, dict) else ""
+    message = str(item["message"] or "")
+    if PRIVATE_NOTE in message or message == PRIVATE_REFUSAL:  # recorded private: no tag either
+        what = ""
     return {
         "source": item["source"],
         "seat": item["seat"],

@@ -53,3 +53,25 @@ def test_the_public_message_names_the_player_and_the_kind_only() -> None:
     assert public_message("Ann", "speculate", "applied") == "Ann: speculate (private)"
     refused = public_message("Ann", "report_special_goods", "rejected")
     assert refused.startswith("Ann: report special goods (private) — refused")
+
+
+def test_a_private_refusal_names_its_player_and_keeps_rule_and_section() -> None:
+    from companion.core.errors import IllegalActionError
+    from companion.core.privacy import PRIVATE_REFUSAL, PrivateRefusalError, action_is_private
+
+    refusal = PrivateRefusalError(
+        "Karel holds no special card that could be a task", 3, rule="a rule", section="Krok 4"
+    )
+    assert isinstance(refusal, IllegalActionError) and refusal.player == 3
+    assert str(refusal) == (
+        "Karel holds no special card that could be a task — rule: a rule — rulebook: Krok 4"
+    )
+    assert "Karel" not in PRIVATE_REFUSAL and "refused" in PRIVATE_REFUSAL
+    assert action_is_private({"kind": "speculate"}, KINDS)
+    assert not action_is_private({"kind": "roll"}, KINDS) and not action_is_private(None, KINDS)
+
+
+def test_ticket_to_ride_keeps_tickets_and_the_declared_hand_private() -> None:
+    ttr = find_game("ticket-to-ride-europe")
+    assert private_actions(ttr) == frozenset({"keep_ticket", "declare_hand"})
+    assert has_private_view(ttr)

@@ -181,7 +181,7 @@ def test_after_the_game_end_a_missing_cell_is_entered_undone_redone_and_correcte
 ) -> None:
     store = EventStore(db_path)
     engine = Engine(store)
-    # the golden game's cells (FICTIONAL) without 2/2nd, which both players' Cotton needs
+    # the golden game's cells (FICTIONAL) without 2/2nd, which Ann's Cotton needs
     play_golden(engine, {"0": {"2nd": 2, "other": 1}, "3": {"other": 2}})
     _, snap = engine.latest()
     assert snap["over"] and snap["winners"] == []
@@ -202,7 +202,8 @@ def test_after_the_game_end_a_missing_cell_is_entered_undone_redone_and_correcte
     assert outcome.outcome == "applied" and outcome.message.startswith("table: share values")
     fill_seq = outcome.seq
     _, snap = engine.latest()
-    assert snap["winners"] == ["automa"] and totals(engine) == [4, 7] and snap["notes"] == []
+    # 4–4: the automa wins the tie (Závěrečné bodování sólové hry)
+    assert snap["winners"] == ["automa"] and totals(engine) == [4, 4] and snap["notes"] == []
     assert snap["table"]["share_values"]["2"] == {"2nd": 3}
 
     # a second, different value for the same cell is refused; the game is unchanged
@@ -225,8 +226,8 @@ def test_after_the_game_end_a_missing_cell_is_entered_undone_redone_and_correcte
         "action": {"kind": "share_values", "args": {"cells": {"2": {"2nd": 1}}}},
     }
     assert engine.handle(command(fix)).outcome == "applied"
-    # Ann 1×1 + 1×1 = 2; the automa 1×2 + 1×1 + 1×2 = 5
-    assert totals(engine) == [2, 5] and engine.latest()[1]["winners"] == ["automa"]
+    # Ann 1×1 + 1×1 = 2; the automa 1×2 + 1×2 = 4
+    assert totals(engine) == [2, 4] and engine.latest()[1]["winners"] == ["automa"]
     before = engine.latest()[1]
     store.close()
 

@@ -269,10 +269,9 @@ def test_a_ticket_marker_seen_by_the_camera_is_that_ticket_in_the_registry(
     engine.handle(command({"command": "start_game", "game": TTR, "players": players}))
     seen = Observation("camera", ObservationKind.TAG_PRESENT, {"uid": marker.uid})  # type: ignore[arg-type]
     outcome = engine.handle(seen)
-    assert (outcome.outcome, outcome.message) == (
-        "applied",
-        "Red: keep ticket ticket=athina-angora",
-    )
+    # tickets are secret until the end: the sender (the camera) hears only the public note
+    assert (outcome.outcome, outcome.message) == ("applied", "Red: keep ticket (private)")
+    assert engine.private_notes(1, 0)[-1]["message"] == "Red: keep ticket ticket=athina-angora"
     unprinted = Observation("camera", ObservationKind.TAG_PRESENT, {"uid": "ARUCO-99"})  # type: ignore[arg-type]
     assert "unknown tag 'ARUCO-99'" in engine.handle(unprinted).message
 
@@ -301,8 +300,6 @@ def test_a_printed_qr_ticket_scanned_at_the_table_needs_no_enrolment(
     ticket = next(s for s in labels.stickers(TTR, "qr") if s.component == "ticket:athina-angora")
     scanned = Observation("blue-seat", ObservationKind.TEXT, {"text": ticket.code}, 2)  # type: ignore[arg-type]
     outcome = engine.handle(scanned)
-    assert (outcome.outcome, outcome.message) == (
-        "applied",
-        "Blue: keep ticket ticket=athina-angora",
-    )
+    assert (outcome.outcome, outcome.message) == ("applied", "Blue: keep ticket (private)")
+    assert engine.private_notes(1, 1)[-1]["message"] == "Blue: keep ticket ticket=athina-angora"
     assert store.tags() == []

@@ -29,7 +29,9 @@ def private_action(
     act: dict[str, object] = {"kind": kind, "args": args}
     if player is not None:
         act["player"] = player
-    return Observation("private:Ann", ObservationKind.ACTION, {"action": act}, seat)  # type: ignore[arg-type]
+    # sent from that player's own private page (``private:<name>``), which hears the full reason
+    name = ("Ann", "Ben", "Cat")[player if player is not None else (seat or 1) - 1]
+    return Observation(f"private:{name}", ObservationKind.ACTION, {"action": act}, seat)  # type: ignore[arg-type]
 
 
 def at_speculation(engine: Engine) -> None:

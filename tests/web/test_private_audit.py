@@ -159,3 +159,40 @@ def test_once_the_game_is_over_by_the_rules_everything_shows(service: Trackside)
     assert "coal + gold" in page
     board = client.get("/partials/scoreboard").get_data(as_text=True)
     assert "Ann: report special goods cards=coal,gold" in board
+
+
+def test_a_correction_that_breaks_a_private_entry_is_explained_only_to_its_player(
+    service: Trackside,
+) -> None:
+    """The engine's privacy rule (issue 15, item 2): correcting Cat's payout so Ann ends with 3
+    cattle makes her secret trade of 4 impossible; the table hears only that a private entry was
+    refused, Ann's page says why (Spekulace při vylepšování: "tajně")."""
+    client = at_speculation(service)
+    ann = service.app.test_client()
+    claim(ann, 0, ANN_PIN)
+    send(ann, "speculate", give_cattle="4")
+    payout = action_input(
+        "deliver",
+        2,
+        {
+            "cities": [{"name": "Denver", "bonus": "vp"}, {"name": "Omaha", "bonus": "special"}],
+            "dice": [0, 0, 2],
+            "goods_order": [2, 1, 0],
+        },
+    )["payload"]["action"]
+    told = api(
+        client,
+        {"kind": "command", "payload": {"command": "correct", "target_seq": 20, "action": payout}},
+    )
+    assert told["outcome"] == "rejected"
+    assert told["message"] == "a private entry was refused; the player it concerns was told why"
+    public = client.get("/api/state").get_data(as_text=True)
+    public += client.get("/partials/scoreboard").get_data(as_text=True)
+    public += signed_in_table(service).get("/table").get_data(as_text=True)
+    for secret in ("3 cattle", "not 4", "4×cattle", "speculate goods"):
+        assert secret not in public
+    page = ann.get("/me").get_data(as_text=True)
+    assert "Refused: correction of #20 refused" in page and "Ann holds 3 cattle, not 4" in page
+    ben = service.app.test_client()
+    claim(ben, 1, BEN_PIN)
+    assert "Ann holds" not in ben.get("/me").get_data(as_text=True)

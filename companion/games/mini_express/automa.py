@@ -19,8 +19,10 @@ from companion.games.mini_express.data import (
     COMPANY_NAMES,
     LEVELS,
     POINTER_ORDER,
+    SOLO,
     SOLO_LEVELS,
     SOLO_SETUP,
+    TURISTA_LAST_CITY,
 )
 from companion.games.mini_express.moves import BuildReport, automa_take_share, build
 from companion.games.mini_express.state import Automa, MiniExpressState, Token
@@ -144,6 +146,18 @@ def automa_turn(
         if first_numbered:
             automa = _move_city_pointer(state, automa, draw.token, city_number)
             first_numbered = False
+            if _ends_at_city_32(state, automa):
+                # Nastavení obtížnosti: "Hra končí okamžitě, jakmile ukazatel cílového města
+                # Mašinfíry dorazí do města s číslem 32": at once — the automa takes no action
+                if report_field is not None or n < len(draws) - 1:
+                    raise _refuse(
+                        f"the city pointer reached city {TURISTA_LAST_CITY}: the game ends at "
+                        "once and the automa takes no action — enter only the token that moved "
+                        "it, without a build",
+                        "the game ends immediately when the city pointer reaches city 32",
+                        SOLO_LEVELS,
+                    )
+                return replace(state, automa=automa)
         name = chosen_company(automa)
         company = state.company(name)
         last = n == len(draws) - 1
@@ -182,6 +196,14 @@ def automa_turn(
             "after a refresh token another token is drawn for the action",
         )
     return state
+
+
+def _ends_at_city_32(state: MiniExpressState, automa: Automa) -> bool:
+    return (
+        state.variant == SOLO
+        and state.level_at >= LEVELS.index("turista")
+        and automa.city_number == TURISTA_LAST_CITY
+    )
 
 
 def _move_city_pointer(

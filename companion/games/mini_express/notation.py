@@ -20,6 +20,7 @@ from companion.games.mini_express.data import (
     DEMAND_TOKENS,
     MAPS,
     POINTER_ORDER,
+    SHARE_SPLIT,
     SHARES_PER_COMPANY,
     SOLO,
     TRACK_LENGTH_MAX,
@@ -81,6 +82,31 @@ def _check_players(doc: Field, variant: Variant, names: list[str], seats: list[i
         players.fail(f"seat_from_start must be 0–{len(names) - 1}, once each; got {seats!r}")
 
 
+def shares_in_play(variant: Variant, humans: int) -> int:
+    """Shares of each company in the game for this variant and number of human players: those
+    on the asset board plus those set aside for the draft; the rest went back to the box
+    (PŘÍPRAVA HRY 2.–3.: "ve hře 3 hráčů odložte stranou pouze 2 akcie … třetí akcii … vraťte
+    zpět do krabice" → 8; HRA PRO 2 HRÁČE (s Mašinfírou) → 8; HRA PRO 2 ZKUŠENÉ HRÁČE and
+    SÓLOVÁ HRA → 7; 4–5 players → 9)."""
+    on_board, set_aside, _box = SHARE_SPLIT.get((variant.name, humans), (SHARES_PER_COMPANY, 0, 0))
+    return on_board + set_aside
+
+
+def _check_shares_in_play(
+    doc: Field, variant: Variant, humans: int, held: list[int], on_table: list[int] | None = None
+) -> None:
+    """Refuse a snapshot with more shares of a company than the variant puts in the game."""
+    limit = shares_in_play(variant, humans)
+    for i, c in enumerate(COMPANIES):
+        total = held[i] + (0 if on_table is None else on_table[i])
+        if total > limit:
+            where = "held by the players" + ("" if on_table is None else " and on the board")
+            doc.get("players" if on_table is None else "companies").fail(
+                f"{total} {c} shares {where}; {variant.label} with {humans} player(s) has "
+                f"{limit} of each company (the rest go back to the box, PŘÍPRAVA HRY 2.–3.)"
+            )
+
+
 def parse_scoring_snapshot(
     doc: Field,
 ) -> tuple[str, str | None, ShareValueTable, list[int], list[Holding]]:
@@ -109,10 +135,19 @@ def parse_scoring_snapshot(
             )
         )
     _check_players(doc, variant, [h.name for h in holdings], [h.seat_from_start for h in holdings])
-    for i, c in enumerate(COMPANIES):
-        held = sum(h.shares[i] for h in holdings)
-        if held > SHARES_PER_COMPANY:
-            doc.get("players").fail(f"{held} {c} shares held; the game has {SHARES_PER_COMPANY}")
+    if variant.has_automa:
+        # HRA PRO 2 HRÁČE (s Mašinfírou) / SÓLOVÁ HRA: the automa plays last (the player to the
+        # start player's right), so it sits last from the start player
+        automa = next(h for h in holdings if h.is_automa)
+        if automa.seat_from_start != len(holdings) - 1:
+            doc.get("players").fail(
+                f"the automa plays last (seat_from_start {len(holdings) - 1}), "
+                f"not {automa.seat_from_start}"
+            )
+    humans = len(holdings) - (1 if variant.has_automa else 0)
+    _check_shares_in_play(
+        doc, variant, humans, [sum(h.shares[i] for h in holdings) for i in range(len(COMPANIES))]
+    )
     return variant.name, variant.level, table, lengths, holdings
 
 
@@ -241,6 +276,13 @@ def from_json(data: Any) -> MiniExpressState:
         doc.get("players").fail(
             "with the automa, the start player is listed first and the automa last"
         )
+    _check_shares_in_play(
+        doc,
+        variant,
+        len(players) - (1 if variant.has_automa else 0),
+        [sum(p.shares[i] for p in players) for i in range(len(COMPANIES))],
+        [c.shares_on_board + c.shares_set_aside for c in companies],
+    )
     n = len(players)
     picks = []
     for pick in doc.get("draft_picks").list():

@@ -176,13 +176,17 @@ def unseen_pool(state: TtrState, declared: tc.Cards | None = None, player: int =
     return pool
 
 
-def tunnel_odds(state: TtrState) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+def tunnel_odds(
+    state: TtrState, *, with_hand: bool = True
+) -> tuple[Fraction, Fraction, Fraction, Fraction]:
     """Exact P(0, 1, 2, 3 extra cards) for the tunnel being claimed, given the cards turned so
-    far (before any is turned: the odds the player sees before committing)."""
+    far (before any is turned: the odds the player sees before committing). ``with_hand``: the
+    claimant's own odds, their declared hand left out of the deck; without it, the onlookers'
+    (who cannot see that hand: it may be in the deck as far as they know)."""
     t = state.tunnel
     if t is None:
         raise _refuse("no tunnel is being claimed", "tunnel draw", S_TUNNEL)
-    pool = unseen_pool(state, t.declared, t.player)
+    pool = unseen_pool(state, t.declared if with_hand else None, t.player)
     return tc.extra_odds(
         t.played,
         pool,
@@ -193,13 +197,38 @@ def tunnel_odds(state: TtrState) -> tuple[Fraction, Fraction, Fraction, Fraction
     )
 
 
+def percent(p: Fraction) -> str:
+    """A probability for people: "46 %" (rounded half up), never "0 %" for a chance that
+    exists nor "100 %" for one that may fail: "<1 %", ">99 %"."""
+    if p in (0, 1):
+        return f"{int(p * 100)} %"
+    whole = int(p * 100 + Fraction(1, 2))
+    if whole < 1:
+        return "<1 %"
+    if whole > 99:
+        return ">99 %"
+    return f"{whole} %"
+
+
 def format_odds(odds: Sequence[Fraction]) -> str:
-    return ", ".join(f"{n} more: {p}" for n, p in enumerate(odds))
+    return ", ".join(f"{n} more: {percent(p)}" for n, p in enumerate(odds))
+
+
+def odds_json(odds: Sequence[Fraction]) -> JsonObject:
+    """Odds for the JSON: the exact fractions ("82160/176851") and the rounded percentages."""
+    return {
+        "exact": [f"{p.numerator}/{p.denominator}" for p in odds],
+        "percent": [percent(p) for p in odds],
+    }
 
 
 # -- the deck ---------------------------------------------------------------------------------
 def _reshuffle_if_empty(state: TtrState) -> TtrState:
-    """ "LÍZNUTÍ KARET VAGÓNŮ": when the deck runs out, the discards are shuffled into a new one."""
+    """ "LÍZNUTÍ KARET VAGÓNŮ": "Jakmile je balíček karet dolízan, odhozené karty se zamíchají a
+    vytvoří se z nich nový balíček" — *as soon as* the deck runs out, the discards are shuffled
+    into a new one. Called right after every card taken from the deck, so cards discarded later
+    stay in the discards; and before a draw, for a deck that ran out while the discards were
+    empty (they are shuffled once there are some)."""
     if state.deck == 0 and tc.total(state.discard):
         return replace(
             state, deck=tc.total(state.discard), deck_pool=state.discard, discard=tc.NONE
@@ -222,14 +251,14 @@ def _turn_card(state: TtrState, kind: str, why: str) -> TtrState:
             )
         pool = list(state.deck_pool)
         pool[i] -= 1
-        return replace(state, deck=state.deck - 1, deck_pool=tuple(pool))
+        return _reshuffle_if_empty(replace(state, deck=state.deck - 1, deck_pool=tuple(pool)))
     if seen_cards(state)[i] >= tc.FULL_DECK[i]:
         raise _refuse(
             f"a {kind} card cannot be in the deck: all {tc.FULL_DECK[i]} are already seen",
             "every card exists once",
             S_DRAW,
         )
-    return replace(state, deck=state.deck - 1)
+    return _reshuffle_if_empty(replace(state, deck=state.deck - 1))
 
 
 def _cards_left(state: TtrState) -> int:
@@ -250,9 +279,14 @@ def _check_three_locomotives(state: TtrState) -> TtrState:
     # next (the deck, as far as the table can know it, the discards and these five) hold fewer
     # than three that are not locomotives, any five new cards show three locomotives again,
     # for ever: the five stay, as a table would leave them. (Our reading; see the format doc.)
-    deck_bound = (
-        state.deck_pool if state.deck_pool is not None else tc.sub(tc.FULL_DECK, seen_cards(state))
-    )
+    # "the deck, as far as the table knows it": empty when no card is left in it (the cards not
+    # seen are then in hands); the new deck's cards after a reshuffle; else every unseen card
+    if state.deck == 0:
+        deck_bound = tc.NONE
+    elif state.deck_pool is not None:
+        deck_bound = state.deck_pool
+    else:
+        deck_bound = tc.sub(tc.FULL_DECK, seen_cards(state))
     turnable = tc.add(tc.add(deck_bound, state.discard), shown)
     if tc.total(turnable) - turnable[tc.LOCO] < FACE_UP_SLOTS - FACE_UP_LOCOMOTIVE_LIMIT + 1:
         return state
@@ -319,6 +353,13 @@ class TicketToRideEurope:
     max_players = 5
     hidden = False
     components = _components()
+    private_actions = frozenset({"keep_ticket", "declare_hand"})
+    """ "LÍZNUTÍ KARET CÍLOVÝCH STANIC": "Karty cílových stanic hráči neukazují ostatním až do
+    závěrečného sčítání bodů" — which tickets a player keeps is their secret until the final
+    scoring, however it was entered (a scanned ticket, the player's own page, the API); public
+    surfaces show "Jana: keep ticket (private)" and how many tickets each holds. The cards in
+    hand are face down too: a tunnel claimant's ``declare_hand`` (for their own exact odds) is
+    theirs alone."""
 
     # -- set-up ---------------------------------------------------------------------------
     def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> TtrState:
@@ -463,7 +504,7 @@ class TicketToRideEurope:
         )
         if t is not None:
             if len(t.revealed) < t.reveal:
-                odds = tunnel_odds(state)
+                odds = tunnel_odds(state, with_hand=False)  # the status is public
                 text = (
                     f"turn {t.reveal - len(t.revealed)} more card(s) for the tunnel "
                     f"{route_ref(ROUTE_BY_ID[t.route])}; odds of extra cards: {format_odds(odds)}"
@@ -566,6 +607,13 @@ class TicketToRideEurope:
             shown["tickets_held"] = len(player.tickets)
         table = data["table"]
         assert isinstance(table, dict)
+        tunnel = state.tunnel
+        if tunnel is not None and isinstance(table["tunnel"], dict):
+            # the claimant's declared hand is theirs (their private view); the odds shown to
+            # everyone are the onlookers'
+            table["tunnel"]["declared"] = None
+            if len(tunnel.revealed) < tunnel.reveal:
+                table["tunnel"]["odds"] = odds_json(tunnel_odds(state, with_hand=False))
         if state.ticket_draw is not None:
             table["ticket_draw"] = {
                 "player": state.ticket_draw.player,
@@ -573,6 +621,36 @@ class TicketToRideEurope:
                 "kept": [],
                 "kept_count": len(state.ticket_draw.kept),
             }
+        return data
+
+    def private_json(self, state: TtrState, player: int) -> JsonObject:
+        """``player``'s own view (their PIN-protected page): the public view plus their own
+        tickets, and the tickets they kept so far of a draw of theirs."""
+        data = self.public_json(state)
+        if self.is_over(state):
+            return data
+        players = data["players"]
+        assert isinstance(players, list)
+        mine = players[player]
+        assert isinstance(mine, dict)
+        me = state.players[player]
+        mine["tickets"] = list(me.tickets)
+        table = data["table"]
+        assert isinstance(table, dict)
+        draw = state.ticket_draw
+        if draw is not None and draw.player == player and isinstance(table["ticket_draw"], dict):
+            table["ticket_draw"]["kept"] = list(draw.kept)
+        t = state.tunnel
+        if t is not None and t.player == player and isinstance(table["tunnel"], dict):
+            # the claimant's own exact odds, their declared hand out of the deck
+            table["tunnel"]["declared"] = (
+                None if t.declared is None else dict(tc.to_json(t.declared))
+            )
+            if len(t.revealed) < t.reveal:
+                odds = tunnel_odds(state)
+                table["tunnel"]["odds"] = odds_json(odds)
+                mine["your_tunnel_odds"] = format_odds(odds)
+        data["viewer"] = player
         return data
 
     def from_json(self, data: Any) -> TtrState:
@@ -648,7 +726,7 @@ class TicketToRideEurope:
                 kept=tuple(ticket(f).id for f in draw_field.get("kept").list(max_len=3)),
             )
         final = table.get("final_turns")
-        return TtrState(
+        state = TtrState(
             players=tuple(players),
             deck=table.get("deck").int(lo=0, hi=sum(tc.FULL_DECK)),
             tickets_deck=table.get("tickets_deck").int(lo=0, hi=REGULAR_TICKETS),
@@ -662,6 +740,30 @@ class TicketToRideEurope:
             final_turns=None if final.value is None else final.int(lo=0, hi=n),
             tunnel=tunnel,
             ticket_draw=draw,
+        )
+        _check_card_count(state, table)
+        return state
+
+
+def _check_card_count(state: TtrState, table: Field) -> None:
+    """ "OBSAH BALENÍ": 110 train cards (12 of each of eight colours, 14 locomotives). Every
+    one of them is somewhere: in the deck, the discards, face up, in a hand or on a tunnel
+    being claimed; a table whose places do not add up to 110 is refused, the count named."""
+    where = {
+        "deck": state.deck,
+        "discard": tc.total(state.discard),
+        "face_up": sum(1 for c in state.face_up if c is not None),
+        "hands": sum(p.hand for p in state.players),
+    }
+    if state.tunnel is not None:
+        where["tunnel"] = tc.total(state.tunnel.played) + len(state.tunnel.revealed)
+    total = sum(where.values())
+    full = sum(tc.FULL_DECK)
+    if total != full:
+        parts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in where.items())
+        table.fail(
+            f"the train cards add up to {total} ({parts}), but the game has {full} "
+            "(OBSAH BALENÍ: «110 karet vagonů: 12 od každého druhu a 14 lokomotiv»)"
         )
 
 
@@ -788,7 +890,7 @@ def _draw_blind(state: TtrState, player: int | None, args: Field) -> TtrState:
             S_DRAW,
         )
     # a blind locomotive counts as one card ("LOKOMOTIVY"); the card stays unknown to the table
-    state = replace(state, deck=state.deck - 1)
+    state = _reshuffle_if_empty(replace(state, deck=state.deck - 1))
     state = _update_player(state, p, hand=state.players[p].hand + 1)
     return _after_card(state)
 
@@ -866,6 +968,25 @@ def _hand_check(state: TtrState, p: int, needed: int, section: str) -> None:
         )
 
 
+def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: str) -> None:
+    """ "OBSAZOVÁNÍ TRATÍ": a route is paid with cards from the hand. Of each kind a player can
+    hold at most the cards of it the table has seen go into their hand plus those it has not
+    seen anywhere (every card exists once, "OBSAH BALENÍ": 12 of each colour, 14
+    locomotives); a payment beyond that is refused, not only flagged afterwards."""
+    me = state.players[p]
+    unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    for kind, n, known, free in zip(tc.KINDS, paid, me.known, unseen, strict=True):
+        if n > known + free:
+            where = tc.FULL_DECK[tc.INDEX[kind]] - known - free
+            raise _refuse(
+                f"{me.name} cannot pay {n} {kind} card(s): of the {tc.FULL_DECK[tc.INDEX[kind]]} "
+                f"{kind} cards the table has seen {where} elsewhere (face up, discarded or in "
+                f"other hands), so {me.name} holds at most {known + free}",
+                "cards come from the hand; every card exists once",
+                section,
+            )
+
+
 def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteSpec:
     candidates = route_candidates(ref)
     free = [r for r in candidates if _route_owner(state, r.id) is None]
@@ -925,33 +1046,66 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
             S_FERRY,
         )
     _hand_check(state, p, tc.total(played), section)
+    _holding_check(state, p, played, section)
     hand_field = args.get("hand", None)
-    declared = None if hand_field.value is None else tc.parse_cards(hand_field)
+    if hand_field.value is not None:
+        # cards in hand lie face down: a hand inside the claim would be in the public log
+        hand_field.fail(
+            "the rest of the hand is declared privately with declare_hand, on your own page, "
+            "never with the claim (everyone sees the claim)"
+        )
     state = _update_player(
         state, p, hand=me.hand - tc.total(played), known=tc.sub(me.known, played)
     )
-    if declared is not None:
-        left = state.players[p]
-        if tc.total(declared) != left.hand:
-            hand_field.fail(
-                f"the declared hand has {tc.total(declared)} cards; {me.name} holds {left.hand} "
-                "after laying these"
-            )
-        unseen = tc.sub(tc.FULL_DECK, tc.add(seen_cards(state), played))
-        for kind, n, known, free in zip(tc.KINDS, declared, left.known, unseen, strict=True):
-            if n - known > free:
-                hand_field.get(kind).fail(
-                    f"{n} {kind} cards declared, but only {known + free} can be in the hand"
-                )
     if route.tunnel:
         reveal = min(tc.TUNNEL_REVEAL, _cards_left(state))
-        tunnel = Tunnel(p, route.id, played, reveal, (), declared)
+        tunnel = Tunnel(p, route.id, played, reveal, ())
         state = replace(state, tunnel=tunnel)
         if reveal == 0:
             # "TUNELY": no card left to turn → the tunnel is claimed without risk
             return _complete_claim(state, p, route, played)
         return state
     return _complete_claim(state, p, route, played)
+
+
+def _check_declared(
+    state: TtrState, p: int, declared: tc.Cards, field: Field, seen: tc.Cards
+) -> None:
+    """A declared hand must be the cards the player holds (their number) and possible given
+    what the table has seen: the cards seen go into this hand, plus those not seen anywhere."""
+    me = state.players[p]
+    if tc.total(declared) != me.hand:
+        field.fail(
+            f"the declared hand has {tc.total(declared)} cards; {me.name} holds {me.hand} "
+            "after laying these"
+        )
+    unseen = tc.sub(tc.FULL_DECK, seen)
+    for kind, n, known, free in zip(tc.KINDS, declared, me.known, unseen, strict=True):
+        if n < known:
+            field.fail(f"{n} {kind} card(s) declared, but the table saw {known} go into the hand")
+        if n - known > free:
+            field.get(kind).fail(
+                f"{n} {kind} cards declared, but only {known + free} can be in the hand"
+            )
+
+
+def _declare_hand(state: TtrState, player: int | None, args: Field) -> TtrState:
+    """ "TUNELY": before the cards are turned the claimant may tell Trackside the rest of their
+    hand (privately: cards in hand are face down) so that their own odds leave those cards out
+    of the deck; onlookers keep seeing their own odds."""
+    args.only("cards")
+    t = state.tunnel
+    if t is None or t.revealed or len(t.revealed) >= t.reveal:
+        raise _refuse(
+            "a hand is declared while a tunnel waits for its first card to be turned",
+            "tunnel draw",
+            S_TUNNEL,
+        )
+    if player != t.player:
+        raise _refuse(f"the tunnel is {state.players[t.player].name}'s", "tunnel draw", S_TUNNEL)
+    declared = tc.parse_cards(args.get("cards"))
+    _check_declared(state, t.player, declared, args.get("cards"), seen_cards(state))
+    return replace(state, tunnel=replace(t, declared=declared))
 
 
 def _complete_claim(state: TtrState, p: int, route: RouteSpec, cards: tc.Cards) -> TtrState:
@@ -1026,6 +1180,7 @@ def _pay_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
     if problem is not None:
         raise _refuse(problem, "each matching turned card costs one more card", S_TUNNEL)
     _hand_check(state, t.player, tc.total(paid), S_TUNNEL)
+    _holding_check(state, t.player, paid, S_TUNNEL)
     me = state.players[t.player]
     state = _update_player(
         state, t.player, hand=me.hand - tc.total(paid), known=tc.sub(me.known, paid)
@@ -1064,7 +1219,9 @@ def _keep_ticket(state: TtrState, player: int | None, args: Field) -> TtrState:
     holder = _ticket_holder(state, kept.id)
     if holder is not None:
         raise _refuse(
-            f"the ticket {kept.id} is already held by {state.players[holder].name}",
+            # "LÍZNUTÍ KARET CÍLOVÝCH STANIC": tickets are not shown to the others until the final
+            # scoring ("neukazují ostatním"): the holder is not named
+            f"the ticket {kept.id} is already entered for another player",
             "every ticket exists once",
             S_TICKETS,
         )
@@ -1223,6 +1380,7 @@ _HANDLERS = {
     "withdraw_tunnel": _withdraw_tunnel,
     "draw_tickets": _draw_tickets,
     "keep_ticket": _keep_ticket,
+    "declare_hand": _declare_hand,
     "done_tickets": _done_tickets,
     "build_station": _build_station,
 }

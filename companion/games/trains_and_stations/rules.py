@@ -22,6 +22,7 @@ from companion.core.actions import Action, Prompt
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.privacy import PrivateRefusalError
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
 from companion.core.snapshot import Field
@@ -371,7 +372,17 @@ class TrainsAndStations:
         state = replace(state, bonus_on_board=state.bonus_on_board + bonus_trains)
         for b in builds:
             state = self._build(state, player, b)
-        return replace(state, turn=replace(state.turn, phase="deliver", dice=(), bonus=()))
+        # what this turn placed: only it can fill a route now (Krok 4: Doručení!)
+        return replace(
+            state,
+            turn=replace(
+                state.turn,
+                phase="deliver",
+                dice=(),
+                bonus=(),
+                placed=(own_trains, bonus_trains),
+            ),
+        )
 
     def _build(self, state: TSState, player: int, field: Field) -> TSState:
         """Rulebook, Stavba budov: Místo (2 or 3 spaces per station) and Úroveň (no second building
@@ -479,6 +490,24 @@ class TrainsAndStations:
         bonus_dice = args.get("bonus_dice", 0).int(lo=0, hi=state.bonus_on_board)
         if sum(dice) + bonus_dice == 0:
             args.get("dice").fail("a completed route has dice on it")
+        # "Pokud dojde k zaplnění všech polí trasy … kostkami, proběhne Doručení": a route is
+        # delivered when this turn's placement fills its last space, so one of the train dice
+        # the active player placed this turn (their own or a bonus die) is on it
+        placed = state.turn.placed
+        if placed is not None:
+            own_left, bonus_left = placed
+            if own_left and dice[player]:
+                placed = (own_left - 1, bonus_left)
+            elif bonus_left and bonus_dice:
+                placed = (own_left, bonus_left - 1)
+            else:
+                name = state.players[player].name
+                raise refuse(
+                    f"{name} has no train die placed this turn on this route (each one fills "
+                    "one route): no route was filled this turn",
+                    "a delivery happens when the active player's placement fills a route",
+                    section,
+                )
 
         # 1) completion VP: 1 per city joined to everyone with a die of their own on the route.
         for i, d in enumerate(dice):
@@ -520,7 +549,11 @@ class TrainsAndStations:
             replace(p, dice_on_board=p.dice_on_board - d)
             for p, d in zip(state.players, dice, strict=True)
         )
-        turn = replace(state.turn, deliveries=(*state.turn.deliveries, tuple(c for c, _ in cities)))
+        turn = replace(
+            state.turn,
+            deliveries=(*state.turn.deliveries, tuple(c for c, _ in cities)),
+            placed=placed,
+        )
         return replace(
             state, players=players, bonus_on_board=state.bonus_on_board - bonus_dice, turn=turn
         )
@@ -603,10 +636,12 @@ class TrainsAndStations:
             )
         p = state.players[player]
         if p.special_cards - len(p.special_goods) < 1:
-            raise refuse(
+            # reads the player's face-down special cards ("Veřejná informace"): told only to them
+            raise PrivateRefusalError(
                 f"{p.name} holds no special card that could be a task",
-                "a task card is one of your special cards",
-                section,
+                player,
+                rule="a task card is one of your special cards",
+                section=section,
             )
         key = _pair_key((a, b))
         if any(who == player and _pair_key(pair) == key for who, pair in t.tasks_done):
@@ -817,6 +852,8 @@ class TrainsAndStations:
         spec = state.speculation
         assert spec is not None
         wanted = given if wanted is None else wanted
+        # "Takto směněné zboží otočte lícem vzhůru tak, aby jej ostatní hráči viděli"
+        state = replace(state, traded=spec)
         for i, offer in enumerate(spec.offers):
             assert offer is not None
             p = state.players[i]

@@ -62,7 +62,9 @@ def monopoly_holders(holdings: Sequence[FinalHolding], good: str) -> tuple[int, 
 
 def final_sheet(holdings: Sequence[FinalHolding], notes: tuple[str, ...] = ()) -> ScoreSheet:
     """The final score: VP cards + completed task cards + monopolies; winners by total, then
-    most gold (special cards included); still tied: shared ("Bodování")."""
+    most gold cards; still tied: shared ("Bodování": "V případě shody vyhrává hráč s více
+    zlata"). A special card showing gold counts only toward the monopoly bonuses ("Speciální
+    karty": "při určování bonusů za monopol … se počítá"), not in the tie-break."""
     monopoly_lines: list[list[ScoreLine]] = [[] for _ in holdings]
     for good in GOODS:
         holders = monopoly_holders(holdings, good)
@@ -84,7 +86,10 @@ def final_sheet(holdings: Sequence[FinalHolding], notes: tuple[str, ...] = ()) -
         ]
         players.append(PlayerScore(h.name, tuple(lines)))
     winners = highest(
-        [(p.name, (p.total, h.count(TOP_GOODS))) for p, h in zip(players, holdings, strict=True)]
+        [
+            (p.name, (p.total, dict(h.goods).get(TOP_GOODS, 0)))
+            for p, h in zip(players, holdings, strict=True)
+        ]
     )
     return ScoreSheet(NAME, tuple(players), winners, notes)
 
@@ -113,7 +118,10 @@ def parse_special_goods(field: Field) -> tuple[tuple[str, str], ...]:
 def check_players(field: Field, lo: int = MIN_PLAYERS) -> list[Field]:
     players = field.list()
     if not lo <= len(players) <= MAX_PLAYERS:
-        field.fail(f"Trains & Stations takes {lo}–{MAX_PLAYERS} players, got {len(players)}")
+        field.fail(
+            f"Trains & Stations takes {lo}–{MAX_PLAYERS} players ("
+            f"pro 3-5 železničních baronů), got {len(players)}"
+        )
     return players
 
 
@@ -146,8 +154,9 @@ def parse_contract(data: Any) -> tuple[FinalHolding, ...]:
     if doc.get("game").str() != NAME:
         doc.get("game").fail(f"expected {NAME!r}")
     doc.get("format").int(lo=FORMAT, hi=FORMAT)
-    # the contract's own example lists one player: a scoring snapshot may be partial
-    players = check_players(doc.get("players"), lo=1)
+    # "pro 3-5 železničních baronů" (the rulebook's opening): a final score is of a whole
+    # table; the contract's one-player example is only the shape of an entry
+    players = check_players(doc.get("players"))
     holdings, names, goods = [], [], []
     specials = 0
     for p in players:
@@ -179,17 +188,8 @@ def is_contract_snapshot(data: Any) -> bool:
     return isinstance(data, Mapping) and set(data) <= set(CONTRACT_KEYS)
 
 
-FEW_PLAYERS_NOTE = (
-    "Trains & Stations is for {lo}–{hi} players; this snapshot lists {n}, scored as given"
-)
-
-
 def score_contract(data: Any) -> ScoreSheet:
-    holdings = parse_contract(data)
-    notes: tuple[str, ...] = ()
-    if len(holdings) < MIN_PLAYERS:
-        notes = (FEW_PLAYERS_NOTE.format(lo=MIN_PLAYERS, hi=MAX_PLAYERS, n=len(holdings)),)
-    return final_sheet(holdings, notes)
+    return final_sheet(parse_contract(data))
 
 
 __all__ = [

@@ -119,6 +119,10 @@ class Turn:
     deliveries: tuple[tuple[str, ...], ...] = ()
     """Cities joined by each delivery this turn (task cards check these)."""
     tasks_done: tuple[tuple[int, Pair], ...] = ()
+    placed: tuple[int, int] | None = None
+    """(own, bonus) train dice the active player placed this turn and no delivery has used yet
+    (Krok 4: a delivery happens when this turn's placement fills a route); None in a snapshot
+    that does not say (an older one): deliveries are then not checked against it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +179,9 @@ class TSState:
     goods_removed: Counts
     """Goods traded away in speculation (out of the game)."""
     speculation: Speculation | None = None
+    traded: Speculation | None = None
+    """The last speculation once everyone answered: "Takto směněné zboží otočte lícem vzhůru tak,
+    aby jej ostatní hráči viděli" (Spekulace při vylepšování) — the cards traded, face up."""
     options: Options = Options()
 
     @property
@@ -230,9 +237,16 @@ def _offer_json(offer: Offer | None) -> JsonValue:
     }
 
 
+def _traded_json(spec: Speculation | None) -> JsonValue:
+    if spec is None:
+        return None
+    return {"goods": spec.goods, "offers": [_offer_json(o) for o in spec.offers]}
+
+
 def _table_json(state: TSState) -> JsonObject:
     t = state.turn
     return {
+        "traded": _traded_json(state.traded),
         "game": NAME,
         "format": FORMAT,
         "options": {
@@ -268,6 +282,7 @@ def _table_json(state: TSState) -> JsonObject:
             "struck": t.struck,
             "deliveries": [list(d) for d in t.deliveries],
             "tasks_done": [{"player": p, "cities": list(c)} for p, c in t.tasks_done],
+            "placed": None if t.placed is None else {"own": t.placed[0], "bonus": t.placed[1]},
         },
     }
 
@@ -293,14 +308,15 @@ def public_json(state: TSState) -> JsonObject:
     if state.over:
         return full_json(state)
     data = _table_json(state)
-    data["speculation"] = (
-        None
-        if state.speculation is None
-        else {
-            "goods": state.speculation.goods,
-            "answered": [o is not None for o in state.speculation.offers],
-        }
-    )
+    spec = state.speculation
+    shown: JsonObject | None = None
+    if spec is not None:
+        shown = {"goods": spec.goods, "answered": [o is not None for o in spec.offers]}
+        if all(o is not None for o in spec.offers):
+            # everyone has answered: the traded cards are turned face up (Spekulace při
+            # vylepšování), while the active player shares out a short deck
+            shown["offers"] = [_offer_json(o) for o in spec.offers]
+    data["speculation"] = shown
     data["players"] = [_player_public(p) for p in state.players]
     data["hidden"] = ["players[].goods", "players[].special_goods", "players[].special_cards"]
     return data
@@ -417,6 +433,7 @@ def from_json(data: Any) -> TSState:
         "turn",
         "speculation",
         "players",
+        "traded",
     )
     if doc.get("game").str() != NAME:
         doc.get("game").fail(f"expected {NAME!r}")
@@ -465,7 +482,15 @@ def from_json(data: Any) -> TSState:
         stations.append(Station(name, cap, tuple(built)))
 
     t = doc.get("turn")
-    t.only("player", "phase", "dice", "bonus", "struck", "deliveries", "tasks_done")
+    t.only("player", "phase", "dice", "bonus", "struck", "deliveries", "tasks_done", "placed")
+    placed_f = t.get("placed", None)
+    placed = None
+    if placed_f.value is not None:
+        placed_f.only("own", "bonus")
+        placed = (
+            placed_f.get("own").int(lo=0, hi=ROLL_LIMIT),
+            placed_f.get("bonus").int(lo=0, hi=BONUS_DICE),
+        )
     deliveries = tuple(tuple(c.str() for c in d.list()) for d in t.get("deliveries").list())
     tasks_done = []
     for td in t.get("tasks_done").list():
@@ -479,6 +504,7 @@ def from_json(data: Any) -> TSState:
         struck=t.get("struck").bool(),
         deliveries=deliveries,
         tasks_done=tuple(tasks_done),
+        placed=placed,
     )
 
     spec_f = doc.get("speculation")
@@ -490,6 +516,17 @@ def from_json(data: Any) -> TSState:
             spec_f.get("offers").fail(f"expected one entry per player ({n}), got {len(offers)}")
         speculation = Speculation(
             spec_f.get("goods").str(frozenset(GOODS)), tuple(_offer(o) for o in offers)
+        )
+
+    traded_f = doc.get("traded", None)
+    traded = None
+    if traded_f.value is not None:
+        traded_f.only("goods", "offers")
+        offers_t = traded_f.get("offers").list()
+        if len(offers_t) != n:
+            traded_f.get("offers").fail(f"expected one entry per player ({n}), got {len(offers_t)}")
+        traded = Speculation(
+            traded_f.get("goods").str(frozenset(GOODS)), tuple(_offer(o) for o in offers_t)
         )
 
     return TSState(
@@ -509,6 +546,7 @@ def from_json(data: Any) -> TSState:
         goods_in_play=in_play,
         goods_removed=goods_removed,
         speculation=speculation,
+        traded=traded,
         options=options,
     )
 

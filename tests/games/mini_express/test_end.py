@@ -139,18 +139,26 @@ def test_solo_when_the_automa_triggers_the_end_the_game_ends_at_once(table: Any,
 
 
 def test_turista_the_game_ends_when_the_city_pointer_reaches_city_32(table: Any, game: Any) -> None:
+    """Nastavení obtížnosti: "Hra končí okamžitě, jakmile ukazatel cílového města Mašinfíry
+    dorazí do města s číslem 32" — at once: the automa takes no action that turn (no build, no
+    share), and a build reported with it is refused, the table unchanged."""
     state = solo(table, "turista")
     state = table.act(state, "build", 0, company="steel", trains=1, landscape=0)
-    state = table.act(
-        state,
-        "automa_turn",
-        1,
-        draws=[{"city": 3, "company": 1}],
-        city_number=32,
-        build={"trains": 1, "landscape": 0},
-    )
+    with pytest.raises(IllegalActionError, match="the game ends at once and the automa takes no"):
+        table.act(
+            state,
+            "automa_turn",
+            1,
+            draws=[{"city": 3, "company": 1}],
+            city_number=32,
+            build={"trains": 1, "landscape": 0},
+        )
+    before = state
+    state = table.act(state, "automa_turn", 1, draws=[{"city": 3, "company": 1}], city_number=32)
     assert game.is_over(state)
     assert "city 32" in state.ended_reason
+    assert state.companies == before.companies  # no train placed, no share taken
+    assert state.players[1].shares == before.players[1].shares
 
 
 def test_cestujici_does_not_end_at_city_32(table: Any, game: Any) -> None:

@@ -344,7 +344,7 @@ def test_a_value_unlike_the_rulebooks_example_is_noted() -> None:
         (lambda d: d["players"][2].update(name="automa"), "standard has no automa"),
         (
             lambda d: [p["shares"].update(lumber=3) for p in d["players"]],
-            "12 lumber shares held; the game has 9",
+            "12 lumber shares held by the players; standard with 4 player.s. has 9 of each",
         ),
     ],
 )
@@ -383,3 +383,53 @@ def test_two_columns_the_higher_2nd_the_lower_other_a_tie_both_2nd(a: int, b: in
         assert ranks == ("2nd", "2nd")
     else:
         assert ranks == (("2nd", "other") if a > b else ("other", "2nd"))
+
+
+@pytest.mark.parametrize(
+    ("variant", "names", "limit"),
+    [
+        # PŘÍPRAVA HRY 3.: "ve hře 3 hráčů odložte stranou pouze 2 akcie … třetí akcii …
+        # vraťte zpět do krabice": 6 on the board + 2 set aside
+        ("standard", ("Ann", "Ben", "Cat"), 8),
+        ("standard", ("Ann", "Ben", "Cat", "Dan"), 9),
+        # HRA PRO 2 HRÁČE (s Mašinfírou): 6 + 2
+        ("two_player_automa", ("Ann", "Ben", "automa"), 8),
+        # HRA PRO 2 ZKUŠENÉ HRÁČE and SÓLOVÁ HRA: 5 + 2
+        ("two_experienced", ("Ann", "Ben"), 7),
+        ("solo:turista", ("Ann", "automa"), 7),
+    ],
+)
+def test_a_snapshot_holding_more_shares_than_the_variant_has_is_refused(
+    variant: str, names: tuple[str, ...], limit: int
+) -> None:
+    """Shares per company depend on the variant (the rest of the 9 go back to the box)."""
+
+    def holding(lumber: int) -> dict[str, Any]:
+        shares = [per_company(lumber=0) for _ in names]
+        for i in range(lumber):
+            shares[i % len(names)]["lumber"] += 1
+        return snapshot(
+            [player(n, i, shares[i], per_company(lumber=1)) for i, n in enumerate(names)],
+            variant=variant,
+            share_values={"3": {"1st": 8, "2nd": 5, "other": 2}},
+        )
+
+    GAME.score_snapshot(holding(limit))
+    with pytest.raises(
+        SnapshotError, match=rf"{limit + 1} lumber shares held .* has {limit} of each"
+    ):
+        GAME.score_snapshot(holding(limit + 1))
+
+
+def test_with_the_automa_a_snapshot_that_seats_it_elsewhere_than_last_is_refused() -> None:
+    """HRA PRO 2 HRÁČE (s Mašinfírou) / SÓLOVÁ HRA: the automa plays last."""
+    data = snapshot(
+        [
+            player("automa", 0, per_company(lumber=2), per_company(lumber=4)),
+            player("Ann", 1, per_company(lumber=1), per_company(lumber=5)),
+            player("Ben", 2, per_company(lumber=1), per_company(lumber=3)),
+        ],
+        variant="two_player_automa",
+    )
+    with pytest.raises(SnapshotError, match=r"the automa plays last \(seat_from_start 2\), not 0"):
+        GAME.score_snapshot(data)

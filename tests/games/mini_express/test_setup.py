@@ -216,3 +216,17 @@ def test_the_owners_board_table_is_merged_with_the_rulebooks_cells(table: Any) -
     cells = state.share_values.cells()
     assert cells[(9, "2nd")] == 6 and cells[(0, "other")] == 0
     assert cells[(12, "other")] == 4  # from the rulebook's example
+
+
+def test_a_table_snapshot_with_more_shares_than_the_variant_has_is_refused() -> None:
+    """PŘÍPRAVA HRY 2.–3.: with 3 players each company has 8 shares in the game (6 on the board,
+    2 set aside; the ninth goes back to the box): a snapshot showing 9 is refused, named."""
+    game = MiniExpress()
+    state = game.setup([PlayerSpec("Ann"), PlayerSpec("Ben"), PlayerSpec("Cat")], {})
+    data = game.to_json(state)
+    assert game.from_json(data) == state
+    data["companies"]["steel"]["shares_set_aside"] = 3  # type: ignore[index]
+    with pytest.raises(
+        SnapshotError, match=r"companies: 9 steel shares held by the players and on"
+    ):
+        game.from_json(data)

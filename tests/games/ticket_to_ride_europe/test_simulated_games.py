@@ -67,6 +67,15 @@ class Table:
         """Enter an action; when the engine accepts it, the real hand changes too."""
         self.state = GAME.apply(self.state, Action(kind, player, args or {}))
         self.actions += 1
+        if not self.deck and self.state.deck and self.state.deck_pool is not None:
+            # "Jakmile je balíček karet dolízan, odhozené karty se zamíchají": the table shuffles
+            # the discards into a new deck as soon as the last card left it (one card turned per
+            # action here, so the engine's deck pool is exactly the discards shuffled)
+            assert tc.total(self.state.deck_pool) == self.state.deck
+            self.deck = [
+                k for k, n in zip(tc.KINDS, self.state.deck_pool, strict=True) for _ in range(n)
+            ]
+            self.rng.shuffle(self.deck)
         if player is not None:
             self.hands[player].extend(gain or [])
             for card, n in (spend or {}).items():

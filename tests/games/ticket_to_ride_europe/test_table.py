@@ -60,6 +60,24 @@ def edit(state: TtrState, **table: Any) -> TtrState:
     if hands is not None:
         for h, changes in zip(data["table"]["hands"], hands, strict=False):  # type: ignore[index,call-overload]
             h.update(changes)
+    # every one of the 110 cards is somewhere (OBSAH BALENÍ; from_json checks it): the cards an
+    # edit moved out of sight go to (or come from) the deck, or when the deck was set, the last
+    # player's hand
+    t: Any = data["table"]
+    tunnel = t["tunnel"] or {"played": {}, "revealed": []}
+    counted = (
+        t["deck"]
+        + sum(t["discard"].values())
+        + sum(1 for c in t["face_up"] if c is not None)
+        + sum(h["cards"] for h in t["hands"])
+        + sum(tunnel["played"].values())
+        + len(tunnel["revealed"])
+    )
+    balance = "hands" if "deck" in table else "deck"
+    if balance == "deck":
+        t["deck"] += 110 - counted
+    else:
+        t["hands"][-1]["cards"] += 110 - counted
     return GAME.from_json(data)
 
 
@@ -90,7 +108,7 @@ def test_each_player_keeps_at_least_two_tickets_one_long_and_three_regular_at_mo
     for t in ("paris-wien", "berlin-roma", "madrid-dieppe"):
         state = act(state, "keep_ticket", 0, ticket=t)
     refused(state, "three regular tickets each", "keep_ticket", 0, ticket="essen-kyiv")
-    refused(state, "already held", "keep_ticket", 1, ticket="paris-wien")
+    refused(state, "already entered for another player", "keep_ticket", 1, ticket="paris-wien")
     state = act(state, "done_tickets", 0)
     assert state.players[0].ready and len(state.players[0].tickets) == 4
     refused(state, "already chosen", "done_tickets", 0)
@@ -417,14 +435,8 @@ def test_tunnel_odds_are_exact_fractions_from_what_the_table_has_seen() -> None:
 
 def test_tunnel_odds_use_the_declared_hand_and_the_reshuffled_deck() -> None:
     state = edit(started(), hands=[{"cards": 6}])
-    declared = act(
-        state,
-        "claim_route",
-        0,
-        route="munchen-venezia",
-        cards={"blue": 2},
-        hand={"blue": 2, "locomotive": 2},
-    )
+    declared = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    declared = act(declared, "declare_hand", 0, cards={"blue": 2, "locomotive": 2})
     unseen = tc.sub(tc.FULL_DECK, tc.cards_of([*FACE_UP] + ["blue"] * 4 + ["locomotive"] * 2))
     assert list(tunnel_odds(declared)) == brute_odds(unseen, 3, {"blue", "locomotive"})
     # after a reshuffle the deck is what the discards were: 2 blue, 2 red, 4 cards
@@ -445,7 +457,15 @@ def test_tunnel_odds_when_the_discards_must_fill_the_reveal() -> None:
 
 
 def test_the_declared_hand_must_match_the_cards_held() -> None:
+    state = act(started(), "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
     with pytest.raises(SnapshotError, match="declared hand has 1 cards"):
+        act(state, "declare_hand", 0, cards={"red": 1})
+
+
+def test_a_hand_is_never_declared_inside_the_public_claim() -> None:
+    """Cards in hand lie face down: a hand declared with the claim would be in the public log,
+    so claim_route refuses it and names declare_hand (private, the claimant's page)."""
+    with pytest.raises(SnapshotError, match=r"args\.hand: .*declare_hand"):
         act(
             started(), "claim_route", 0, route="munchen-venezia", cards={"blue": 2}, hand={"red": 1}
         )
@@ -594,15 +614,9 @@ def test_odds_after_some_cards_are_turned_count_what_is_already_owed() -> None:
 
 def test_a_declared_hand_the_table_knows_is_impossible_is_refused() -> None:
     state = edit(started(), discard={"red": 11}, hands=[{"cards": 6}])  # the 12th red is face up
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
     with pytest.raises(SnapshotError, match="1 red cards declared, but only 0"):
-        act(
-            state,
-            "claim_route",
-            0,
-            route="munchen-venezia",
-            cards={"blue": 2},
-            hand={"red": 1, "green": 3},
-        )
+        act(state, "declare_hand", 0, cards={"red": 1, "green": 3})
 
 
 def test_the_page_offers_every_way_to_pay_a_tunnel_or_to_withdraw() -> None:
@@ -680,3 +694,181 @@ def test_the_public_view_keeps_destination_tickets_secret_until_the_end() -> Non
     for player in state.players:
         for ticket in player.tickets:
             assert ticket not in text
+
+
+# -- issue 15: the rule gaps found at the table -----------------------------------------------
+def test_the_discards_are_shuffled_as_soon_as_the_deck_runs_out_not_at_the_next_draw() -> None:
+    """LÍZNUTÍ KARET VAGÓNŮ: "Jakmile je balíček karet dolízan, odhozené karty se zamíchají a
+    vytvoří se z nich nový balíček." The last card leaves the deck → the four red discards are
+    the new deck at once; the two blue cards discarded afterwards stay in the discards, so a
+    tunnel turned from the new deck can only show red (odds 1 for no extra card) and a blue
+    card turned from it is refused."""
+    state = edit(started(), deck=2, discard={"red": 4}, hands=[{"cards": 8}])
+    state = act(state, "draw_blind", 0)
+    state = act(state, "draw_blind", 0)  # the last card: the deck is empty now
+    assert state.deck == 4 and state.deck_pool == tc.cards_of(["red"] * 4)
+    assert state.discard == tc.NONE
+    state = act(state, "claim_route", 1, route="berlin-essen", cards={"blue": 2})
+    assert state.discard == tc.cards_of(["blue", "blue"]) and state.deck == 4
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    assert tunnel_odds(state) == (Fraction(1), Fraction(0), Fraction(0), Fraction(0))
+    assert "0 more: 100 %" in GAME.status(state).waiting_for
+    refused(state, "the reshuffled deck had none left", "reveal_tunnel", cards=["blue"])
+    state = act(state, "reveal_tunnel", cards=["red", "red", "red"])
+    assert state.tunnel is None and "munchen-venezia" in state.players[0].routes
+
+
+def test_a_payment_with_cards_the_table_knows_are_elsewhere_is_refused() -> None:
+    """OBSAZOVÁNÍ TRATÍ: a route is paid from the hand; OBSAH BALENÍ: 12 cards of each colour.
+    Eleven greens are discarded and one lies face up: no green can be in P0's hand."""
+    state = edit(started(), discard={"green": 11})
+    refused(
+        state,
+        "P0 cannot pay 2 green card.*seen 12 elsewhere.*holds at most 0",
+        "claim_route",
+        0,
+        route="essen-frankfurt",
+        cards={"green": 2},
+    )
+    assert GAME.apply(state, Action("draw_blind", 0)).players[0].hand == 5  # nothing changed
+    # a tunnel's extra cards are checked the same way
+    tunnel = edit(started(), discard={"blue": 9}, hands=[{"cards": 8}])
+    tunnel = act(tunnel, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    tunnel = act(tunnel, "reveal_tunnel", cards=["locomotive", "red", "red"])
+    refused(tunnel, "cannot pay 1 blue", "pay_tunnel", 0, cards={"blue": 1})
+    paid = act(tunnel, "pay_tunnel", 0, cards={"locomotive": 1})
+    assert "munchen-venezia" in paid.players[0].routes
+
+
+def test_a_snapshot_whose_train_cards_do_not_add_up_to_110_is_refused() -> None:
+    """OBSAH BALENÍ: "110 karet vagonů: 12 od každého druhu a 14 lokomotiv"."""
+    data = GAME.to_json(started())
+    data["table"]["deck"] -= 1  # type: ignore[index,operator]
+    with pytest.raises(SnapshotError, match=r"table: the train cards add up to 109 \(deck "):
+        GAME.from_json(data)
+    data["table"]["deck"] += 2  # type: ignore[index,operator]
+    with pytest.raises(SnapshotError, match="add up to 111"):
+        GAME.from_json(data)
+
+
+def test_tickets_are_private_each_player_sees_their_own() -> None:
+    """LÍZNUTÍ KARET CÍLOVÝCH STANIC: "Karty cílových stanic hráči neukazují ostatním až do
+    závěrečného sčítání bodů." keep_ticket is a private action; the private view shows the
+    viewer's own tickets only; a ticket already entered names no holder."""
+    assert "keep_ticket" in GAME.private_actions
+    state = started()
+    mine = GAME.private_json(state, 0)
+    players: Any = mine["players"]
+    assert mine["viewer"] == 0
+    assert players[0]["tickets"] == ["paris-wien", "edinburgh-athina"]
+    assert players[1]["tickets"] == [] and players[1]["tickets_held"] == 2
+    public: Any = GAME.public_json(state)
+    assert all(p["tickets"] == [] for p in public["players"])
+    drawn = act(act(state, "draw_tickets", 0), "keep_ticket", 0, ticket="madrid-dieppe")
+    view: Any = GAME.private_json(drawn, 0)
+    assert view["table"]["ticket_draw"]["kept"] == ["madrid-dieppe"]
+    other: Any = GAME.private_json(drawn, 1)
+    assert other["table"]["ticket_draw"]["kept"] == []
+    assert "madrid-dieppe" not in json.dumps(other) and "madrid-dieppe" not in json.dumps(
+        GAME.public_json(drawn)
+    )
+
+
+def test_the_claimants_declared_hand_sharpens_only_their_own_odds() -> None:
+    """TUNELY: the odds of extra cards. Cards in hand are face down: the claimant declares the
+    rest of their hand privately (declare_hand) and sees their exact odds; everyone else sees
+    the onlookers' odds (the hand may be in the deck as far as they know), and no surface but
+    the claimant's shows the hand."""
+    assert "declare_hand" in GAME.private_actions
+    state = edit(started(), hands=[{"cards": 6}])
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    onlookers = tunnel_odds(state)
+    state = act(state, "declare_hand", 0, cards={"blue": 2, "locomotive": 2})
+    unseen = tc.sub(tc.FULL_DECK, tc.cards_of([*FACE_UP] + ["blue"] * 4 + ["locomotive"] * 2))
+    assert list(tunnel_odds(state)) == brute_odds(unseen, 3, {"blue", "locomotive"})
+    assert tunnel_odds(state, with_hand=False) == onlookers != tunnel_odds(state)
+    public: Any = GAME.public_json(state)
+    assert public["table"]["tunnel"]["declared"] is None
+    exact = [f"{p.numerator}/{p.denominator}" for p in onlookers]
+    assert public["table"]["tunnel"]["odds"]["exact"] == exact
+    assert public["table"]["tunnel"]["odds"]["percent"] == ["46 %", "41 %", "11 %", "1 %"]
+    assert "0 more: 46 %, 1 more: 41 %, 2 more: 11 %, 3 more: 1 %" in GAME.status(state).waiting_for
+    mine: Any = GAME.private_json(state, 0)
+    assert mine["table"]["tunnel"]["declared"] == {"blue": 2, "locomotive": 2}
+    assert mine["table"]["tunnel"]["odds"]["exact"] != exact
+    assert mine["players"][0]["your_tunnel_odds"].startswith("0 more: ")
+    other: Any = GAME.private_json(state, 1)
+    assert other["table"]["tunnel"]["declared"] is None
+    assert other["table"]["tunnel"]["odds"]["exact"] == exact
+
+
+def test_a_declared_hand_is_checked_against_what_the_table_has_seen() -> None:
+    """TUNELY / OBSAH BALENÍ: the declared hand holds what the table saw go into it (a red
+    taken face up) and no more of a kind than exists unseen; only the claimant declares, and
+    only before the first card is turned."""
+    state = act(started(), "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=["black"])
+    state = act(state, "take_face_up", 0, card="black")
+    state = act(state, "reveal_face_up", cards=["orange"])
+    state = act(state, "draw_blind", 1)
+    state = act(state, "draw_blind", 1)
+    state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
+    with pytest.raises(SnapshotError, match=r"0 red card.*the table saw 1 go into the hand"):
+        act(state, "declare_hand", 0, cards={"black": 1, "white": 3})
+    with pytest.raises(SnapshotError, match="declared hand has 2 cards; P0 holds 4 after"):
+        act(state, "declare_hand", 0, cards={"red": 1, "black": 1})
+    refused(state, "the tunnel is P0's", "declare_hand", 1, cards={"red": 1})
+    ok = act(state, "declare_hand", 0, cards={"red": 1, "black": 1, "white": 2})
+    turned = act(ok, "reveal_tunnel", cards=["red"])
+    refused(
+        turned,
+        "before its first card is turned|waits for its first card",
+        "declare_hand",
+        0,
+        cards={"red": 1, "black": 1, "white": 2},
+    )
+
+
+@pytest.mark.parametrize(
+    ("p", "shown"),
+    [
+        (Fraction(0), "0 %"),
+        (Fraction(1), "100 %"),
+        (Fraction(1, 1000), "<1 %"),
+        (Fraction(999, 1000), ">99 %"),
+        (Fraction(1, 2), "50 %"),
+        (Fraction(82160, 176851), "46 %"),
+        (Fraction(1, 8), "13 %"),
+    ],
+)
+def test_odds_are_shown_as_percentages_rounded_for_people(p: Fraction, shown: str) -> None:
+    from companion.games.ticket_to_ride_europe.rules import percent
+
+    assert percent(p) == shown
+
+
+def test_a_wipe_with_an_empty_deck_and_no_reshuffle_reads_the_deck_as_the_table_knows_it() -> None:
+    """LÍZNUTÍ KARET VAGÓNŮ (three face-up locomotives → all five discarded) with our documented
+    reading for a wipe that cannot help: the last card left the deck while the discards were
+    empty, so the deck "as far as the table knows it" is empty; the five cards that could be
+    turned next are these five, two of them not locomotives — a wipe would turn three
+    locomotives again for ever, so the five stay."""
+    state = edit(
+        started(face_up=["locomotive", "locomotive", "red", "blue", "green"]),
+        deck=1,
+        discard={},
+    )
+    state = act(state, "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=["locomotive"])
+    assert state.deck == 0 and state.discard == tc.NONE
+    assert state.face_up.count("locomotive") == 3 and state.face_up_due == 0
+    # with a reshuffled deck that holds other cards, the wipe happens as the rulebook says
+    other = edit(
+        started(face_up=["locomotive", "locomotive", "red", "blue", "green"]),
+        deck=1,
+        discard={"white": 6},
+    )
+    other = act(other, "take_face_up", 0, card="red")
+    assert other.deck == 1
+    other = act(other, "reveal_face_up", cards=["locomotive"])
+    assert other.face_up == (None,) * 5 and other.face_up_due == 5

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from companion.core import IllegalActionError, SnapshotError
+from companion.core.privacy import PrivateRefusalError
 from companion.games.trains_and_stations import TSState
 from companion.games.trains_and_stations.state import Station
 from tests.games.trains_and_stations.helpers import act, at_deliver, city, give, table
@@ -134,8 +135,11 @@ def test_a_task_needs_a_special_card_that_is_not_a_two_goods_card() -> None:
     state = erik_bohous_sara_karel()
     state = act(state, "deliver", 0, cities=SLB, dice=[2, 1, 0, 0])
     state = act(state, "report_special_goods", 3, cards=[["coal", "gold"], ["cattle", "food"]])
-    with pytest.raises(IllegalActionError, match="no special card that could be a task"):
+    with pytest.raises(IllegalActionError, match="no special card that could be a task") as refused:
         act(state, "complete_task", 3, cities=["Seattle", "Billings"], points=5)
+    # the reason reads Karel's face-down special cards ("Veřejná informace"): the engine tells
+    # it only to him (companion.core.privacy)
+    assert isinstance(refused.value, PrivateRefusalError) and refused.value.player == 3
 
 
 def test_running_out_of_vp_starts_the_last_round() -> None:
@@ -144,3 +148,35 @@ def test_running_out_of_vp_starts_the_last_round() -> None:
     assert after.vp_supply == 0 and after.final_round
     # VP are still paid from the cards not used at setup
     assert after.players[0].vp == 3 + 3 + 1 and after.players[1].vp == 3 + 3
+
+
+def test_a_delivery_needs_a_route_filled_by_this_turns_placement() -> None:
+    """Krok 4: Doručení!: "Pokud dojde k zaplnění všech polí trasy mezi dvěma nebo více městy
+    kostkami, proběhne Doručení." Only this turn's placement can fill a route, so a delivery
+    needs one of the train dice the active player placed this turn on it (their own, or a bonus
+    die)."""
+    state = table("Ann", "Ben", "Cat")
+    state = act(state, "roll", 0, dice=["train", "train", "train", "train", "coin"])
+    state = act(state, "resolve", 0, coins=1)
+    assert state.turn.placed == (4, 0)
+    denver_omaha = [city("Denver"), city("Omaha")]
+    state = act(state, "deliver", 0, cities=denver_omaha, dice=[2, 0, 0])
+    assert state.turn.placed == (3, 0) and state.players[0].dice_on_board == 2
+    state = act(state, "end_turn", 0)
+    # Ben rolls no train: whatever is reported delivered, no route was filled in his turn
+    ben = act(state, "roll", 1, dice=["coin", "coin", "ranch", "ranch", "mine"])
+    ben = act(ben, "resolve", 1, coins=2)
+    assert ben.turn.placed == (0, 0)
+    with pytest.raises(IllegalActionError, match="no route was filled this turn") as refused:
+        act(ben, "deliver", 1, cities=denver_omaha, dice=[1, 0, 0])
+    assert "Krok 4: Doručení!" in str(refused.value)
+    # Cat places one train: a route without it on was not filled by her; with it, it was
+    cat = act(act(ben, "end_turn", 1), "roll", 2, dice=["train", "coin", "coin", "mine", "mine"])
+    cat = act(cat, "resolve", 2, coins=2)
+    seattle_billings = [city("Seattle"), city("Billings")]
+    with pytest.raises(IllegalActionError, match="no route was filled this turn"):
+        act(cat, "deliver", 2, cities=seattle_billings, dice=[1, 0, 0])
+    cat = act(cat, "deliver", 2, cities=seattle_billings, dice=[1, 0, 1], majority=2)
+    assert cat.turn.placed == (0, 0)
+    with pytest.raises(IllegalActionError, match="no route was filled this turn"):
+        act(cat, "deliver", 2, cities=[city("Chicago"), city("Detroit")], dice=[1, 0, 0])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from companion.core import Action, PlayerSpec
 from companion.games.trains_and_stations import GAME, private_json, public_json
 from tests.games.trains_and_stations.playthroughs import (
@@ -54,3 +56,28 @@ def test_the_answers_settle_the_trade_and_three_big_deliveries_end_the_game() ->
     assert state.over  # before the conductor's (Ann's) turn
     assert "hidden" not in public_json(state)
     assert public_json(state)["players"][0]["goods"]["food"] == 2
+
+
+def test_the_traded_cards_are_shown_face_up_once_everyone_has_answered() -> None:
+    """Spekulace při vylepšování: the trade is made "tajně a současně"; then "Takto směněné zboží
+    otočte lícem vzhůru tak, aby jej ostatní hráči viděli a poté vyřaďte ze hry". Before the last
+    answer no offer is public; once everyone has answered the public view shows what each
+    traded (``traded``), and the snapshot reads back the same."""
+    state = GAME.setup([PlayerSpec(p["name"]) for p in PLAYERS], {})
+    for kind, player, args in TO_SPECULATION:
+        state = GAME.apply(state, Action(kind, player, args))
+    for kind, player, args in SPECULATION_ANSWERS[:-1]:
+        state = GAME.apply(state, Action(kind, player, args))
+    public = public_json(state)
+    assert public["traded"] is None and "offers" not in public["speculation"]  # type: ignore[operator]
+    kind, player, args = SPECULATION_ANSWERS[-1]
+    state = GAME.apply(state, Action(kind, player, args))
+    public = public_json(state)
+    assert public["speculation"] is None
+    traded: Any = public["traded"]
+    assert traded["goods"] == "food"
+    shown = [
+        ({g: n for g, n in o["goods"].items() if n}, o["special_goods"]) for o in traded["offers"]
+    ]
+    assert shown == [({"cattle": 4}, []), ({"cattle": 2}, [["silver", "gold"]]), ({}, [])]
+    assert GAME.from_json(GAME.to_json(state)) == state

@@ -49,10 +49,12 @@ def test_the_contract_example_scores_vp_tasks_and_monopolies() -> None:
     assert sheet.winners == ("Erik",)
 
 
-def test_the_contract_example_verbatim() -> None:
-    # shared/contracts/trains-and-stations.md lists Erik alone: every type he holds is his
-    # monopoly (coal 3 + 1 and cattle 4 + 1 from his special card; no silver).
-    doc = {
+def test_the_contract_example_is_refused_alone_and_scored_at_a_table_of_three() -> None:
+    """ "pro 3-5 železničních baronů": shared/contracts/trains-and-stations.md lists Erik alone;
+    the rulebook wins — a scoring snapshot is of a whole table of 3–5 players. With two more
+    players holding nothing, every type Erik holds is his monopoly (coal 3 + 1 and cattle
+    4 + 1 from his special card; no silver)."""
+    doc: dict[str, Any] = {
         "game": "trains-and-stations",
         "format": 1,
         "players": [
@@ -65,10 +67,13 @@ def test_the_contract_example_verbatim() -> None:
             }
         ],
     }
+    with pytest.raises(SnapshotError, match=r"players: Trains & Stations takes 3–5 players"):
+        GAME.score_snapshot(doc)
+    doc["players"] += [player("Sára", 10), player("Bohouš", 5)]
     sheet = GAME.score_snapshot(doc)
     assert lines(sheet, "Erik") == {"vp": 23, "tasks": 8, "monopolies": 4 + 6 + 7 + 6 + 9}
-    assert sheet.totals == (63,) and sheet.winners == ("Erik",)
-    assert "3–5 players" in sheet.notes[0]
+    assert sheet.totals == (63, 10, 5) and sheet.winners == ("Erik",)
+    assert sheet.notes == ()
 
 
 def test_every_player_tied_for_most_gets_the_full_monopoly_bonus() -> None:
@@ -102,18 +107,22 @@ def test_a_two_goods_special_card_counts_one_of_each_and_ties_the_speculation_ex
     assert sheet.player("Bohouš").points("monopolies") == 0
 
 
-def test_a_tie_on_points_goes_to_the_most_gold_special_cards_included() -> None:
+def test_a_tie_on_points_goes_to_the_most_gold_cards_special_cards_only_for_monopolies() -> None:
+    """Bodování: "V případě shody vyhrává hráč s více zlata"; Speciální karty: a two-goods
+    special card counts "při určování bonusů za monopol" — for the monopolies only."""
     a = player("A", 30, gold=1)
     b = player("B", 39, special=[("gold", "coal")])  # 39 + coal 6 = 45; gold tied 1–1 → both 9
     c = player("C", 45)
     sheet = GAME.score_snapshot(snapshot(a, b, c))
     assert sheet.totals == (39, 54, 45)
-    a2 = player("A", 30, gold=2)  # gold 9 alone: 39
-    b2 = player("B", 33, special=[("gold", "silver")])  # silver 7: 40, one gold
-    c2 = player("C", 40)  # 40, no gold
-    sheet = GAME.score_snapshot(snapshot(a2, b2, c2))
-    assert sheet.totals == (39, 40, 40)
-    assert sheet.winners == ("B",)
+    # A: 31 + gold 9 (tied 1–1 with B's special card) = 40; B: 24 + gold 9 + silver 7 = 40.
+    # Tied on points: A holds a gold card, B's gold is on a special card → A wins (counting the
+    # special card, they would have shared the win)
+    a2 = player("A", 31, gold=1)
+    b2 = player("B", 24, special=[("gold", "silver")])
+    sheet = GAME.score_snapshot(snapshot(a2, b2, player("C", 20)))
+    assert sheet.totals == (40, 40, 20)
+    assert sheet.winners == ("A",)
 
 
 def test_still_tied_players_share_the_victory() -> None:
@@ -147,7 +156,10 @@ def _with(path: list[Any], value: Any) -> dict[str, Any]:
     [
         (_with(["game"], "mini-express"), "game: expected 'trains-and-stations'"),
         (_with(["format"], 2), "format: 2 is above the maximum 1"),
-        (_with(["players"], []), "players: Trains & Stations takes 1–5 players, got 0"),
+        (
+            _with(["players"], []),
+            "players: Trains & Stations takes 3–5 players (pro 3-5 železničních baronů), got 0",
+        ),
         (_with(["players", 1, "vp"], -1), "players[1].vp: -1 is below the minimum 0"),
         (_with(["players", 2, "vp"], "7"), "players[2].vp: expected a whole number"),
         (_with(["players", 0, "goods", "coal"], 11), "players[0].goods.coal: 11 is above"),
