@@ -16,6 +16,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from companion.core.errors import ConfigError
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
+from companion.service.club import ClubResponder, DatabaseIdentity
 from companion.service.config import ReaderSettings, Settings
 from companion.service.engine import Engine, Publication
 from companion.service.export import export_game, game_summaries
@@ -84,7 +85,9 @@ class Trackside:
         if settings.mqtt is not None:
             self.mqtt = MqttBridge(settings.mqtt)
             self.mqtt.listen_for_pads(self.engine)
+            self.mqtt.serve_hub_requests(ClubResponder(settings.database.path))  # docs/hub.md
             self.engine.subscribe(self._to_mqtt)
+        self._identity = DatabaseIdentity(self.store)
         self._closing = threading.Event()
         self._server: BaseWSGIServer | None = None
         self._threads: list[threading.Thread] = []
@@ -113,7 +116,7 @@ class Trackside:
         if publication.entry is not None and publication.event is not None:
             # publication.event: a private action (a secret trade) has no arguments until the end
             event = {"game_id": publication.game_id, **publication.event}
-            self.mqtt.publish_event(publication.entry.seq, event)
+            self.mqtt.publish_event(publication.entry.seq, event, db=self._identity())
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self, *, web: bool = True) -> None:

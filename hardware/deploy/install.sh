@@ -86,4 +86,30 @@ put "$HERE/$UNIT" "/etc/systemd/system/$UNIT" 0644
 run systemctl daemon-reload
 run systemctl enable "$UNIT"
 run systemctl restart "$UNIT"
+# 8. The club bridge (docs/hub.md): with a [club] section in the config, this table's Mosquitto
+#    carries its topics to the club broker. Its own step, so the broker's listener set-up stays
+#    apart from it.
+club_bridge() {
+  local target=/etc/mosquitto/conf.d/trackside-club.conf rendered status=0
+  rendered=$(mktemp)
+  "$PREFIX/venv/bin/python" -m companion.service.club bridge-config \
+    "$DESTDIR$CONFIG" "$HERE/mosquitto-club-bridge.conf" >"$rendered" || status=$?
+  if [ "$status" = 3 ]; then
+    say "no [club] section in $CONFIG: no club bridge"
+  elif [ "$status" != 0 ]; then
+    rm -f "$rendered"
+    die "the club bridge could not be written (above); fix [club] in $CONFIG and install again"
+  else
+    put "$rendered" "$target" 0640
+    run systemctl restart mosquitto
+  fi
+  rm -f "$rendered"
+}
+if [ "$DRY_RUN" = 1 ]; then
+  say "would write the club bridge /etc/mosquitto/conf.d/trackside-club.conf when $CONFIG has [club]"
+elif [ -x "$PREFIX/venv/bin/python" ]; then
+  club_bridge
+else
+  say "warning: no $PREFIX/venv/bin/python here (staged); the club bridge is written on the Pi"
+fi
 say "done: status with 'systemctl status trackside', logs with 'journalctl -u trackside'"
