@@ -44,6 +44,7 @@ GAMES_KEPT = 4
 LAG_SAMPLES = 2000
 MAX_TABLES = 500
 REFUSAL_LOG_EVERY = 100
+REFUSALS_LOGGED = 10  # per table; then every hundredth, so a flood cannot fill the log
 
 
 def valid_table_id(name: str) -> bool:
@@ -67,6 +68,8 @@ class Table:
     last_sync: float = 0.0
     lag_s: deque[float] = field(default_factory=lambda: deque(maxlen=LAG_SAMPLES))
     games_seen: set[int] = field(default_factory=set)
+    ended: set[int] = field(default_factory=set)
+    """Games seen ending (a ``game_ended`` event): their results are asked for until stored."""
     resets: int = 0
 
     def view(self, now: float, quiet_after_s: float) -> dict[str, Any]:
@@ -294,6 +297,7 @@ class Hub:
         if table.held.get(gid):
             out += self._request(table, now)
         if event.get("type") == "game_ended":
+            table.ended.add(gid)
             out += self._request(table, now)  # its result
         return out
 
@@ -344,6 +348,7 @@ class Hub:
         table.held.clear()
         table.events.clear()
         table.games_seen.clear()
+        table.ended.clear()
         table.resets += 1
         table.pending = None
         return self._request(table, now)
@@ -391,9 +396,10 @@ class Hub:
             and doc.get("request_id") in ("", table.pending.get("request_id"))
         ):
             table.pending = None
-            if table.again or any(table.held.values()):
-                table.again = False
+            have = self.store.known_game_ids(table.table_id, table.db) if table.db else set()
+            if any(table.held.values()) or (table.again and table.ended - have):
                 out += self._request(table, now)
+            table.again = False
         return out
 
     # -- requests -----------------------------------------------------------------------
@@ -440,7 +446,7 @@ class Hub:
         count = self._refusals.get(table_id, 0) + 1
         if len(self._refusals) < 10 * MAX_TABLES:
             self._refusals[table_id] = count
-        if count == 1 or count % REFUSAL_LOG_EVERY == 0:
+        if count <= REFUSALS_LOGGED or count % REFUSAL_LOG_EVERY == 0:
             log.warning(
                 "hub: message from table %s refused (%d so far): %s", table_id, count, reason
             )
