@@ -36,7 +36,7 @@ def league(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             row = rows.setdefault(
                 key,
                 {
-                    "name": p["name"],
+                    "spellings": defaultdict(int),
                     "games": 0,
                     "wins": 0,
                     "points": 0,
@@ -44,7 +44,7 @@ def league(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                     "by_game": defaultdict(int),
                 },
             )
-            row["name"] = p["name"]  # the latest spelling
+            row["spellings"][p["name"].strip()] += 1
             row["games"] += 1
             row["points"] += p["total"]
             row["wins"] += int(p["name"] in r["winners"])
@@ -52,9 +52,11 @@ def league(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             row["by_game"][r["game"]] += 1
     out = []
     for row in rows.values():
+        # the spelling used most (the first seen of equals: dicts keep their order)
+        name = max(row["spellings"], key=row["spellings"].__getitem__)
         out.append(
             {
-                "name": row["name"],
+                "name": name,
                 "games": row["games"],
                 "wins": row["wins"],
                 "points": row["points"],
