@@ -106,6 +106,15 @@ class Table:
         }
 
 
+def _behind(table: Table) -> bool:
+    """Whether the table's retained state is ahead of the events the hub holds."""
+    state = table.state or {}
+    gid, seq = state.get("game_id"), state.get("seq")
+    if not isinstance(gid, int) or not isinstance(seq, int):
+        return False
+    return table.positions.get(gid, 0) < seq
+
+
 def _num(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0.0
@@ -201,7 +210,8 @@ class Hub:
                     table.ahead_since is not None and now - table.ahead_since > STATE_AHEAD_GRACE_S
                 ):
                     table.ahead_since = None
-                    out += self._request(table, now)
+                    if _behind(table):  # the events did not follow their state
+                        out += self._request(table, now)
                 elif table.online and now - table.last_sync > self.resync_every_s:
                     out += self._request(table, now)
         return out
@@ -395,12 +405,38 @@ class Hub:
             and table.pending is not None
             and doc.get("request_id") in ("", table.pending.get("request_id"))
         ):
+            asked = table.pending.get("since", {})
             table.pending = None
+            self._skip_lost(table, asked)
+            table.ended.clear()  # the answer held every finished result there is
             have = self.store.known_game_ids(table.table_id, table.db) if table.db else set()
             if any(table.held.values()) or (table.again and table.ended - have):
                 out += self._request(table, now)
             table.again = False
         return out
+
+    def _skip_lost(self, table: Table, asked: Mapping[str, Any]) -> None:
+        """After a complete answer, a gap the table was asked for and did not fill cannot be
+        filled (its log no longer has those events, or they were more than one answer holds):
+        say so and carry on after it, instead of asking for ever."""
+        since_game = asked.get("game_id", 0)
+        for gid in sorted(table.held):
+            held = table.held[gid]
+            if not held or gid < since_game:
+                continue
+            have = table.positions.get(gid, 0)
+            first = min(held)
+            log.warning(
+                "hub: table %s did not resend events %d–%d of game %d; carrying on from %d",
+                table.table_id,
+                have + 1,
+                first - 1,
+                gid,
+                first,
+            )
+            table.positions[gid] = first - 1
+            self._take(table, gid, first, held.pop(first))
+            return  # one gap per answer; the next request covers the rest
 
     # -- requests -----------------------------------------------------------------------
     def _request(self, table: Table, now: float) -> list[tuple[str, str]]:
@@ -473,6 +509,23 @@ class Hub:
     def lags(self) -> list[float]:
         with self.lock:
             return [x for t in self.tables.values() for x in t.lag_s]
+
+    def stats(self) -> dict[str, Any]:
+        """For the operator and the bench: counts, and the state lag (the table's
+        ``updated_at`` to the hub handling it) over the latest samples of every table."""
+        lags = sorted(self.lags())
+
+        def pct(q: float) -> float | None:
+            return round(lags[min(len(lags) - 1, int(q * len(lags)))], 4) if lags else None
+
+        with self.lock:
+            return {
+                "tables": len(self.tables),
+                "refused": self.refused,
+                "results_added": self.results_added,
+                "requests_sent": self.requests_sent,
+                "state_lag_s": {"p50": pct(0.5), "p99": pct(0.99), "samples": len(lags)},
+            }
 
 
 def _public_event(event: Mapping[str, Any]) -> dict[str, Any]:

@@ -133,6 +133,10 @@ def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
             }
         )
 
+    @app.get("/api/hub")
+    def api_hub() -> Response:
+        return jsonify(hub.stats())
+
     @app.get("/api/players")
     def api_players() -> Response:
         """Known player names (most games first): for a table page to offer."""

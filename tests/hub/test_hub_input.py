@@ -201,6 +201,23 @@ def test_a_state_ahead_of_its_events_asks_for_them_after_a_grace(hub: Hub) -> No
     assert json.loads(request[1])["since"] == {"game_id": 1, "seq": 1}
 
 
+def test_a_state_published_just_before_its_event_asks_for_nothing(hub: Hub) -> None:
+    """A table publishes the new state, then its event: no request for that."""
+    state = {
+        "schema": 1,
+        "game": "tiny-race",
+        "game_id": 1,
+        "seq": 2,
+        "players": [],
+        "status": {},
+        "updated_at": NOW,
+    }
+    hub.handle("trackside/t1/event", event(1), now=NOW)
+    hub.handle("trackside/t1/state", json.dumps(state).encode(), now=NOW)
+    hub.handle("trackside/t1/event", event(2), now=NOW + 0.01)
+    assert hub.tick(NOW + 5) == []
+
+
 def test_the_wall_view_keeps_only_the_public_fields_and_marks_a_quiet_table(hub: Hub) -> None:
     state = {
         "schema": 1,
@@ -227,3 +244,17 @@ def test_the_wall_view_keeps_only_the_public_fields_and_marks_a_quiet_table(hub:
     assert "not for the hub" not in json.dumps(hub.tables["t1"].state)
     (later,) = [v for v in hub.views(NOW + 600) if v["table_id"] == "t1"]
     assert later["quiet"] is True
+
+
+def test_a_gap_the_table_cannot_fill_is_logged_and_passed_without_asking_for_ever(
+    hub: Hub, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    hub.handle("trackside/t1/event", event(1), now=NOW)
+    (request,) = hub.handle("trackside/t1/event", event(4), now=NOW)
+    hub.handle("trackside/t1/event", event(5), now=NOW)
+    # the table answers, but without events 2 and 3 (its log lost them)
+    assert hub.handle("trackside/t1/resend", reply(request, events=[]), now=NOW) == []
+    assert "did not resend events 2–3 of game 1; carrying on from 4" in caplog.text
+    assert hub.tables["t1"].positions == {1: 5}
+    assert hub.handle("trackside/t1/event", event(6), now=NOW) == []
