@@ -200,6 +200,9 @@ class Hub:
         with self.lock:
             for table in self.tables.values():
                 if table.pending is not None and now - table.pending_at > REQUEST_TIMEOUT_S:
+                    if table.online is False:  # its "online" will ask again
+                        table.pending = None
+                        continue
                     log.warning(
                         "hub: table %s did not answer its resend request; asking again",
                         table.table_id,
