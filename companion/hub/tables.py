@@ -37,6 +37,8 @@ MAX_BYTES = {
     "resend": 4 * 1024 * 1024,
 }
 TOPIC_KINDS = tuple(MAX_BYTES)
+EMPTY_DATABASE = "empty"
+"""A table's database identity before its first game (docs/hub.md)."""
 REQUEST_TIMEOUT_S = 15.0
 STATE_AHEAD_GRACE_S = 3.0
 EVENTS_KEPT = 300
@@ -344,7 +346,7 @@ class Hub:
         events.append({"seq": seq, **_public_event(event)})
 
     def _database(self, table: Table, db: str, now: float) -> list[tuple[str, str]]:
-        if table.db is None:
+        if table.db is None or table.db == EMPTY_DATABASE:  # its first game has just begun
             table.db = db
             return []
         if db == table.db:

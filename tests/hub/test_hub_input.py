@@ -258,3 +258,15 @@ def test_a_gap_the_table_cannot_fill_is_logged_and_passed_without_asking_for_eve
     assert "did not resend events 2–3 of game 1; carrying on from 4" in caplog.text
     assert hub.tables["t1"].positions == {1: 5}
     assert hub.handle("trackside/t1/event", event(6), now=NOW) == []
+
+
+def test_a_tables_first_game_is_not_a_new_database(
+    hub: Hub, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before its first game a table's database has no identity yet ("empty")."""
+    caplog.set_level(logging.WARNING)
+    (request,) = hub.handle("trackside/t1/status", b"online", now=NOW)
+    hub.handle("trackside/t1/resend", reply(request, db="empty"), now=NOW)
+    hub.handle("trackside/t1/event", event(1, db="db-a"), now=NOW)
+    assert "new database" not in caplog.text
+    assert hub.tables["t1"].db == "db-a" and hub.tables["t1"].resets == 0
