@@ -88,11 +88,20 @@ run systemctl enable "$UNIT"
 run systemctl restart "$UNIT"
 # 8. The club bridge (docs/hub.md): with a [club] section in the config, this table's Mosquitto
 #    carries its topics to the club broker. Its own step, so the broker's listener set-up stays
-#    apart from it.
+#    apart from it. Staged, it uses $TRACKSIDE_PYTHON (a Python with this checkout's
+#    dependencies) when given, as the staged tree has no virtual environment.
 club_bridge() {
-  local target=/etc/mosquitto/conf.d/trackside-club.conf rendered status=0
+  local python=$PREFIX/venv/bin/python target=/etc/mosquitto/conf.d/trackside-club.conf
+  local rendered status=0
+  if staged; then
+    python=${TRACKSIDE_PYTHON:-$DESTDIR$PREFIX/venv/bin/python}
+  fi
+  if ! [ -x "$python" ]; then
+    say "warning: no $python here; the club bridge is written when installing on the Pi"
+    return 0
+  fi
   rendered=$(mktemp)
-  "$PREFIX/venv/bin/python" -m companion.service.club bridge-config \
+  PYTHONPATH=$SRC "$python" -m companion.service.club bridge-config \
     "$DESTDIR$CONFIG" "$HERE/mosquitto-club-bridge.conf" >"$rendered" || status=$?
   if [ "$status" = 3 ]; then
     say "no [club] section in $CONFIG: no club bridge"
@@ -107,9 +116,7 @@ club_bridge() {
 }
 if [ "$DRY_RUN" = 1 ]; then
   say "would write the club bridge /etc/mosquitto/conf.d/trackside-club.conf when $CONFIG has [club]"
-elif [ -x "$PREFIX/venv/bin/python" ]; then
-  club_bridge
 else
-  say "warning: no $PREFIX/venv/bin/python here (staged); the club bridge is written on the Pi"
+  club_bridge
 fi
 say "done: status with 'systemctl status trackside', logs with 'journalctl -u trackside'"
