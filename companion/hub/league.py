@@ -11,16 +11,33 @@ normalised points per game, then games played.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+CODE = re.compile(r"^(?P<name>.*?)\s*#(?P<code>[A-Za-z0-9]{4})$")
 
 
 def player_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def league(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def identify(name: str, codes: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
+    """(the player's key, the name to show): a known code after the name decides who it is;
+    otherwise the name itself, compared without case and spaces."""
+    match = CODE.match(name.strip())
+    if match is not None and match["code"].upper() in codes:
+        key, known = codes[match["code"].upper()]
+        return key, match["name"].strip() or known
+    return player_key(name), " ".join(name.split())
+
+
+def league(
+    results: Iterable[Mapping[str, Any]], codes: Mapping[str, tuple[str, str]] | None = None
+) -> list[dict[str, Any]]:
+    codes = codes or {}
+    code_of = {key: code for code, (key, _) in codes.items()}
     results = list(results)
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for r in results:
@@ -32,7 +49,7 @@ def league(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for r in sorted(results, key=lambda r: r["ended_at"]):
         mean = means[r["game"]]
         for p in r["players"]:
-            key = player_key(p["name"])
+            key, shown = identify(p["name"], codes)
             row = rows.setdefault(
                 key,
                 {
@@ -44,19 +61,20 @@ def league(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                     "by_game": defaultdict(int),
                 },
             )
-            row["spellings"][p["name"].strip()] += 1
+            row["spellings"][shown] += 1
             row["games"] += 1
             row["points"] += p["total"]
             row["wins"] += int(p["name"] in r["winners"])
             row["_norm"] += 100.0 * p["total"] / mean if mean > 0 else 0.0
             row["by_game"][r["game"]] += 1
     out = []
-    for row in rows.values():
+    for key, row in rows.items():
         # the spelling used most (the first seen of equals: dicts keep their order)
         name = max(row["spellings"], key=row["spellings"].__getitem__)
         out.append(
             {
                 "name": name,
+                "code": code_of.get(key),
                 "games": row["games"],
                 "wins": row["wins"],
                 "points": row["points"],

@@ -8,12 +8,15 @@ database file (another identity) starts a new series of game ids.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from companion.hub.league import identify
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -29,7 +32,15 @@ CREATE TABLE IF NOT EXISTS results (
     PRIMARY KEY (table_id, db, game_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS results_ended ON results(ended_at);
+CREATE TABLE IF NOT EXISTS players (
+    code        TEXT PRIMARY KEY,
+    key         TEXT NOT NULL UNIQUE,
+    name        TEXT NOT NULL,
+    issued_at   REAL NOT NULL
+) WITHOUT ROWID;
 """
+CODE_ALPHABET = "ACDEFHJKMNPRTUVWXY34679"  # no 0/O, 1/I/L, 2/Z, 5/S, 8/B: read off a screen
+CODE_LENGTH = 4
 
 
 class ResultError(ValueError):
@@ -119,7 +130,33 @@ class HubStore:
                     time.time(),
                 ),
             )
-            return cur.rowcount == 1
+            added = cur.rowcount == 1
+        if added:
+            codes = self.player_codes()
+            self.issue_codes([identify(p["name"], codes) for p in r["players"]])
+        return added
+
+    def issue_codes(self, names: Sequence[tuple[str, str]]) -> None:
+        """A player code for each (key, name) that has none yet (docs/hub.md, "Players")."""
+        with self._lock:
+            for key, name in names:
+                if self._conn.execute("SELECT 1 FROM players WHERE key = ?", (key,)).fetchone():
+                    continue
+                while True:
+                    code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+                    cur = self._conn.execute(
+                        "INSERT OR IGNORE INTO players (code, key, name, issued_at)"
+                        " VALUES (?, ?, ?, ?)",
+                        (code, key, name, time.time()),
+                    )
+                    if cur.rowcount == 1:
+                        break
+
+    def player_codes(self) -> dict[str, tuple[str, str]]:
+        """code → (key, name) of every player the hub has issued a code to."""
+        with self._lock:
+            rows = self._conn.execute("SELECT code, key, name FROM players").fetchall()
+        return {code: (key, name) for code, key, name in rows}
 
     def known_game_ids(self, table_id: str, db: str) -> set[int]:
         with self._lock:

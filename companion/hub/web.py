@@ -68,7 +68,11 @@ def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
         name, since = period()
         rows = results(since)
         return render_template(
-            "league.html", period=name, rows=league(rows), results=rows[::-1], periods=PERIODS
+            "league.html",
+            period=name,
+            rows=league(rows, hub.store.player_codes()),
+            results=rows[::-1],
+            periods=PERIODS,
         )
 
     @app.get("/league.csv")
@@ -76,10 +80,18 @@ def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
         name, since = period()
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
-        w.writerow(["rank", "player", "games", "wins", "points", "normalised_per_game"])
-        for r in league(results(since)):
+        w.writerow(["rank", "player", "code", "games", "wins", "points", "normalised_per_game"])
+        for r in league(results(since), hub.store.player_codes()):
             w.writerow(
-                [r["rank"], r["name"], r["games"], r["wins"], r["points"], r["normalised_per_game"]]
+                [
+                    r["rank"],
+                    r["name"],
+                    r["code"] or "",
+                    r["games"],
+                    r["wins"],
+                    r["points"],
+                    r["normalised_per_game"],
+                ]
             )
         return Response(
             out.getvalue(),
@@ -129,7 +141,7 @@ def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
                 "period": name,
                 "method": "docs/hub.md#league: wins, then normalised points per game "
                 "(100 × total ÷ the mean total of that game type in the period)",
-                "players": league(results(since)),
+                "players": league(results(since), hub.store.player_codes()),
             }
         )
 
@@ -139,14 +151,11 @@ def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
 
     @app.get("/api/players")
     def api_players() -> Response:
-        """Known player names (most games first): for a table page to offer."""
+        """Known players with their codes, most games first: for a table page to offer."""
+        rows = league(results(), hub.store.player_codes())
+        rows.sort(key=lambda r: (-r["games"], r["name"]))
         return jsonify(
-            {
-                "players": [
-                    r["name"]
-                    for r in sorted(league(results()), key=lambda r: (-r["games"], r["name"]))
-                ]
-            }
+            {"players": [{"name": r["name"], "code": r["code"], "games": r["games"]} for r in rows]}
         )
 
     return app

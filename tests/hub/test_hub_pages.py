@@ -72,7 +72,7 @@ def test_the_league_links_a_player_across_tables_and_exports_csv(client: FlaskCl
     rows = list(
         csv.reader(io.StringIO(client.get("/league.csv?period=season").get_data(as_text=True)))
     )
-    assert rows[0] == ["rank", "player", "games", "wins", "points", "normalised_per_game"]
+    assert rows[0] == ["rank", "player", "code", "games", "wins", "points", "normalised_per_game"]
     assert len(rows) == 1 + len(league["players"])
     results = list(
         csv.reader(io.StringIO(client.get("/results.csv?period=season").get_data(as_text=True)))
@@ -120,3 +120,37 @@ def test_the_wall_screen_in_a_browser(store: HubStore, width: int, height: int) 
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_player_code_links_another_spelling(store: HubStore) -> None:
+    import time
+
+    from companion.hub.store import CODE_ALPHABET
+
+    hub = club_night(store, now=time.time())
+    client = create_hub_app(hub).test_client()
+    players = client.get("/api/players").get_json()["players"]
+    codes = {p["name"]: p["code"] for p in players}
+    assert len(set(codes.values())) == len(codes)  # one code each
+    eva = codes["Eva"]
+    assert len(eva) == 4 and set(eva) <= set(CODE_ALPHABET)
+    # Eva plays at another table as "Evička #<code>": her games count as one player's
+    hub.store.add_result(
+        "stul-7",
+        "db-x",
+        {
+            "game_id": 9,
+            "game": "tiny-race",
+            "started_at": time.time() - 60,
+            "ended_at": time.time(),
+            "players": [
+                {"name": f"Evička #{eva.lower()}", "total": 10},
+                {"name": "Red", "total": 4},
+            ],
+            "winners": [f"Evička #{eva.lower()}"],
+        },
+    )
+    league = client.get("/api/league?period=season").get_json()["players"]
+    (row,) = [p for p in league if p["code"] == eva]
+    assert row["games"] == 3 and row["wins"] == 2
+    assert row["name"] == "Eva"  # the spelling used most
