@@ -71,6 +71,8 @@ class Table:
     lag_s: deque[float] = field(default_factory=lambda: deque(maxlen=LAG_SAMPLES))
     games_seen: set[int] = field(default_factory=set)
     ended: set[int] = field(default_factory=set)
+    no_result: set[int] = field(default_factory=set)
+    """Games the table says ended without a result (abandoned)."""
     """Games seen ending (a ``game_ended`` event): their results are asked for until stored."""
     resets: int = 0
 
@@ -364,6 +366,7 @@ class Hub:
         table.events.clear()
         table.games_seen.clear()
         table.ended.clear()
+        table.no_result.clear()
         table.resets += 1
         table.pending = None
         return self._request(table, now)
@@ -411,10 +414,15 @@ class Hub:
             and doc.get("request_id") in ("", table.pending.get("request_id"))
         ):
             asked = table.pending.get("since", {})
+            results_from = table.pending.get("results_from", 1)
             table.pending = None
             self._skip_lost(table, asked)
             table.ended.clear()  # the answer held every finished result there is
             have = self.store.known_game_ids(table.table_id, table.db) if table.db else set()
+            last, open_games = doc.get("last_game"), doc.get("open_games")
+            if isinstance(last, int) and isinstance(open_games, list) and last < 1_000_000:
+                # ended without a result (abandoned): not asked for again
+                table.no_result |= set(range(results_from, last + 1)) - set(open_games) - have
             if any(table.held.values()) or (table.again and table.ended - have):
                 out += self._request(table, now)
             table.again = False
@@ -466,7 +474,7 @@ class Hub:
                 else (0, 0)
             )
         have = self.store.known_game_ids(table.table_id, table.db) if table.db else set()
-        missing = sorted(table.games_seen - have)
+        missing = sorted(table.games_seen - have - table.no_result)
         results_from = missing[0] if missing else (max(have) + 1 if have else 1)
         request = {
             "schema": 1,

@@ -6,6 +6,7 @@ here) asks for ``{"since": {"game_id": G, "seq": S}, "results_from": R}``; the a
 or more messages on ``trackside/<table>/resend``:
 
     {"schema": 1, "request_id": "…", "db": "<database identity>", "part": n, "done": bool,
+     "last_game": N, "open_games": [N…],                      # the newest game; not ended yet
      "events": [{"seq": N, "event": {"game_id": G, …}}…],   # after (G, S), in log order
      "results": [{"game_id": N, "game": "…", "ended_at": T, "players": [{"name", "total"}],
                   "winners": ["…"]}…]}                       # finished games with id ≥ R
@@ -117,10 +118,14 @@ def answer_request(store: EventStore, request: Mapping[str, Any]) -> list[dict[s
     if results_from is None:
         return [{**base, "done": True, "error": "results_from: must be a whole number ≥ 0"}]
     base["db"] = database_identity(store)
+    games = store.games()
+    # which games may still get a result: the hub stops asking for the others (abandoned)
+    base["last_game"] = games[-1].id if games else 0
+    base["open_games"] = [g.id for g in games if g.ended_at is None][-100:]
 
     events: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
-    for record in store.games():
+    for record in games:
         if record.id < since_game and record.id < results_from:
             continue
         if record.id >= since_game and len(events) < MAX_EVENTS_PER_REQUEST:

@@ -270,3 +270,20 @@ def test_a_tables_first_game_is_not_a_new_database(
     hub.handle("trackside/t1/event", event(1, db="db-a"), now=NOW)
     assert "new database" not in caplog.text
     assert hub.tables["t1"].db == "db-a" and hub.tables["t1"].resets == 0
+
+
+def test_an_abandoned_game_is_not_asked_for_again(hub: Hub) -> None:
+    """Game 1 was abandoned, game 2 finished, game 3 is running: the next request starts
+    after them, so the table does not replay its whole night for every request."""
+    for gid in (1, 2, 3):
+        hub.handle("trackside/t1/event", event(1, game_id=gid), now=NOW)
+    (request,) = hub.handle("trackside/t1/status", b"online", now=NOW)
+    assert json.loads(request[1])["results_from"] == 1
+    hub.handle(
+        "trackside/t1/resend",
+        reply(request, results=[result(2)], last_game=3, open_games=[3]),
+        now=NOW,
+    )
+    hub.handle("trackside/t1/status", b"offline", now=NOW)
+    (again,) = hub.handle("trackside/t1/status", b"online", now=NOW)
+    assert json.loads(again[1])["results_from"] == 3

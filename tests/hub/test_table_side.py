@@ -61,6 +61,7 @@ def test_events_since_a_sequence_number_and_the_finished_games_results(
     reply = replies[0]
     assert reply["request_id"] == "r1"
     assert reply["db"] == database_identity(store) != EMPTY_IDENTITY
+    assert reply["last_game"] == 2 and reply["open_games"] == [2]
     assert [(e["event"]["game_id"], e["seq"]) for e in reply["events"]] == [(1, 2), (1, 3), (2, 1)]
     # the results: finished games only, exactly as the export scores them
     export = json.loads(export_game(store, 1, "json")[1])
