@@ -1,5 +1,6 @@
 """The MQTT bridge: table state, events and status on ``trackside/<table>/…``, the LED scene
-on WLED and Home Assistant lights, and optional Home Assistant discovery.
+on WLED and Home Assistant lights, optional Home Assistant discovery, and the answers to the
+club hub's resend requests (``HubRequests``, docs/hub.md).
 
 paho-mqtt 2.x (``CallbackAPIVersion.VERSION2``) with its own network thread (``loop_start``),
 which reconnects forever with exponential backoff. Nothing here blocks or raises into the
