@@ -54,7 +54,7 @@ def check_result(result: Mapping[str, Any]) -> dict[str, Any]:
         return ResultError(f"results[].{field}: {why}")
 
     game_id = result.get("game_id")
-    if isinstance(game_id, bool) or not isinstance(game_id, int) or game_id < 1:
+    if isinstance(game_id, bool) or not isinstance(game_id, int) or not 1 <= game_id < 2**31:
         raise fail("game_id", f"{game_id!r} is not a game number")
     game = result.get("game")
     if not isinstance(game, str) or not game or len(game) > 64:
@@ -157,6 +157,15 @@ class HubStore:
         with self._lock:
             rows = self._conn.execute("SELECT code, key, name FROM players").fetchall()
         return {code: (key, name) for code, key, name in rows}
+
+    def latest_db(self, table_id: str) -> str | None:
+        """The database identity of the table's latest stored result."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT db FROM results WHERE table_id = ? ORDER BY received_at DESC LIMIT 1",
+                (table_id,),
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def known_game_ids(self, table_id: str, db: str) -> set[int]:
         with self._lock:

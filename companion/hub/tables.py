@@ -40,6 +40,9 @@ TOPIC_KINDS = tuple(MAX_BYTES)
 EMPTY_DATABASE = "empty"
 """A table's database identity before its first game (docs/hub.md)."""
 REQUEST_TIMEOUT_S = 15.0
+MAX_GAMES_PER_ANSWER = 10_000
+GAMES_TRACKED = 200  # per table: the newest games' positions and waiting events
+MAX_HELD = 2000  # events of one game waiting for a gap to be filled
 STATE_AHEAD_GRACE_S = 3.0
 EVENTS_KEPT = 300
 GAMES_KEPT = 4
@@ -304,8 +307,10 @@ class Hub:
         if not isinstance(event, dict):
             raise ValueError("event: expected an object")
         gid = event.get("game_id")
-        if isinstance(gid, bool) or not isinstance(gid, int) or gid < 1:
+        if isinstance(gid, bool) or not isinstance(gid, int) or not 1 <= gid < 2**31:
             raise ValueError(f"event.game_id: {gid!r} is not a game number")
+        if seq >= 2**31:
+            raise ValueError(f"seq: {seq!r} is not a sequence number")
         db = doc.get("db")
         out: list[tuple[str, str]] = []
         if isinstance(db, str) and db:
@@ -319,16 +324,25 @@ class Hub:
         return out
 
     def _take(self, table: Table, gid: int, seq: int, event: dict[str, Any]) -> None:
-        """Keep one event in order; out of order it waits in ``held`` for the gap."""
+        """Keep one event in order; out of order it waits in ``held`` for the gap. What is
+        kept per table is bounded (games, events waiting), so no table can fill the memory."""
         table.games_seen.add(gid)
+        while len(table.games_seen) > GAMES_TRACKED:
+            table.games_seen.discard(min(table.games_seen))
+        for per_game in (table.positions, table.held):
+            while len(per_game) > GAMES_TRACKED:
+                del per_game[min(per_game)]
         known = table.positions.get(gid)
-        if known is None and seq != 1:
-            table.held.setdefault(gid, {})[seq] = event
-            return
         if known is not None and seq <= known:
             return  # already have it (QoS 1 delivers at least once; a resend overlaps)
-        if known is not None and seq > known + 1:
-            table.held.setdefault(gid, {})[seq] = event
+        if (known is None and seq != 1) or (known is not None and seq > known + 1):
+            held = table.held.setdefault(gid, {})
+            if len(held) >= MAX_HELD:
+                self._refuse(
+                    table.table_id, f"more than {MAX_HELD} events of game {gid} wait for a gap"
+                )
+                return
+            held[seq] = event
             return
         self._append(table, gid, seq, event)
         held = table.held.get(gid, {})
@@ -420,7 +434,11 @@ class Hub:
             table.ended.clear()  # the answer held every finished result there is
             have = self.store.known_game_ids(table.table_id, table.db) if table.db else set()
             last, open_games = doc.get("last_game"), doc.get("open_games")
-            if isinstance(last, int) and isinstance(open_games, list) and last < 1_000_000:
+            if (
+                isinstance(last, int)
+                and isinstance(open_games, list)
+                and 0 <= last - results_from <= MAX_GAMES_PER_ANSWER
+            ):
                 # ended without a result (abandoned): not asked for again
                 table.no_result |= set(range(results_from, last + 1)) - set(open_games) - have
             if any(table.held.values()) or (table.again and table.ended - have):
@@ -473,9 +491,18 @@ class Hub:
                 if table.positions
                 else (0, 0)
             )
-        have = self.store.known_game_ids(table.table_id, table.db) if table.db else set()
-        missing = sorted(table.games_seen - have - table.no_result)
-        results_from = missing[0] if missing else (max(have) + 1 if have else 1)
+        # Before the table's first answer (a restarted hub), its database is probably the one
+        # its latest stored result came from; a wrong guess only costs a longer answer.
+        db = table.db or self.store.latest_db(table.table_id)
+        have = self.store.known_game_ids(table.table_id, db) if db else set()
+        known = have | table.no_result
+        # the first game without a result: games the hub never saw end (it was away) included
+        first_gap = 1
+        for game in sorted(known):
+            if game > first_gap:
+                break
+            first_gap = max(first_gap, game + 1)
+        results_from = min([first_gap, *(table.games_seen - known)])
         request = {
             "schema": 1,
             "request_id": uuid.uuid4().hex[:16],

@@ -287,3 +287,34 @@ def test_an_abandoned_game_is_not_asked_for_again(hub: Hub) -> None:
     hub.handle("trackside/t1/status", b"offline", now=NOW)
     (again,) = hub.handle("trackside/t1/status", b"online", now=NOW)
     assert json.loads(again[1])["results_from"] == 3
+
+
+def test_a_restarted_hub_asks_for_the_games_that_ended_while_it_was_away(
+    store: HubStore,
+) -> None:
+    """The hub had game 1's result; it was away for games 2 and 3; the table is at game 4."""
+    store.add_result("t1", "db-a", result(1))
+    hub = Hub(store, tables=("t1",))
+    state = {
+        "schema": 1,
+        "game": "tiny-race",
+        "game_id": 4,
+        "seq": 2,
+        "players": [],
+        "status": {},
+        "updated_at": NOW,
+    }
+    hub.handle("trackside/t1/state", json.dumps(state).encode(), retained=True, now=NOW)
+    (request,) = hub.handle("trackside/t1/status", b"online", retained=True, now=NOW)
+    assert json.loads(request[1])["results_from"] == 2
+
+
+def test_what_a_table_can_make_the_hub_keep_is_bounded(hub: Hub) -> None:
+    for gid in range(1, 1000):
+        hub.handle("trackside/t1/event", event(5, game_id=gid), now=NOW)
+    for seq in range(3, 5000):
+        hub.handle("trackside/t1/event", event(seq, game_id=2000), now=NOW)
+    table = hub.tables["t1"]
+    assert len(table.games_seen) <= 201 and len(table.held) <= 201
+    assert sum(len(h) for h in table.held.values()) <= 201 * 2000
+    assert len(table.held[2000]) == 2000
