@@ -1,7 +1,7 @@
 """A club night end to end: two real Mosquitto brokers (the tables' and the club's) bridged with
 the installer's bridge config, three ``trackside run`` processes replaying recorded nights, and
-``trackside hub`` on the club broker. Mid-game the club broker stops and comes back, and one
-table is killed and restarted. The hub must end with every finished game's result exactly
+``trackside hub`` on the club broker. Mid-game the club broker stops and comes back, one
+table is killed and restarted, and then the hub itself restarts. The hub must end with every finished game's result exactly
 once, identical to each table's own ``trackside export``."""
 
 from __future__ import annotations
@@ -258,20 +258,24 @@ def test_a_club_night_ends_with_every_result_once_and_as_the_tables_export_it(
                 }
             )
         )
-        with (tmp_path / "hub.log").open("ab") as hub_log:
-            hub_process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "companion.service.cli",
-                    "-v",
-                    "hub",
-                    "--config",
-                    str(hub_config),
-                ],
-                stdout=hub_log,
-                stderr=hub_log,
-            )
+
+        def start_hub() -> subprocess.Popen[bytes]:
+            with (tmp_path / "hub.log").open("ab") as hub_log:
+                return subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "companion.service.cli",
+                        "-v",
+                        "hub",
+                        "--config",
+                        str(hub_config),
+                    ],
+                    stdout=hub_log,
+                    stderr=hub_log,
+                )
+
+        hub_process = start_hub()
         hub = f"http://127.0.0.1:{hub_port}"
         wait_until(lambda: get(hub + "/api/tables") is not None, 30, "the hub's web server")
 
@@ -288,6 +292,16 @@ def test_a_club_night_ends_with_every_result_once_and_as_the_tables_export_it(
         tables[1].start()
         time.sleep(2.0)
         club.start()
+        # and the hub itself restarts a little later (its results and its session stay)
+        wait_until(
+            lambda: (s := tables[0].state()) is not None and s["game_id"] >= 2,
+            60,
+            "t1 to be in its second game",
+        )
+        hub_process.terminate()
+        hub_process.wait(15)
+        hub_process = start_hub()
+        wait_until(lambda: get(hub + "/api/tables") is not None, 30, "the hub to be back")
 
         wait_until(lambda: all(t.finished() for t in tables), 150, "every replay to finish")
         total = sum(t.games for t in tables)
