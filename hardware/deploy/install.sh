@@ -108,6 +108,9 @@ club_bridge() {
   elif [ "$status" != 0 ]; then
     rm -f "$rendered"
     die "the club bridge could not be written (above); fix [club] in $CONFIG and install again"
+  elif ! staged && ! [ -d /etc/mosquitto/conf.d ]; then
+    rm -f "$rendered"
+    die "[club] needs Mosquitto on this table: apt-get install mosquitto, then install again"
   else
     put "$rendered" "$target" 0640
     run systemctl restart mosquitto
