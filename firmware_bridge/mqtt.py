@@ -1,5 +1,6 @@
 """The MQTT bridge: table state, events and status on ``trackside/<table>/…``, the LED scene
-on WLED and Home Assistant lights, and optional Home Assistant discovery.
+on WLED and Home Assistant lights, optional Home Assistant discovery, and the answers to the
+club hub's resend requests (``HubRequests``, docs/hub.md).
 
 paho-mqtt 2.x (``CallbackAPIVersion.VERSION2``) with its own network thread (``loop_start``),
 which reconnects forever with exponential backoff. Nothing here blocks or raises into the
@@ -231,6 +232,8 @@ class MqttBridge:
         self.status_topic = f"{base}/status"
         self.state_topic = f"{base}/state"
         self.event_topic = f"{base}/event"
+        self.request_topic = f"{base}/request"  # the club hub asks (docs/hub.md)
+        self.resend_topic = f"{base}/resend"  # the table answers
         self._lock = threading.Lock()
         self._state = "stopped"
         self._last_error: str | None = None
@@ -280,12 +283,18 @@ class MqttBridge:
         self._stopping = False
         self._pad_sink: Callable[[Observation], None] | None = None
         self.pad_messages_rejected = 0
+        self._requests = HubRequests(self)
 
     # -- the caller's side ----------------------------------------------------------------
     def listen_for_pads(self, sink: Callable[[Observation], None]) -> None:
         """Seat pads' tag events become observations for ``sink`` (the engine); a malformed
         message becomes an ``error`` observation, so it is counted and kept, never dropped."""
         self._pad_sink = sink
+
+    def serve_hub_requests(self, handler: Callable[[Mapping[str, Any]], list[Any]]) -> None:
+        """Answer the club hub's resend requests on ``…/request`` with ``handler``'s reply
+        messages on ``…/resend`` (docs/hub.md). Call before :meth:`start`."""
+        self._requests.handler = handler
 
     def start(self) -> None:
         """Connect in the background (never blocks on the network) and keep connecting."""
@@ -295,6 +304,7 @@ class MqttBridge:
             self._state = "connecting"
         self._client.connect_async(self.config.host, self.config.port, self.config.keepalive_s)
         self._client.loop_start()
+        self._requests.start()
         if self.config.has_lights:
             self._led_thread = threading.Thread(
                 target=self._led_loop, name="trackside-leds", daemon=True
@@ -311,6 +321,7 @@ class MqttBridge:
             self._led_wake.notify_all()
         if self._led_thread is not None:
             self._led_thread.join(timeout_s)
+        self._requests.stop(timeout_s)
         if was == "connected":
             info = self._client.publish(self.status_topic, "offline", qos=1, retain=True)
             try:
@@ -348,11 +359,15 @@ class MqttBridge:
             if self.config.ha_discovery:
                 self._announce(copy, force=False)
 
-    def publish_event(self, seq: int, event: Mapping[str, Any]) -> None:
-        """One applied event, QoS 1, as ``{"schema": 1, "seq": seq, "event": event}``. Queued
+    def publish_event(self, seq: int, event: Mapping[str, Any], *, db: str | None = None) -> None:
+        """One applied event, QoS 1, as ``{"schema": 1, "seq": seq, "event": event}`` (and
+        ``"db"``, the database's identity, when given: the club hub's sequence check). Queued
         while disconnected (up to ``max_queued_events``; beyond that counted as dropped)."""
+        message: dict[str, Any] = {"schema": EVENT_SCHEMA, "seq": seq, "event": event}
+        if db is not None:
+            message["db"] = db
         payload = json.dumps(
-            {"schema": EVENT_SCHEMA, "seq": seq, "event": event},
+            message,
             separators=(",", ":"),
             ensure_ascii=False,
         )
@@ -407,6 +422,8 @@ class MqttBridge:
         topics = [*self._wled.status_topics, *self._ha.status_topics]
         if self._pad_sink is not None and self.config.seat_pads:
             client.subscribe(pad_topic_filter(self.config.table_id), qos=1)
+        if self._requests.handler is not None:
+            client.subscribe(self.request_topic, qos=1)
         if self.config.ha_discovery:
             topics.append(f"{self.config.ha_prefix}/status")
             self._announce(state, force=True)
@@ -440,6 +457,9 @@ class MqttBridge:
             log.warning("MQTT: disconnected from %s: %s", self.config.host, reason_code)
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
+        if message.topic == self.request_topic:
+            self._requests.received(bytes(message.payload))
+            return
         if self._pad_sink is not None and "/pads/" in message.topic:
             self._pad_message(message.topic, bytes(message.payload))
             return
@@ -543,6 +563,85 @@ class MqttBridge:
                 animated = False
                 continue
             animated = frame.animated
+
+
+MAX_REQUEST_BYTES = 2048
+MAX_PENDING_REQUESTS = 4
+
+
+class HubRequests:
+    """The club hub's resend requests (docs/hub.md): bounded before parsing, answered one at
+    a time on a worker thread (reading the log must not hold up paho's thread), the replies
+    published QoS 1 on ``…/resend``. A malformed request is logged and answered with an
+    ``error``; a flood beyond a few pending requests is dropped and logged."""
+
+    def __init__(self, bridge: MqttBridge) -> None:
+        self.bridge = bridge
+        self.handler: Callable[[Mapping[str, Any]], list[Any]] | None = None
+        self.rejected = 0
+        self._pending: list[dict[str, Any]] = []
+        self._wake = threading.Condition()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.handler is None:
+            return
+        self._thread = threading.Thread(target=self._loop, name="trackside-hub-requests")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def stop(self, timeout_s: float) -> None:
+        with self._wake:
+            self._stopping = True
+            self._wake.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+
+    def received(self, payload: bytes) -> None:
+        """paho's thread: check and queue; never raises."""
+        if self.handler is None:
+            return
+        reason = None
+        request: Any = None
+        if len(payload) > MAX_REQUEST_BYTES:
+            reason = f"{len(payload)} bytes, more than {MAX_REQUEST_BYTES}"
+        else:
+            try:
+                request = json.loads(payload.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as err:
+                reason = f"not JSON: {err}"
+            else:
+                if not isinstance(request, dict):
+                    reason = "not a JSON object"
+        with self._wake:
+            if reason is None and len(self._pending) >= MAX_PENDING_REQUESTS:
+                reason = f"{MAX_PENDING_REQUESTS} requests already waiting"
+            if reason is not None:
+                self.rejected += 1
+                log.warning(
+                    "MQTT: hub request on %s refused: %s", self.bridge.request_topic, reason
+                )
+                return
+            self._pending.append(request)
+            self._wake.notify_all()
+
+    def _loop(self) -> None:
+        assert self.handler is not None
+        while True:
+            with self._wake:
+                self._wake.wait_for(lambda: self._stopping or bool(self._pending))
+                if self._stopping:
+                    return
+                request = self._pending.pop(0)
+            try:
+                replies = self.handler(request)
+            except Exception:  # a bug answering must not end the worker
+                log.exception("MQTT: answering a hub request failed")
+                continue
+            for reply in replies:
+                payload = json.dumps(reply, separators=(",", ":"), ensure_ascii=False)
+                self.bridge._client.publish(self.bridge.resend_topic, payload, qos=1)
 
 
 class _ClosingSSLSocket(ssl.SSLSocket):

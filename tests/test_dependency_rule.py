@@ -81,3 +81,39 @@ def test_the_rule_finds_offences(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    import flask\n    from web import app\n")
     assert modules_imported(bad) == {"flask", "web"}
+
+
+# The club hub (docs/hub.md) is a composition root like companion.service: it may use core,
+# games and its own libraries (paho for the club broker, Flask for its pages), but not the
+# table's service, its adapters or its web pages (it is a separate program on another machine
+# with its own pages), and nothing imports it.
+HUB_THIRD_PARTY = {"paho", "flask", "werkzeug", "jinja2", "markupsafe"}
+
+
+def test_the_hub_imports_core_games_and_its_own_libraries_only() -> None:
+    offences = []
+    for path in sources("companion.hub"):
+        for name in modules_imported(path):
+            ok = (
+                top(name) in STDLIB
+                or name == "__future__"
+                or top(name) in HUB_THIRD_PARTY
+                or name.startswith(("companion.core", "companion.games", "companion.hub"))
+            )
+            if not ok:
+                offences.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offences == []
+
+
+def test_nothing_imports_the_hub() -> None:
+    offences = []
+    for package in ("companion.core", "companion.games", "companion.service", *ADAPTERS):
+        for path in sources(package):
+            for name in modules_imported(path):
+                if name.startswith("companion.hub"):
+                    offences.append(f"{path.relative_to(ROOT)} imports {name}")
+    # the command line starts it (a lazy import in `trackside hub`), and only there
+    assert sorted(offences) == [
+        "companion/service/cli.py imports companion.hub.config",
+        "companion/service/cli.py imports companion.hub.run",
+    ]

@@ -113,6 +113,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _serve(service)
 
 
+def cmd_hub(args: argparse.Namespace) -> int:
+    """The club hub (docs/hub.md): every table's state and results from the club broker."""
+    from companion.hub.config import HubConfigError, load_hub_settings
+    from companion.hub.run import HubService
+
+    try:
+        settings = load_hub_settings(Path(args.config))
+    except HubConfigError as exc:
+        _fail(str(exc))
+    service = HubService(settings)
+    service.start()
+    logging.getLogger("trackside").info(
+        "Trackside hub %s: club broker %s:%s, results in %s, wall screen http://%s:%s/",
+        __version__,
+        settings.broker.host,
+        settings.broker.port,
+        settings.database,
+        settings.host,
+        service.web_port,
+    )
+    return _serve(service)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from companion.service.demo import start_demo
 
@@ -169,6 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run the service from the config file")
     p.add_argument("--config", help="config file (default: <data dir>/config/trackside.toml)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("hub", help="the club hub: many tables on one wall screen and league")
+    p.add_argument("--config", required=True, help="the hub's config file (docs/hub.md)")
+    p.set_defaults(func=cmd_hub)
 
     p = sub.add_parser("demo", help="replay a recorded game night with virtual readers")
     p.add_argument("--port", type=int, default=8080, help="web port on 127.0.0.1 (default 8080)")

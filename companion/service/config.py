@@ -73,11 +73,26 @@ class ReaderSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class ClubSettings:
+    """``[club]``: the club broker this table's Mosquitto bridges to (docs/hub.md); the
+    installer writes the bridge from it. The service itself only answers the hub's resend
+    requests, which reach it through its own broker."""
+
+    host: str
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    ca_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     data_dir: Path
     web: WebSettings
     database: DatabaseSettings
     mqtt: MqttConfig | None = None
+    club: ClubSettings | None = None
     readers: tuple[ReaderSettings, ...] = ()
     camera: CameraConfig | None = None
     game_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -179,6 +194,28 @@ def _mqtt(data: Any, file: str) -> MqttConfig:
         raise ConfigError(path if reason else "mqtt", reason or str(exc), file=file) from None
 
 
+def _club(data: Any, file: str, has_mqtt: bool) -> ClubSettings:
+    """``[club]`` (docs/hub.md): where the table's broker bridges to."""
+    s = _Section(data, "club", file)
+    s.only("host", "port", "username", "password", "tls", "ca_file")
+    if not has_mqtt:
+        s.fail("", "needs an [mqtt] section: the bridge carries what the table publishes there")
+    host = s.text("host", None)
+    if not host or any(ch.isspace() for ch in host):
+        s.fail("host", f"expected the club broker's host name or address, got {host!r}")
+    username = s.text("username", None)
+    password = s.text("password", None)
+    if password is not None and username is None:
+        s.fail("password", "given without a username")
+    tls = s.boolean("tls", False)
+    ca_file = s.text("ca_file", None)
+    if ca_file is not None and not tls:
+        s.fail("ca_file", "given but tls is false")
+    port = s.integer("port", 8883 if tls else 1883, 1, 65535)
+    assert port is not None
+    return ClubSettings(host, port, username, password, tls, ca_file)
+
+
 def _camera(data: Any, file: str, base: Path) -> CameraConfig:
     """``[camera]``: the camera checks its own options (docs/vision.md)."""
     from vision.camera import CameraConfig
@@ -245,7 +282,7 @@ def parse_settings(
 ) -> Settings:
     """Validate a parsed TOML document into :class:`Settings`."""
     top = _Section(data, "", file)
-    top.only("data_dir", "web", "database", "mqtt", "readers", "games", "camera")
+    top.only("data_dir", "web", "database", "mqtt", "club", "readers", "games", "camera")
     base = Path(file).parent if file else Path.cwd()
     raw_dir = top.text("data_dir", None)
     root = Path(raw_dir) if raw_dir else (data_dir or default_data_dir())
@@ -273,6 +310,7 @@ def parse_settings(
         web=_web(data.get("web", {}), file),
         database=DatabaseSettings(db_path),
         mqtt=_mqtt(data["mqtt"], file) if "mqtt" in data else None,
+        club=_club(data["club"], file, "mqtt" in data) if "club" in data else None,
         readers=readers,
         source=file,
     )

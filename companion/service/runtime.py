@@ -19,6 +19,7 @@ from companion.core.errors import ConfigError
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
 from companion.service.advertise import Advertisement, Advertiser, local_addresses
+from companion.service.club import ClubResponder, DatabaseIdentity
 from companion.service.config import ReaderSettings, Settings, parse_settings
 from companion.service.engine import Engine, Publication
 from companion.service.enrolment import parse_tags_document, tags_document
@@ -124,7 +125,9 @@ class Trackside:
         if settings.mqtt is not None:
             self.mqtt = MqttBridge(settings.mqtt, configuration_url=page_url(settings))
             self.mqtt.listen_for_pads(self.engine)
+            self.mqtt.serve_hub_requests(ClubResponder(settings.database.path))  # docs/hub.md
             self.engine.subscribe(self._to_mqtt)
+        self._identity = DatabaseIdentity(self.store)
         self._closing = threading.Event()
         self._server: BaseWSGIServer | None = None
         self._threads: list[threading.Thread] = []
@@ -156,7 +159,7 @@ class Trackside:
         if publication.entry is not None and publication.event is not None:
             # publication.event: a private action (a secret trade) has no arguments until the end
             event = {"game_id": publication.game_id, **publication.event}
-            self.mqtt.publish_event(publication.entry.seq, event)
+            self.mqtt.publish_event(publication.entry.seq, event, db=self._identity())
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self, *, web: bool = True) -> None:

@@ -89,4 +89,40 @@ put "$HERE/$UNIT" "/etc/systemd/system/$UNIT" 0644
 run systemctl daemon-reload
 run systemctl enable "$UNIT"
 run systemctl restart "$UNIT"
+# 8. The club bridge (docs/hub.md): with a [club] section in the config, this table's Mosquitto
+#    carries its topics to the club broker. Its own step, so the broker's listener set-up stays
+#    apart from it. Staged, it uses $TRACKSIDE_PYTHON (a Python with this checkout's
+#    dependencies) when given, as the staged tree has no virtual environment.
+club_bridge() {
+  local python=$PREFIX/venv/bin/python target=/etc/mosquitto/conf.d/trackside-club.conf
+  local rendered status=0
+  if staged; then
+    python=${TRACKSIDE_PYTHON:-$DESTDIR$PREFIX/venv/bin/python}
+  fi
+  if ! [ -x "$python" ]; then
+    say "warning: no $python here; the club bridge is written when installing on the Pi"
+    return 0
+  fi
+  rendered=$(mktemp)
+  PYTHONPATH=$SRC "$python" -m companion.service.club bridge-config \
+    "$DESTDIR$CONFIG" "$HERE/mosquitto-club-bridge.conf" >"$rendered" || status=$?
+  if [ "$status" = 3 ]; then
+    say "no [club] section in $CONFIG: no club bridge"
+  elif [ "$status" != 0 ]; then
+    rm -f "$rendered"
+    die "the club bridge could not be written (above); fix [club] in $CONFIG and install again"
+  elif ! staged && ! [ -d /etc/mosquitto/conf.d ]; then
+    rm -f "$rendered"
+    die "[club] needs Mosquitto on this table: apt-get install mosquitto, then install again"
+  else
+    put "$rendered" "$target" 0640
+    run systemctl restart mosquitto
+  fi
+  rm -f "$rendered"
+}
+if [ "$DRY_RUN" = 1 ]; then
+  say "would write the club bridge /etc/mosquitto/conf.d/trackside-club.conf when $CONFIG has [club]"
+else
+  club_bridge
+fi
 say "done: status with 'systemctl status trackside', logs with 'journalctl -u trackside'"

@@ -1,0 +1,119 @@
+"""``trackside hub --config FILE``: the ``[hub]`` and ``[mqtt]`` (club broker) sections."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DATABASE = "/var/lib/trackside/db/hub.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class ClubBroker:
+    host: str
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    ca_file: str | None = None
+    keepalive_s: int = 30
+    client_id: str = "trackside-hub"
+    """Fixed, with a persistent session: the broker keeps the tables' events for the hub
+    while it is away."""
+
+
+@dataclass(frozen=True, slots=True)
+class HubSettings:
+    broker: ClubBroker
+    host: str = "0.0.0.0"
+    port: int = 8090
+    database: Path = Path(DEFAULT_DATABASE)
+    tables: tuple[str, ...] = ()
+    """Known tables; empty: any table on the club broker. Others are refused (logged)."""
+    quiet_after_s: float = 120.0
+    resync_every_s: float = 300.0
+    night_hours: float = 12.0
+
+
+class HubConfigError(ValueError):
+    """``<section>.<option>: <reason>``."""
+
+
+def _typed(section: str, key: str, value: object, kind: type | tuple[type, ...]) -> Any:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise HubConfigError(f"{section}.{key}: {value!r} has the wrong type")
+    return value
+
+
+def parse_hub_settings(document: Mapping[str, Any]) -> HubSettings:
+    hub = document.get("hub", {})
+    mqtt = document.get("mqtt")
+    if not isinstance(hub, Mapping):
+        raise HubConfigError("hub: expected a table")
+    if not isinstance(mqtt, Mapping) or "host" not in mqtt:
+        raise HubConfigError("mqtt.host: missing (the club broker the tables bridge to)")
+    broker_types: dict[str, type | tuple[type, ...]] = {
+        "host": str,
+        "port": int,
+        "username": str,
+        "password": str,
+        "tls": bool,
+        "ca_file": str,
+        "keepalive_s": int,
+        "client_id": str,
+    }
+    kwargs: dict[str, Any] = {}
+    for key, value in mqtt.items():
+        if key not in broker_types:
+            raise HubConfigError(f"mqtt.{key}: unknown option for the hub")
+        kwargs[key] = _typed("mqtt", key, value, broker_types[key])
+    broker = ClubBroker(**kwargs)
+    if not 1 <= broker.port <= 65535:
+        raise HubConfigError(f"mqtt.port: {broker.port!r} is not a TCP port")
+    if broker.password is not None and broker.username is None:
+        raise HubConfigError("mqtt.password: given without a username")
+    if broker.ca_file is not None and not broker.tls:
+        raise HubConfigError("mqtt.ca_file: given but tls is false")
+
+    hub_types: dict[str, type | tuple[type, ...]] = {
+        "host": str,
+        "port": int,
+        "database": str,
+        "tables": list,
+        "quiet_after_s": (int, float),
+        "resync_every_s": (int, float),
+        "night_hours": (int, float),
+    }
+    options: dict[str, Any] = {}
+    for key, value in hub.items():
+        if key not in hub_types:
+            raise HubConfigError(f"hub.{key}: unknown option (known: {', '.join(hub_types)})")
+        options[key] = _typed("hub", key, value, hub_types[key])
+    if "database" in options:
+        options["database"] = Path(options["database"])
+    if "tables" in options:
+        tables = options["tables"]
+        for name in tables:
+            if not isinstance(name, str) or not name or any(c in name for c in "/+#\x00"):
+                raise HubConfigError(f"hub.tables: {name!r} cannot be a table id")
+        options["tables"] = tuple(tables)
+    port = options.get("port", 8090)
+    if not 0 <= port <= 65535:
+        raise HubConfigError(f"hub.port: {port!r} is not a TCP port")
+    for key in ("quiet_after_s", "resync_every_s", "night_hours"):
+        if key in options and options[key] <= 0:
+            raise HubConfigError(f"hub.{key}: must be positive")
+    return HubSettings(broker=broker, **options)
+
+
+def load_hub_settings(path: Path) -> HubSettings:
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise HubConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise HubConfigError(f"{path}: not TOML: {exc}") from None
+    return parse_hub_settings(document)
