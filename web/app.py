@@ -9,7 +9,7 @@ import secrets
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import segno
 from flask import (
@@ -36,7 +36,7 @@ from companion.core.privacy import PRIVATE_NOTE, private_actions
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms
 from web.boards import rr_chart, ttr_map
-from web.guard import EXTENSION, TableGuard, csrf_token, require_csrf
+from web.guard import EXTENSION, PinRefusedError, TableGuard, csrf_token, protect, require_csrf
 from web.private import private_pages
 
 log = logging.getLogger(__name__)
@@ -164,10 +164,11 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     table_guard = TableGuard(service)
     app.extensions[EXTENSION] = table_guard
+    protect(app, tuple(getattr(service, "hostnames", ())))  # body limits, the Host check
     app.register_blueprint(board_table.blueprint)
     app.register_blueprint(calibration.blueprint)  # /table/camera: the camera's calibration step
     app.register_blueprint(private_pages(service))
-    _trusted, _signed_in, _limited = table_guard.trusted, table_guard.signed_in, table_guard.limited
+    _trusted, _signed_in = table_guard.trusted, table_guard.signed_in
     _pin_matches, _who = table_guard.pin_matches, table_guard.who
 
     # -- pages -----------------------------------------------------------------------------
@@ -192,9 +193,11 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 messages=[("error", "Changes from the page are off: set [web] pin in the config.")],
             )
         if not _signed_in():
-            return render_template(
-                "login.html", disabled=False, messages=get_flashed_messages(with_categories=True)
-            )
+            messages = cast(list[tuple[str, str]], get_flashed_messages(with_categories=True))
+            paused = table_guard.refusal()
+            if paused and ("error", paused) not in messages:
+                messages.append(("error", paused))  # the whole table's pause, said on the page
+            return render_template("login.html", disabled=False, messages=messages)
         version, snapshot = service.latest()
         game_id = snapshot.get("game_id")
         log_rows: list[dict[str, Any]] = []
@@ -241,10 +244,12 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         require_csrf()
         if service.pin is None:
             abort(403, "changes from the page are off: set [web] pin in the config")
-        if _limited():
-            flash("Too many wrong PINs: wait a minute and try again.", "error")
+        try:
+            matched = _pin_matches(request.form.get("pin", ""))
+        except PinRefusedError as exc:
+            flash(str(exc), "error")
             return redirect(url_for("table"), 303)
-        if not _pin_matches(request.form.get("pin", "")):
+        if not matched:
             flash("Wrong PIN.", "error")
             return redirect(url_for("table"), 303)
         who = re.sub(r"[^\w .'-]", "", request.form.get("who", ""))[:24].strip()
@@ -480,10 +485,12 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     def _check_pin() -> Response | None:
         if service.pin is None:
             return _error("pin", "changes from the page are off: set [web] pin in the config", 403)
-        if _limited():
-            return _error("pin", "too many wrong PINs; wait a minute", 429)
         given = request.headers.get("X-Trackside-Pin") or request.form.get("pin") or ""
-        if not _pin_matches(given):
+        try:
+            matched = _pin_matches(given)
+        except PinRefusedError as exc:
+            return _error("pin", str(exc), exc.status)
+        if not matched:
             return _error("pin", "wrong or missing table PIN", 401)
         return None
 

@@ -28,6 +28,11 @@ READER_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line", "hid", "virtual", "rep
 SERIAL_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line")
 MAX_SEATS = 8
 DEFAULT_PORT = 8080
+MIN_PIN_DIGITS = 6
+MAX_TRUSTED_ADDRESSES = 8
+"""A trusted network is for the table's own screens: a whole Wi-Fi (/24) would let every guest
+use the table page without the PIN."""
+HOSTNAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
 
 
 def default_data_dir() -> Path:
@@ -50,8 +55,11 @@ class WebSettings:
     """Needed for every action that changes a game; ``None``: changes from the page are off."""
     enabled: bool = True
     trusted_subnets: tuple[str, ...] = ()
-    """Networks (``192.168.1.0/24``) whose devices use the table page without the PIN: kiosk
-    screens. Empty: everybody needs the PIN."""
+    """Addresses (``192.168.1.50/32``, at most ``MAX_TRUSTED_ADDRESSES`` each) whose devices use
+    the table page without the PIN: kiosk screens. Empty: everybody needs the PIN."""
+    hostnames: tuple[str, ...] = ()
+    """Names the pages are reached by besides IP addresses, localhost and this machine's own
+    name (and ``<name>.local``); any other ``Host`` header is refused (DNS rebinding)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,13 +149,24 @@ class _Section:
 
 def _web(data: Any, file: str) -> WebSettings:
     s = _Section(data, "web", file)
-    s.only("host", "port", "pin", "enabled", "trusted_subnets")
+    s.only("host", "port", "pin", "enabled", "trusted_subnets", "hostnames")
     pin = s.data.get("pin")
     if isinstance(pin, int) and not isinstance(pin, bool):
         s.fail("pin", "write the PIN in quotes (a number would lose leading zeros)")
     pin = s.text("pin", None)
-    if pin is not None and (len(pin) < 4 or not pin.isdigit()):
-        s.fail("pin", "expected at least 4 digits")
+    if pin is not None and not re.fullmatch(r"[0-9]+", pin, re.ASCII):
+        s.fail("pin", "expected digits 0–9 only")
+    if pin is not None and len(pin) < MIN_PIN_DIGITS:
+        s.fail(
+            "pin",
+            f"expected at least {MIN_PIN_DIGITS} digits, got {len(pin)}: a shorter PIN is "
+            "guessed within minutes by a guest on the same Wi-Fi",
+        )
+    names = s.data.get("hostnames", [])
+    if not isinstance(names, list) or not all(
+        isinstance(n, str) and HOSTNAME.fullmatch(n.lower().rstrip(".")) for n in names
+    ):
+        s.fail("hostnames", f'expected a list of host names, e.g. ["trackside.lan"], got {names!r}')
     subnets = s.data.get("trusted_subnets", [])
     if not isinstance(subnets, list) or not all(isinstance(n, str) for n in subnets):
         s.fail("trusted_subnets", 'expected a list of networks, e.g. ["192.168.1.0/24"]')
@@ -156,6 +175,14 @@ def _web(data: Any, file: str) -> WebSettings:
             ipaddress.ip_network(network, strict=True)
         except ValueError as exc:
             s.fail(f"trusted_subnets[{index}]", f"{network!r} is not a network: {exc}")
+        size = ipaddress.ip_network(network).num_addresses
+        if size > MAX_TRUSTED_ADDRESSES:
+            s.fail(
+                f"trusted_subnets[{index}]",
+                f"{network!r} holds {size} addresses; trust only the table's own screens "
+                f'(at most {MAX_TRUSTED_ADDRESSES} addresses, e.g. "192.168.1.50/32"): on a '
+                "whole network every guest would use the table page without the PIN",
+            )
     if subnets and pin is None:
         s.fail(
             "trusted_subnets", "trusted subnets need a pin (without one the page changes nothing)"
@@ -166,6 +193,7 @@ def _web(data: Any, file: str) -> WebSettings:
         pin=pin,
         enabled=s.boolean("enabled", True),
         trusted_subnets=tuple(str(ipaddress.ip_network(n)) for n in subnets),
+        hostnames=tuple(n.lower().rstrip(".") for n in names),
     )
 
 

@@ -178,6 +178,10 @@ class Trackside:
         return self.settings.web.trusted_subnets
 
     @property
+    def hostnames(self) -> tuple[str, ...]:
+        return self.settings.web.hostnames
+
+    @property
     def closing(self) -> bool:
         return self._closing.is_set()
 

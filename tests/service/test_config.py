@@ -37,7 +37,7 @@ def test_the_contract_example_parses(tmp_path: Path) -> None:
 [web]
 host = "0.0.0.0"
 port = 8080
-pin = "4711"
+pin = "471108"
 
 [database]
 path = "{tmp_path}/db.sqlite3"
@@ -61,7 +61,7 @@ speed = 10
 """,
     )
     s = load_settings(path)
-    assert s.web.pin == "4711" and s.mqtt is not None and s.mqtt.table_id == "table-1"
+    assert s.web.pin == "471108" and s.mqtt is not None and s.mqtt.table_id == "table-1"
     assert [r.name for r in s.readers] == ["red-seat", "night"]
     assert s.readers[1].port == str(recording) and s.readers[1].speed == 10.0
 
@@ -71,17 +71,24 @@ speed = 10
     [
         ("[web]\nport = 99999", "web.port: expected a whole number 0–65535, got 99999"),
         ("[web]\npin = 4711", "web.pin: write the PIN in quotes"),
+        ("[web]\npin = '4711'", "web.pin: expected at least 6 digits, got 4: a shorter PIN"),
+        ("[web]\npin = '١٢٣٤٥٦'", "web.pin: expected digits 0–9 only"),  # Arabic-Indic digits
+        (
+            "[web]\npin = '471108'\ntrusted_subnets = ['192.168.1.0/24']",
+            "web.trusted_subnets[0]: '192.168.1.0/24' holds 256 addresses; trust only",
+        ),
+        ("[web]\nhostnames = ['evil.example/x']", "web.hostnames: expected a list of host names"),
         ("[web]\nprot = 1", "web.prot: unknown option"),
         (
-            "[web]\npin = '4711'\ntrusted_subnets = ['192.168.1.7/24']",
+            "[web]\npin = '471108'\ntrusted_subnets = ['192.168.1.7/24']",
             "web.trusted_subnets[0]: '192.168.1.7/24' is not a network",
         ),
         (
-            "[web]\npin = '4711'\ntrusted_subnets = '10.0.0.0/8'",
+            "[web]\npin = '471108'\ntrusted_subnets = '10.0.0.0/8'",
             "web.trusted_subnets: expected a list",
         ),
         (
-            "[web]\ntrusted_subnets = ['10.0.0.0/8']",
+            "[web]\ntrusted_subnets = ['10.0.0.1/32']",
             "web.trusted_subnets: trusted subnets need a pin",
         ),
         ("[[readers]]\nname = 'a'\nprotocol = 'nfc'", "readers[0].protocol: 'nfc' is not one of"),
@@ -138,6 +145,6 @@ def test_unknown_game_section_is_refused(tmp_path: Path) -> None:
 
 
 def test_trusted_subnets_for_kiosk_screens(tmp_path: Path) -> None:
-    text = "[web]\npin = '4711'\ntrusted_subnets = ['192.168.1.0/24', 'fd00::/8']"
+    text = "[web]\npin = '471108'\ntrusted_subnets = ['192.168.1.50/32', 'fd00::8/125']"
     settings = load_settings(write(tmp_path, text))
-    assert settings.web.trusted_subnets == ("192.168.1.0/24", "fd00::/8")
+    assert settings.web.trusted_subnets == ("192.168.1.50/32", "fd00::8/125")
