@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import secrets
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
@@ -369,6 +370,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         _, snapshot = service.latest()
         return jsonify(snapshot)
 
+    streams = _StreamCount(app)
+
     @app.get("/api/events")
     def events() -> Response:
         """Server-sent events: ``snapshot`` first (the /api/state JSON), then ``state`` after
@@ -377,8 +380,21 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         snapshot by its own ``schema``."""
         min_interval = float(app.config["SSE_MIN_INTERVAL_S"])
         keepalive = float(app.config["SSE_KEEPALIVE_S"])
+        if not streams.acquire(blocking=False):  # keep threads for the pages (web/server.py)
+            return Response(
+                "too many live pages are open; this page refreshes by itself instead",
+                status=503,
+                mimetype="text/plain",
+                headers={"Retry-After": "30"},
+            )
 
         def stream() -> Iterator[str]:
+            try:
+                yield from updates()
+            finally:
+                streams.release()
+
+        def updates() -> Iterator[str]:
             version, snapshot = service.latest()
             yield (
                 f": trackside events v{SSE_PROTOCOL}\nretry: 2000\n"
@@ -495,6 +511,26 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return None
 
     return app
+
+
+class _StreamCount:
+    """Open event streams, at most ``SSE_MAX_STREAMS`` (each holds a server thread)."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+        self.open = 0
+
+    def acquire(self, blocking: bool = False) -> bool:
+        with self.lock:
+            if self.open >= int(self.app.config.get("SSE_MAX_STREAMS", 56)):
+                return False
+            self.open += 1
+            return True
+
+    def release(self) -> None:
+        with self.lock:
+            self.open -= 1
 
 
 def _error(field: str, message: str, status: int) -> Response:

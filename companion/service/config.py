@@ -57,6 +57,10 @@ class WebSettings:
     trusted_subnets: tuple[str, ...] = ()
     """Addresses (``192.168.1.50/32``, at most ``MAX_TRUSTED_ADDRESSES`` each) whose devices use
     the table page without the PIN: kiosk screens. Empty: everybody needs the PIN."""
+    threads: int = 64
+    """Requests served at once; every open scoreboard or phone holds one for its live updates."""
+    max_connections: int = 400
+    """Open connections at once (below the 1,024 open files a service gets)."""
     hostnames: tuple[str, ...] = ()
     """Names the pages are reached by besides IP addresses, localhost and this machine's own
     name (and ``<name>.local``); any other ``Host`` header is refused (DNS rebinding)."""
@@ -149,7 +153,16 @@ class _Section:
 
 def _web(data: Any, file: str) -> WebSettings:
     s = _Section(data, "web", file)
-    s.only("host", "port", "pin", "enabled", "trusted_subnets", "hostnames")
+    s.only(
+        "host",
+        "port",
+        "pin",
+        "enabled",
+        "trusted_subnets",
+        "hostnames",
+        "threads",
+        "max_connections",
+    )
     pin = s.data.get("pin")
     if isinstance(pin, int) and not isinstance(pin, bool):
         s.fail("pin", "write the PIN in quotes (a number would lose leading zeros)")
@@ -194,6 +207,8 @@ def _web(data: Any, file: str) -> WebSettings:
         enabled=s.boolean("enabled", True),
         trusted_subnets=tuple(str(ipaddress.ip_network(n)) for n in subnets),
         hostnames=tuple(n.lower().rstrip(".") for n in names),
+        threads=s.integer("threads", 64, 16, 1000) or 64,
+        max_connections=s.integer("max_connections", 400, 32, 900) or 400,
     )
 
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
-
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from companion.core.errors import ConfigError
 from companion.core.jsonvalue import JsonObject
@@ -24,12 +23,14 @@ from firmware_bridge.mqtt import MqttBridge
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
 from web import create_app
+from web.server import ServerLimits, TableServer, sse_slots
 
 if TYPE_CHECKING:  # OpenCV is imported only when a camera is configured
     from vision.table_calibration import LiveCalibration, ShotOutcome
 
 log = logging.getLogger(__name__)
 STATUS_POLL_S = 1.0
+WAIT_SLICE_S = 0.5
 
 
 class Device(Protocol):
@@ -86,9 +87,10 @@ class Trackside:
             self.mqtt.listen_for_pads(self.engine)
             self.engine.subscribe(self._to_mqtt)
         self._closing = threading.Event()
-        self._server: BaseWSGIServer | None = None
+        self._server: TableServer | None = None
         self._threads: list[threading.Thread] = []
         self.app = create_app(self)
+        self.app.config["SSE_MAX_STREAMS"] = sse_slots(self.server_limits())
 
     def _make_reader(self, reader: ReaderSettings) -> Device:
         if reader.protocol == "virtual":
@@ -128,15 +130,18 @@ class Trackside:
                 self.engine.report_device(name, {"state": "error", "last_error": str(exc)})
         self._spawn(self._poll_devices, "device-status")
         if web and self.settings.web.enabled:
-            self._server = make_server(
-                self.settings.web.host, self.settings.web.port, self.app, threaded=True
+            self._server = TableServer(
+                self.settings.web.host, self.settings.web.port, self.app, self.server_limits()
             )
-            self._server.daemon_threads = True  # type: ignore[attr-defined]
             self._spawn(self._server.serve_forever, "web")
+
+    def server_limits(self) -> ServerLimits:
+        web = self.settings.web
+        return ServerLimits(threads=web.threads, max_connections=web.max_connections)
 
     @property
     def web_port(self) -> int | None:
-        return None if self._server is None else int(self._server.server_port)
+        return None if self._server is None else self._server.port
 
     def _spawn(self, target: Any, name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
@@ -163,8 +168,7 @@ class Trackside:
             with contextlib.suppress(Exception):
                 self.mqtt.stop()
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.close()
         self.engine.stop()
         self.store.close()
 
@@ -189,7 +193,14 @@ class Trackside:
         return self.engine.latest()
 
     def wait_newer(self, version: int, timeout_s: float) -> tuple[int, dict[str, Any]]:
-        return self.engine.wait_newer(version, timeout_s)
+        """The engine's wait, in slices, so that open event streams end promptly on stop (each
+        holds a web server thread the server waits for)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            found = self.engine.wait_newer(version, min(max(0.0, left), WAIT_SLICE_S))
+            if found[0] > version or left <= WAIT_SLICE_S or self._closing.is_set():
+                return found
 
     def submit_and_wait(self, observation: Observation, timeout_s: float) -> Mapping[str, Any]:
         outcome = self.engine.submit(observation).wait(timeout_s)
