@@ -71,6 +71,30 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
     limits: ServerLimits = ServerLimits()
     refused_per_address = 0
     dropped_slow = 0
+    evicted = 0
+
+    def readable(self) -> bool:
+        """Always accept (waitress would stop at the limit and leave everyone waiting behind a
+        flood in the backlog): at the limit, :meth:`handle_accept` makes room instead."""
+        now = time.time()
+        if now >= self.next_channel_cleanup:
+            self.next_channel_cleanup = now + self.adj.cleanup_interval
+            self.maintenance(now)
+        return bool(self.accepting)
+
+    def _make_room(self) -> bool:
+        """At the connection limit, close the connection that has waited longest without a
+        request being served (half-sent or idle); never a page being answered or a live
+        stream. False when every connection is busy."""
+        if len(self.active_channels) < self.limits.max_connections:
+            return True
+        idle = [c for c in self.active_channels.values() if not c.requests]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda c: c.last_activity)
+        self.evicted += 1
+        oldest.handle_close()
+        return True
 
     def handle_accept(self) -> None:
         try:
@@ -86,9 +110,9 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
             for channel in self.active_channels.values()
             if isinstance(channel.addr, tuple) and channel.addr[0] == host
         )
-        if held >= self.limits.per_address:
+        if held >= self.limits.per_address or not self._make_room():
             self.refused_per_address += 1
-            conn.close()  # this device already holds its share of the table's sockets
+            conn.close()  # this device holds its share of the sockets, or all are busy
             return
         try:
             self.set_socket_options(conn)
