@@ -37,7 +37,17 @@ from companion.core.privacy import PRIVATE_NOTE, private_actions
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms
 from web.boards import rr_chart, ttr_map
-from web.guard import EXTENSION, PinRefusedError, TableGuard, csrf_token, protect, require_csrf
+from web.guard import (
+    EXTENSION,
+    MAX_JSON_DEPTH,
+    PinRefusedError,
+    TableGuard,
+    csrf_token,
+    protect,
+    require_csrf,
+    short,
+    too_deep,
+)
 from web.private import private_pages
 
 log = logging.getLogger(__name__)
@@ -90,6 +100,21 @@ class TableService(Protocol):
     def trusted_subnets(self) -> tuple[str, ...]: ...
 
 
+HEX_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}", re.ASCII)
+UNKNOWN_COLOUR = "#555"
+
+
+def css_colour(colour: str | None) -> str:
+    """A seat colour as CSS: a name from ``SEAT_PALETTE`` or a ``#rgb``/``#rrggbb`` hex colour;
+    anything else (a player "colour" like ``red;background:url(…)``) is a neutral grey, so a
+    name typed at the table never injects CSS into anyone's page."""
+    text = (colour or "").strip()
+    named = SEAT_PALETTE.get(text.lower())
+    if named is not None:
+        return named
+    return text if HEX_COLOUR.fullmatch(text) else UNKNOWN_COLOUR
+
+
 def _text_colour(colour: str) -> str:
     return "#111" if colour.lower() in LIGHT_COLOURS else "#fff"
 
@@ -114,7 +139,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     @app.template_filter("seat_colour")
     def seat_colour(colour: str) -> str:
-        return SEAT_PALETTE.get((colour or "").lower(), colour or "#555")
+        return css_colour(colour)
 
     @app.template_filter("clock")
     def clock(wall_time_s: float | None) -> str:
@@ -473,6 +498,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return _error("body", "JSON nested too deeply", 400)
         if not isinstance(body, dict):
             return _error("body", "expected a JSON object", 400)
+        if too_deep(body):
+            return _error("body", f"JSON nested deeper than {MAX_JSON_DEPTH} levels", 400)
         kind = body.get("kind")
         if kind not in ("action", "command"):
             return _error("kind", f"{kind!r} is not 'action' or 'command'", 400)
@@ -488,7 +515,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 "body",
             )
         except SnapshotError as exc:
-            return _error(exc.path, exc.reason, 400)
+            return _error(exc.path, short(exc.reason), 400)
         if observation.kind not in (ObservationKind.ACTION, ObservationKind.COMMAND):
             return _error("kind", "only actions and commands", 400)  # pragma: no cover
         try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import logging
 import secrets
 import socket
 import threading
@@ -48,6 +49,7 @@ SEAT_CODE_LENGTH = 8
 SEAT_CODE_TTL_S = 15 * 60.0
 EXTENSION = "trackside"
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class PinRefusedError(Exception):
@@ -384,6 +386,16 @@ def protect(app: Flask, hostnames: tuple[str, ...]) -> None:
         MAX_FORM_PARTS=MAX_FORM_PARTS,
     )
 
+    @app.errorhandler(RecursionError)
+    def too_deeply_nested(exc: RecursionError) -> tuple[dict[str, str] | str, int]:
+        """Input nested so deep that walking it gave up: the sender's mistake (400), one log
+        line, no traceback."""
+        log.warning("web: %s %s: input nested too deeply", request.method, request.path)
+        message = f"the input is nested too deeply (at most {MAX_JSON_DEPTH} levels)"
+        if request.path.startswith("/api/"):
+            return {"error": message, "field": "body"}, 400
+        return message, 400
+
     @app.before_request
     def check_host() -> None:
         host = request.host or ""
@@ -396,3 +408,26 @@ def protect(app: Flask, hostnames: tuple[str, ...]) -> None:
         length = request.content_length
         if length is not None and length > MAX_BODY_BYTES:
             abort(413, f"the request body is {length} bytes; the limit is {MAX_BODY_BYTES}")
+
+
+MAX_JSON_DEPTH = 32
+"""No input a page or a script sends nests deeper; deeper JSON is refused with 400 before any
+code walks it recursively."""
+
+
+def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether parsed JSON nests deeper than ``limit`` (walked without recursion)."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def short(text: str, limit: int = 160) -> str:
+    """A refusal quotes at most ``limit`` characters of what it refuses."""
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"

@@ -56,7 +56,14 @@ from companion.core.privacy import has_private_view, private_actions
 from companion.games import find_game
 from companion.games.trains_and_stations.data import GOODS as TS_GOODS
 from web.forms import FormError, integer
-from web.guard import PinRefusedError, guard, normalise_code, require_csrf
+from web.guard import (
+    MAX_JSON_DEPTH,
+    PinRefusedError,
+    guard,
+    normalise_code,
+    require_csrf,
+    too_deep,
+)
 
 PIN_PATTERN = re.compile(r"[0-9]{4,8}", re.ASCII)
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # ~16 MiB, a few tens of ms on a Pi 4
@@ -194,6 +201,8 @@ def json_args(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any
         raise FormError("args", "not a JSON object") from None
     if not isinstance(args, dict):
         raise FormError("args", "expected a JSON object, e.g. {}")
+    if too_deep(args):
+        raise FormError("args", f"nested deeper than {MAX_JSON_DEPTH} levels")
     return args
 
 

@@ -72,6 +72,7 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
     refused_per_address = 0
     dropped_slow = 0
     evicted = 0
+    next_channel_cleanup: float = 0.0
 
     def readable(self) -> bool:
         """Always accept (waitress would stop at the limit and leave everyone waiting behind a

@@ -17,7 +17,7 @@ from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
 from companion.service.config import ReaderSettings, Settings
 from companion.service.engine import Engine, Publication
-from companion.service.export import export_game, game_summaries
+from companion.service.export import SummaryCache, export_game, game_summaries
 from companion.service.store import EventStore
 from firmware_bridge.mqtt import MqttBridge
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
@@ -87,6 +87,8 @@ class Trackside:
             self.mqtt.listen_for_pads(self.engine)
             self.engine.subscribe(self._to_mqtt)
         self._closing = threading.Event()
+        self._summaries: SummaryCache = {}
+        self._summaries_lock = threading.Lock()
         self._server: TableServer | None = None
         self._threads: list[threading.Thread] = []
         self.app = create_app(self)
@@ -212,7 +214,8 @@ class Trackside:
         }
 
     def games(self) -> list[dict[str, Any]]:
-        return game_summaries(self.store)
+        with self._summaries_lock:
+            return game_summaries(self.store, self._summaries)
 
     def export(self, game_id: int, fmt: str) -> tuple[str, str]:
         return export_game(self.store, game_id, fmt)

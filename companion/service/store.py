@@ -426,6 +426,11 @@ class EventStore:
             GameRecord(GameId(r[0]), r[1], tuple(json.loads(r[2])), r[3], r[4], r[5]) for r in rows
         ]
 
+    def last_seqs(self) -> dict[int, int]:
+        """Each game's last log seq (one query: how the history page knows what changed)."""
+        rows = self._read("SELECT game_id, MAX(seq) FROM events GROUP BY game_id")
+        return {int(g): int(s) for g, s in rows}
+
     def game(self, game_id: int) -> GameRecord:
         for record in self.games():
             if record.id == game_id:

@@ -4,6 +4,8 @@ Loopback only, each bounded in time."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import threading
 import time
@@ -271,3 +273,110 @@ def test_row10_a_rebinding_host_is_refused(tmp_path: Path) -> None:
             assert client.get("/api/state", headers={"Host": host}).status_code == 200, host
     finally:
         service.stop()
+
+
+# -- rows 11–14: the small ones ------------------------------------------------------------
+def start_with(service: Trackside, players: list[dict[str, object]]) -> None:
+    client = service.app.test_client()
+    body = {
+        "kind": "command",
+        "payload": {"command": "start_game", "game": "tiny-race", "players": players},
+    }
+    response = client.post("/api/input", json=body, headers={"X-Trackside-Pin": PIN})
+    assert response.status_code == 200, response.get_data(as_text=True)
+
+
+def test_row11_csv_cells_that_start_a_formula_are_escaped(service: Trackside) -> None:
+    start_with(
+        service,
+        [
+            {"name": '=HYPERLINK("http://attacker.example","win")', "seat": 1},
+            {"name": "+1+cmd|' /C calc'!A0", "seat": 2},
+            {"name": "@SUM(A1)"},
+            {"name": "-2"},
+        ],
+    )
+    response = service.app.test_client().get("/api/games/1/export?format=csv")
+    body = response.get_data(as_text=True)
+    cells = list(csv.reader(io.StringIO(body)))[1:]
+    names = {row[2] for row in cells}
+    assert names == {
+        '\'=HYPERLINK("http://attacker.example","win")',
+        "'+1+cmd|' /C calc'!A0",
+        "'@SUM(A1)",
+        "'-2",
+    }
+    assert not any(cell.startswith(("=", "+", "@")) for row in cells for cell in row)
+    assert all(row[4].lstrip("-").isdigit() for row in cells)  # numbers stay numbers
+
+
+def test_row12_a_colour_cannot_inject_css(service: Trackside) -> None:
+    start_with(
+        service,
+        [
+            {"name": "Red", "colour": "red;background:url(http://attacker.example/x)", "seat": 1},
+            {"name": "Blue", "colour": "#1e63c4", "seat": 2},
+        ],
+    )
+    page = service.app.test_client().get("/").get_data(as_text=True)
+    assert "attacker.example" not in page and "url(" not in page
+    assert "#1e63c4" in page and "#555" in page
+
+
+@pytest.mark.parametrize("depth", [40, 500, 700, 950, 5000])
+def test_row13_deep_json_is_a_400_in_one_line(service: Trackside, depth: int) -> None:
+    client = service.app.test_client()
+    body = '{"kind":"action","payload":{"action":' + '{"a":' * depth + "1" + "}" * depth + "}}"
+    response = client.post(
+        "/api/input",
+        data=body,
+        headers={"X-Trackside-Pin": PIN, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    error = response.get_json()["error"]
+    assert "nested" in error and "\n" not in error and len(error) < 200
+
+
+def test_row13_a_deep_form_field_is_a_400_not_a_500(service: Trackside) -> None:
+    start_with(service, [{"name": "Red"}, {"name": "Blue"}])
+    table = signed_in_table(service)
+    page = table.get("/table").get_data(as_text=True)
+    deep = "[" * 900 + "]" * 900
+    response = table.post(
+        "/table/action",
+        data={"csrf": csrf_of(page), "kind": "advance", "player": "0", "args": deep},
+    )
+    assert response.status_code in (303, 400)
+    assert "internal error" not in table.get("/table").get_data(as_text=True)
+
+
+def test_row14_history_replays_a_game_only_when_its_log_changed(
+    service: Trackside, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from companion.core.session import TableSession
+
+    client = service.app.test_client()
+    end = {"kind": "command", "payload": {"command": "end_game", "reason": "abandoned"}}
+    for n in range(6):
+        start_with(service, [{"name": "Red", "seat": 1}, {"name": "Blue", "seat": 2}])
+        if n < 5:
+            response = client.post("/api/input", json=end, headers={"X-Trackside-Pin": PIN})
+            assert response.status_code == 200, response.get_data(as_text=True)
+    replays = [0]
+    real = TableSession.replay
+
+    def counting(*args: object, **kwargs: object) -> TableSession:
+        replays[0] += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TableSession, "replay", staticmethod(counting))
+    first = client.get("/history").get_data(as_text=True)
+    assert replays[0] == 6
+    replays[0] = 0
+    for _ in range(5):
+        assert client.get("/history").get_data(as_text=True) == first
+    assert replays[0] == 0
+    service.scan("red-seat", "04D1E5000002")  # a move in the running game
+    service.wait_idle()
+    client.get("/history")
+    assert replays[0] == 1
