@@ -279,14 +279,21 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             flash("Wrong PIN.", "error")
             return redirect(url_for("table"), 303)
         who = re.sub(r"[^\w .'-]", "", request.form.get("who", ""))[:24].strip()
+        table_guard.sessions.end(session.get("sid"))
         session.clear()
-        session.update(pin_ok=True, pin_fp=table_guard.pin_fingerprint(), who=who)
+        session.update(
+            pin_ok=True,
+            pin_fp=table_guard.pin_fingerprint(),
+            who=who,
+            sid=table_guard.sessions.start(),  # server-side: sign-out ends it everywhere
+        )
         csrf_token()  # a fresh token for the signed-in session
         return redirect(url_for("table"), 303)
 
     @app.post("/table/logout")
     def logout() -> BaseResponse:
         require_csrf()
+        table_guard.sessions.end(session.get("sid"))
         session.clear()
         return redirect(url_for("table"), 303)
 

@@ -47,6 +47,9 @@ HASH_WAIT_S = 5.0
 SEAT_CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O, 1/I: read off a screen
 SEAT_CODE_LENGTH = 8
 SEAT_CODE_TTL_S = 15 * 60.0
+SESSION_TTL_S = 12 * 3600.0
+"""A sign-in (table PIN or a player's view) lasts a game night at most."""
+MAX_SESSIONS = 5000
 EXTENSION = "trackside"
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -245,11 +248,51 @@ class PinService(Protocol):
     def submit_and_wait(self, observation: Observation, timeout_s: float) -> Mapping[str, Any]: ...
 
 
+class Sessions:
+    """Server-side sign-ins: the cookie carries only an id listed here, so signing out (or
+    locking a private view) ends that sign-in everywhere, a copied cookie included, and every
+    sign-in ends by itself after ``SESSION_TTL_S``. In memory: a restart signs everyone out."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.expiry: dict[str, float] = {}
+
+    def start(self) -> str:
+        sid = secrets.token_urlsafe(18)
+        now = self.clock()
+        with self.lock:
+            if len(self.expiry) >= MAX_SESSIONS:
+                self.expiry = {k: t for k, t in self.expiry.items() if t > now}
+                while len(self.expiry) >= MAX_SESSIONS:  # the oldest sign-ins go first
+                    del self.expiry[min(self.expiry, key=self.expiry.__getitem__)]
+            self.expiry[sid] = now + SESSION_TTL_S
+        return sid
+
+    def valid(self, sid: object) -> bool:
+        if not isinstance(sid, str):
+            return False
+        with self.lock:
+            expires = self.expiry.get(sid)
+            if expires is None:
+                return False
+            if expires <= self.clock():
+                del self.expiry[sid]
+                return False
+            return True
+
+    def end(self, sid: object) -> None:
+        if isinstance(sid, str):
+            with self.lock:
+                self.expiry.pop(sid, None)
+
+
 class TableGuard:
     def __init__(self, service: PinService) -> None:
         self.service = service
         self.limiter = PinLimiter()
         self.seat_codes = SeatCodes()
+        self.sessions = Sessions()
         self.networks = [ipaddress.ip_network(n) for n in service.trusted_subnets]
 
     def pin_fingerprint(self) -> str:
@@ -276,7 +319,11 @@ class TableGuard:
     def pin_session(self) -> bool:
         """Signed in with the table PIN (not merely a trusted screen): granting seat codes and
         resetting players' PINs need this."""
-        return bool(session.get("pin_ok")) and session.get("pin_fp") == self.pin_fingerprint()
+        return (
+            bool(session.get("pin_ok"))
+            and session.get("pin_fp") == self.pin_fingerprint()
+            and self.sessions.valid(session.get("sid"))
+        )
 
     def address(self) -> str:
         return request.remote_addr or "?"

@@ -228,6 +228,9 @@ def private_pages(service: object) -> Blueprint:
             return None, ""
         _, snapshot = svc.latest()
         running = _running_game(snapshot)
+        if not guard().sessions.valid(bound.get("sid")):
+            session.pop(SESSION_KEY, None)
+            return None, "You were signed out (locked, or after 12 hours): enter your PIN again."
         game_id, player = bound.get("game_id"), bound.get("player")
         if running is None or running[0] != game_id or not isinstance(player, int):
             session.pop(SESSION_KEY, None)
@@ -369,7 +372,13 @@ def private_pages(service: object) -> Blueprint:
         except PinRefusedError as exc:
             flash(str(exc), "error")
             return back
-        session[SESSION_KEY] = {"game_id": game_id, "player": player, "fp": _fingerprint(stored)}
+        sid = table.sessions.start()  # server-side: locking ends it, a copied cookie too
+        session[SESSION_KEY] = {
+            "game_id": game_id,
+            "player": player,
+            "fp": _fingerprint(stored),
+            "sid": sid,
+        }
         return redirect(url_for("private.me"), 303)
 
     def back_with_code(player: int, code: str) -> BaseResponse:
@@ -379,7 +388,9 @@ def private_pages(service: object) -> Blueprint:
     @bp.post("/lock")
     def lock() -> BaseResponse:
         require_csrf()
-        session.pop(SESSION_KEY, None)
+        bound = session.pop(SESSION_KEY, None)
+        if isinstance(bound, dict):
+            guard().sessions.end(bound.get("sid"))
         flash("Locked: your cards are hidden again.", "ok")
         return redirect(url_for("private.me"), 303)
 

@@ -20,6 +20,7 @@ sized for every phone at a big table plus the screens, and :func:`sse_slots` lea
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -139,9 +140,9 @@ class TableServer:
         self, host: str, port: int, app: Callable[..., Any], limits: ServerLimits | None = None
     ) -> None:
         self.limits = limits or ServerLimits()
+        sock = _bound_socket(host, port)  # errors here, before any thread or trigger exists
         adj = Adjustments(
-            host=host,
-            port=port,
+            sockets=[sock],
             threads=self.limits.threads,
             connection_limit=self.limits.max_connections,
             channel_timeout=self.limits.idle_timeout_s,
@@ -153,10 +154,20 @@ class TableServer:
             clear_untrusted_proxy_headers=True,
         )
         dispatcher = ThreadedTaskDispatcher()
-        dispatcher.set_thread_count(adj.threads)
         self._map: dict[int, Any] = {}
-        self.server = _Server(app, self._map, True, None, dispatcher=dispatcher, adj=adj)
+        sockinfo = (sock.family, sock.type, sock.proto, sock.getsockname())
+        self.server = _Server(
+            app,
+            self._map,
+            True,
+            sock,
+            dispatcher=dispatcher,
+            adj=adj,
+            bind_socket=False,
+            sockinfo=sockinfo,
+        )
         self.server.limits = self.limits
+        dispatcher.set_thread_count(adj.threads)
         self._stopped = threading.Event()
 
     @property
@@ -183,6 +194,22 @@ class TableServer:
         self.server.trigger.pull_trigger(close_all)
         self._stopped.wait(timeout_s)
         self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=min(timeout_s, 2.0))
+
+
+def _bound_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port): OSError (socket.gaierror for a name that does not
+    resolve) with nothing left open."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def sse_slots(limits: ServerLimits) -> int:

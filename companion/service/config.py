@@ -216,10 +216,13 @@ def _mqtt(data: Any, file: str) -> MqttConfig:
     """``[mqtt]``: the MQTT bridge checks its own options (docs/mqtt.md)."""
     section = _Section(data, "mqtt", file)
     try:
-        return MqttConfig.from_mapping(section.data)
+        config = MqttConfig.from_mapping(section.data)
     except ValueError as exc:
         path, _, reason = str(exc).partition(": ")
         raise ConfigError(path if reason else "mqtt", reason or str(exc), file=file) from None
+    if config.ca_file is not None and not Path(config.ca_file).is_file():
+        section.fail("ca_file", f"no such file {config.ca_file!r}")
+    return config
 
 
 def _camera(data: Any, file: str, base: Path) -> CameraConfig:

@@ -4,7 +4,9 @@ from settings, starts them, and stops them in order. Each part may be absent."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -83,7 +85,11 @@ class Trackside:
             self.camera_calibration = LiveCalibration(camera, path)
         self.mqtt: MqttBridge | None = None
         if settings.mqtt is not None:
-            self.mqtt = MqttBridge(settings.mqtt)
+            try:
+                self.mqtt = MqttBridge(settings.mqtt)
+            except ValueError as exc:  # "mqtt.ca_file: cannot use …"
+                where, _, reason = str(exc).partition(": ")
+                raise ConfigError(where, reason or str(exc), file=settings.source) from None
             self.mqtt.listen_for_pads(self.engine)
             self.engine.subscribe(self._to_mqtt)
         self._closing = threading.Event()
@@ -121,6 +127,8 @@ class Trackside:
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self, *, web: bool = True) -> None:
+        if web and self.settings.web.enabled:  # first: a port in use stops nothing half-started
+            self._server = self._make_server()
         self.engine.start()
         if self.mqtt is not None:
             self.mqtt.start()
@@ -131,11 +139,41 @@ class Trackside:
                 log.error("device %s failed to start: %s", name, exc)
                 self.engine.report_device(name, {"state": "error", "last_error": str(exc)})
         self._spawn(self._poll_devices, "device-status")
-        if web and self.settings.web.enabled:
-            self._server = TableServer(
-                self.settings.web.host, self.settings.web.port, self.app, self.server_limits()
-            )
+        if self._server is not None:
             self._spawn(self._server.serve_forever, "web")
+
+    def _make_server(self) -> TableServer:
+        """The web server, listening; a host or port it cannot use is a config error naming
+        the option (not a traceback)."""
+        web = self.settings.web
+        file = self.settings.source
+        try:
+            socket.getaddrinfo(web.host, web.port, type=socket.SOCK_STREAM)
+            return TableServer(web.host, web.port, self.app, self.server_limits())
+        except ValueError as exc:  # waitress: "Invalid host/port specified."
+            raise ConfigError(
+                "web.host", f"cannot listen on {web.host!r}: {exc}", file=file
+            ) from None
+        except socket.gaierror as exc:
+            raise ConfigError(
+                "web.host", f"cannot resolve {web.host!r}: {exc.strerror}", file=file
+            ) from None
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    "web.port", f"port {web.port} is in use by another program", file=file
+                ) from None
+            if exc.errno == errno.EADDRNOTAVAIL:
+                raise ConfigError(
+                    "web.host", f"{web.host!r} is not an address of this machine", file=file
+                ) from None
+            if exc.errno == errno.EACCES:
+                raise ConfigError(
+                    "web.port", f"port {web.port} needs root; use 1024 or above", file=file
+                ) from None
+            raise ConfigError(
+                "web.host", f"cannot listen on {web.host}:{web.port}: {exc}"
+            ) from None
 
     def server_limits(self) -> ServerLimits:
         web = self.settings.web

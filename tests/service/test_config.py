@@ -148,3 +148,41 @@ def test_trusted_subnets_for_kiosk_screens(tmp_path: Path) -> None:
     text = "[web]\npin = '471108'\ntrusted_subnets = ['192.168.1.50/32', 'fd00::8/125']"
     settings = load_settings(write(tmp_path, text))
     assert settings.web.trusted_subnets == ("192.168.1.50/32", "fd00::8/125")
+
+
+def test_issue18_row15_the_three_start_up_errors_name_their_option(tmp_path: Path) -> None:
+    """A missing CA file with TLS, a host name that does not resolve, a port in use: each a
+    one-line ConfigError naming the option, not a traceback."""
+    import socket
+
+    from companion.service.runtime import Trackside
+
+    text = "[mqtt]\nhost = 'broker'\ntls = true\nca_file = '/nonexistent/ca.pem'\n"
+    with pytest.raises(ConfigError, match=r"mqtt\.ca_file: no such file '/nonexistent/ca.pem'"):
+        load_settings(write(tmp_path, text))
+    cases = []
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        cases = [
+            (
+                {"host": "no-such-host.invalid", "port": 0},
+                r"web\.host: cannot resolve 'no-such-host.invalid'",
+            ),
+            ({"host": "127.0.0.1", "port": port}, rf"web\.port: port {port} is in use"),
+            ({"host": "192.0.2.1", "port": 0}, r"web\.host: '192.0.2.1' is not an address"),
+        ]
+        for web, message in cases:
+            service = Trackside(parse_settings({"web": web}, data_dir=tmp_path / "d"))
+            try:
+                with pytest.raises(ConfigError, match=message) as info:
+                    service.start()
+                assert "\n" not in str(info.value)
+            finally:
+                service.stop()
+
+
+def test_issue18_row15_a_pin_of_other_digits_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"web\.pin: expected digits 0–9 only"):
+        load_settings(write(tmp_path, "[web]\npin = '٠١٢٣٤٥٦'\n"))

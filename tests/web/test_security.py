@@ -380,3 +380,45 @@ def test_row14_history_replays_a_game_only_when_its_log_changed(
     service.wait_idle()
     client.get("/history")
     assert replays[0] == 1
+
+
+# -- row 9: sessions end on the server -----------------------------------------------------
+def copy_cookies(source: FlaskClient, target: FlaskClient) -> None:
+    for cookie in source._cookies.values():
+        target.set_cookie(cookie.key, cookie.value, domain=cookie.domain, path=cookie.path)
+
+
+def test_row9_a_copied_table_cookie_dies_with_sign_out(service: Trackside) -> None:
+    table = signed_in_table(service)
+    thief = service.app.test_client()
+    copy_cookies(table, thief)
+    assert "Start a game" in thief.get("/table").get_data(as_text=True)
+    page = table.get("/table").get_data(as_text=True)
+    table.post("/table/logout", data={"csrf": csrf_of(page)})
+    after = thief.get("/table").get_data(as_text=True)
+    assert "Start a game" not in after and 'name="pin"' in after
+
+
+def test_row9_a_copied_private_cookie_dies_with_the_lock(service: Trackside) -> None:
+    at_speculation(service)
+    ann = service.app.test_client()
+    claim(ann, 0, ANN_PIN)
+    thief = service.app.test_client()
+    copy_cookies(ann, thief)
+    assert "only you see this" in thief.get("/me").get_data(as_text=True)
+    page = ann.get("/me").get_data(as_text=True)
+    ann.post("/me/lock", data={"csrf": csrf_of(page)})
+    assert thief.get("/me/partial").status_code == 401
+    assert "only you see this" not in thief.get("/me").get_data(as_text=True)
+
+
+def test_row9_sign_ins_expire() -> None:
+    now = [0.0]
+    sessions = guard_module.Sessions(clock=lambda: now[0])
+    sid = sessions.start()
+    assert sessions.valid(sid)
+    now[0] += guard_module.SESSION_TTL_S + 1
+    assert not sessions.valid(sid) and not sessions.valid("forged") and not sessions.valid(None)
+    for _ in range(guard_module.MAX_SESSIONS + 10):
+        sessions.start()
+    assert len(sessions.expiry) <= guard_module.MAX_SESSIONS
