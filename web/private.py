@@ -490,7 +490,7 @@ def private_pages(service: object) -> Blueprint:
                     qr = segno.make(link, error="m")
                     row["code"] = f"{code.code[:4]}-{code.code[4:]}"
                     row["code_link"] = link
-                    row["code_qr"] = Markup(qr.svg_inline(scale=4, border=2))
+                    row["code_qr"] = Markup(qr.svg_inline(scale=4, border=2, omitsize=True))
                 rows.append(row)
             return rows
 
