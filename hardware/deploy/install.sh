@@ -98,7 +98,11 @@ else
   install -d -m 0755 "$DESTDIR/etc/mosquitto"
   : >"$DESTDIR$MOSQ_PASSWD"
   chmod 0640 "$DESTDIR$MOSQ_PASSWD"
-  run mosquitto_passwd -b "$MOSQ_PASSWD" trackside "$secret"
+  if staged; then  # (the password is never printed)
+    say "would run: mosquitto_passwd -b $MOSQ_PASSWD trackside <the new password>"
+  else
+    mosquitto_passwd -b "$MOSQ_PASSWD" trackside "$secret"
+  fi
   run chown root:mosquitto "$MOSQ_PASSWD"
   umask 027
   printf '%s\n' "$secret" >"$DESTDIR$DATA_DIR/config/mqtt-password"

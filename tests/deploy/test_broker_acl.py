@@ -164,3 +164,26 @@ def test_the_shipped_broker_config_gives_each_name_only_its_topics(broker: int) 
     finally:
         for c in made:
             c.close()
+
+
+def test_the_installer_puts_the_broker_files_in_place(tmp_path: Path) -> None:
+    from tests.deploy.test_deploy import run_script
+
+    stage = tmp_path / "stage"
+    result = run_script("install.sh", destdir=stage)
+    assert result.returncode == 0, result.stderr
+    conf = stage / "etc/mosquitto/conf.d/trackside.conf"
+    acl = stage / "etc/mosquitto/trackside.acl"
+    assert conf.read_text() == (DEPLOY / "mosquitto-trackside.conf").read_text()
+    assert acl.read_text() == (DEPLOY / "mosquitto-trackside.acl").read_text()
+    assert "would run: mosquitto_passwd -b /etc/mosquitto/trackside.passwd trackside <" in (
+        result.stdout
+    )
+    secret = (stage / "var/lib/trackside/config/mqtt-password").read_text().strip()
+    assert len(secret) == 24 and secret.isalnum()
+    assert oct((stage / "var/lib/trackside/config/mqtt-password").stat().st_mode)[-3:] == "640"
+    assert secret not in result.stdout  # the password is not printed to the install log
+    # installing again keeps the password file (and so the password)
+    again = run_script("install.sh", destdir=stage)
+    assert "keeping the broker's password file" in again.stdout
+    assert (stage / "var/lib/trackside/config/mqtt-password").read_text().strip() == secret
