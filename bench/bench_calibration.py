@@ -38,7 +38,7 @@ from companion.service.runtime import Trackside
 from vision.calibrate import CALIBRATION_ORDER
 from vision.synthetic import SceneSpec, render_scene
 
-PIN = "4711"
+PIN = "471108"
 TUNNEL_AREA = (0.3125, 0.2, 0.375, 0.6)
 
 

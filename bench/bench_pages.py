@@ -22,7 +22,7 @@ from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
 from web.private import hash_pin
 
-PIN = "4711"
+PIN = "471108"
 
 
 def csrf(page: str) -> str:

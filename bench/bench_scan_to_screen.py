@@ -150,7 +150,7 @@ def run(source: str, n: int, gap_s: float, broker_port: int, tmp: Path) -> None:
     data_dir = tmp / f"data-{source}"
     settings = parse_settings(
         {
-            "web": {"host": "127.0.0.1", "port": 0, "pin": "4711"},
+            "web": {"host": "127.0.0.1", "port": 0, "pin": "471108"},
             "readers": readers,
             "mqtt": {
                 "host": "127.0.0.1",

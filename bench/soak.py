@@ -55,7 +55,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from firmware_bridge.frames import encode_rdm6300
 
 ROOT = Path(__file__).resolve().parent.parent
-PIN = "4711"
+PIN = "471108"
 TABLE = "soak"
 
 

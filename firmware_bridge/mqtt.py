@@ -16,8 +16,11 @@ flags and wake the worker; the drivers are touched by the worker alone.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import logging
+import secrets
 import socket
 import ssl
 import sys
@@ -25,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as paho
@@ -46,7 +50,7 @@ from firmware_bridge.homeassistant import (
     tag_topic,
 )
 from firmware_bridge.leds import scene
-from firmware_bridge.seat_pads import pad_topic_filter, parse_pad_message
+from firmware_bridge.seat_pads import PadTag, pad_topic_filter, parse_pad_message
 from firmware_bridge.wled import WledDriver
 
 log = logging.getLogger(__name__)
@@ -54,6 +58,31 @@ log = logging.getLogger(__name__)
 STATE_SCHEMA = 1
 EVENT_SCHEMA = 1
 QUEUE_HEADROOM = 100
+
+
+MAX_PAD_PAYLOAD = 1024
+"""A seat pad's tag event is well under 100 bytes; larger messages are refused unread."""
+PAD_REFUSALS_PER_S = 2.0
+PAD_REFUSALS_BURST = 5.0
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A refusal quotes at most ``limit`` characters of what it refuses."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def install_client_id(table_id: str) -> str:
+    """``trackside-<table>-<8 hex>``: unique per install (from ``/etc/machine-id``, else random
+    per run), so a stranger on the broker cannot guess it and knock the bridge off by
+    connecting with the same id."""
+    try:
+        seed = Path("/etc/machine-id").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        seed = ""
+    if not seed:
+        return f"trackside-{table_id}-{secrets.token_hex(4)}"
+    digest = hashlib.sha256(f"trackside-mqtt:{seed}:{table_id}".encode()).hexdigest()[:8]
+    return f"trackside-{table_id}-{digest}"
 
 
 def default_table_id() -> str:
@@ -91,6 +120,9 @@ class MqttConfig:
     max_queued_events: int = 1000
     seat_pads: bool = False
     """Listen for ESP32 seat pads on ``trackside/<table>/pads/+/tag`` (docs/protocols/seat-pads.md)."""
+    pads: tuple[tuple[str, int], ...] = ()
+    """``[mqtt.pads]``: each seat pad's id and its seat. Only these pads are heard, and the seat
+    is this one, whatever a message says (a stranger on the broker cannot move for a player)."""
 
     def __post_init__(self) -> None:
         def bad(option: str, reason: str) -> ValueError:
@@ -119,6 +151,17 @@ class MqttConfig:
         for light in self.ha_lights:
             if light.seat is not None and not 1 <= light.seat <= self.seats:
                 raise bad("ha_lights", f"seat {light.seat!r} is not 1–{self.seats}")
+        for pad, seat in self.pads:
+            if not pad or any(ch in pad for ch in "/+#\x00"):
+                raise bad("pads", f"{pad!r} cannot be one MQTT topic level")
+            if not 1 <= seat <= 16:
+                raise bad(f"pads.{pad}", f"seat {seat!r} is not 1–16")
+        if self.seat_pads and not self.pads:
+            raise bad(
+                "pads",
+                "seat_pads = true needs the pads and their seats, e.g. [mqtt.pads] pad-red = 1: "
+                "messages from any other pad id are refused",
+            )
         # The WLED driver checks its ids and group topic the same way at construction.
         WledDriver(lambda _t, _p: False, self.wled, self.wled_group)
 
@@ -162,6 +205,14 @@ class MqttConfig:
                 if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                     raise ValueError(f"mqtt.wled: expected a list of WLED ids, got {value!r}")
                 kwargs[key] = tuple(value)
+            elif key == "pads":
+                if not isinstance(value, Mapping) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in value.values()
+                ):
+                    raise ValueError(
+                        f'mqtt.pads: expected pad ids with seats, e.g. {{"pad-red" = 1}}, got {value!r}'
+                    )
+                kwargs[key] = tuple((str(k), int(v)) for k, v in value.items())
             elif key == "ha_lights":
                 kwargs[key] = tuple(_ha_light(i, v) for i, v in enumerate(_list(key, value)))
             else:
@@ -243,7 +294,7 @@ class MqttBridge:
         self._ha_events = TableEvents()
         self._ha_tags = TagScans()
 
-        client_id = config.client_id or f"trackside-{config.table_id}"
+        client_id = config.client_id or install_client_id(config.table_id)
         self._client = paho.Client(
             CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True
         )
@@ -284,6 +335,11 @@ class MqttBridge:
         self._pad_sink: Callable[[Observation], None] | None = None
         self.pad_messages_rejected = 0
         self._requests = HubRequests(self)
+        self.pad_messages_unknown = 0
+        self.pad_refusals_dropped = 0
+        self.messages_failed = 0
+        self.network_restarts = 0
+        self._pad_buckets: dict[str, tuple[float, float]] = {}
 
     # -- the caller's side ----------------------------------------------------------------
     def listen_for_pads(self, sink: Callable[[Observation], None]) -> None:
@@ -386,6 +442,7 @@ class MqttBridge:
                 self._last_error = "event queue full; dropped"
 
     def status(self) -> MqttStatus:
+        self._watch_network_thread()
         with self._lock:
             return MqttStatus(
                 state=self._state,
@@ -457,6 +514,17 @@ class MqttBridge:
             log.warning("MQTT: disconnected from %s: %s", self.config.host, reason_code)
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
+        """paho's thread: nothing a message contains may raise out of here (an exception would
+        end paho's network thread, and with it every pad and light)."""
+        try:
+            self._handle_message(message)
+        except Exception as err:
+            self.messages_failed += 1
+            log.warning(
+                "MQTT: a message on %s was dropped: %s", _short(message.topic), _short(repr(err))
+            )
+
+    def _handle_message(self, message: paho.MQTTMessage) -> None:
         if message.topic == self.request_topic:
             self._requests.received(bytes(message.payload))
             return
@@ -477,23 +545,75 @@ class MqttBridge:
                 self._led_wake.notify_all()
 
     def _pad_message(self, topic: str, payload: bytes) -> None:
+        """One seat pad message: only from a configured pad, at most ``MAX_PAD_PAYLOAD`` bytes
+        (checked before parsing), with that pad's configured seat. A refusal quotes only a
+        short prefix, and a pad's refusals are kept at most ``PAD_REFUSALS_PER_S`` a second
+        (the rest counted), so a flood never buries a real scan."""
         assert self._pad_sink is not None
-        parsed = parse_pad_message(self.config.table_id, topic, payload)
+        parts = topic.split("/")
+        pad = parts[3] if len(parts) == 5 else ""
+        seats = dict(self.config.pads)
+        if pad not in seats:
+            with self._lock:
+                self.pad_messages_unknown += 1
+                first = self.pad_messages_unknown == 1
+            if first:
+                log.warning("MQTT: refused a message from pad %r: not in [mqtt.pads]", _short(pad))
+            return
+        if len(payload) > MAX_PAD_PAYLOAD:
+            parsed: PadTag | FrameRejected | None = FrameRejected(
+                f"pad {pad}: message is {len(payload)} bytes; a tag event is at most "
+                f"{MAX_PAD_PAYLOAD}"
+            )
+        else:
+            parsed = parse_pad_message(self.config.table_id, topic, payload)
         if parsed is None:
             return
         if isinstance(parsed, FrameRejected):
             self.pad_messages_rejected += 1
+            if not self._refusal_allowed(pad):
+                return
             observation = Observation(
-                source=ReaderId(topic.split("/")[3] or "seat-pad"),
+                source=ReaderId(pad),
                 kind=ObservationKind.ERROR,
-                payload={"message": parsed.message},
+                payload={"message": _short(parsed.message, 200)},
             )
         else:
-            observation = parsed.to_observation()
+            observation = parsed.to_observation(seat=seats[pad])
         try:
             self._pad_sink(observation)
         except Exception:  # the engine's queue never refuses; a bug must not kill paho's thread
             log.exception("MQTT: the seat pad sink failed")
+
+    def _refusal_allowed(self, pad: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            tokens, last = self._pad_buckets.get(pad, (PAD_REFUSALS_BURST, now))
+            tokens = min(PAD_REFUSALS_BURST, tokens + (now - last) * PAD_REFUSALS_PER_S)
+            allowed = tokens >= 1.0
+            self._pad_buckets[pad] = (tokens - 1.0 if allowed else tokens, now)
+            if not allowed:
+                self.pad_refusals_dropped += 1
+            return allowed
+
+    def _watch_network_thread(self) -> None:
+        """paho's network thread died (it should not: see ``_on_message``): start it again and
+        say so on the status chip instead of showing "connected" over a dead bridge."""
+        thread = getattr(self._client, "_thread", None)
+        with self._lock:
+            running = self._state != "stopped" and not self._stopping
+        if not running or (thread is not None and thread.is_alive()):
+            return  # (paho sets _thread to None when its thread ends)
+        with self._lock:
+            self.network_restarts += 1
+            restarts = self.network_restarts
+            self._state = "disconnected"
+            self._last_error = f"the MQTT network thread stopped; restarted ({restarts}×)"
+        log.error("MQTT: the network thread stopped; restarting it (%d)", restarts)
+        with contextlib.suppress(Exception):  # the dead thread's socket and wake-up pair;
+            self._client._reset_sockets()  # the new thread connects again with its backoff
+        self._client._thread = None  # (loop_start refuses while a thread is referenced)
+        self._client.loop_start()
 
     # -- publishing helpers ---------------------------------------------------------------
     def _publish_light(self, topic: str, payload: str) -> bool:

@@ -24,6 +24,15 @@ from companion.core import Observation, ObservationKind
 from companion.core.ids import ReaderId, Seat
 from firmware_bridge.frames import FrameRejected, normalise_uid
 
+MAX_UID_CHARS = 64
+"""The longest uid spelling accepted (a 10-byte uid with separators is 29 characters)."""
+
+
+def _quote(value: object, limit: int = 40) -> str:
+    """What a refusal quotes of a refused value: its first ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
 
 def pad_topic_filter(table_id: str) -> str:
     """The MQTT subscription for every pad's tag events at one table."""
@@ -59,21 +68,27 @@ def parse_pad_message(table_id: str, topic: str, payload: bytes) -> PadTag | Fra
         return None
     pad = parts[3]
     if not pad:
-        return FrameRejected(f"pad: empty pad id in topic {topic!r}")
+        return FrameRejected(f"pad: empty pad id in topic {_quote(topic)}")
     try:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
-        return FrameRejected(f"pad {pad}: payload is not JSON: {payload[:80]!r}")
+        return FrameRejected(f"pad {pad}: payload is not JSON: {payload[:40]!r}")
+    except RecursionError:
+        return FrameRejected(f"pad {pad}: payload is JSON nested too deeply")
     if not isinstance(data, dict):
-        return FrameRejected(f"pad {pad}: payload must be a JSON object, got {data!r}")
+        return FrameRejected(f"pad {pad}: payload must be a JSON object, got {_quote(data)}")
     raw_uid = data.get("uid")
+    if isinstance(raw_uid, str) and len(raw_uid) > MAX_UID_CHARS:
+        return FrameRejected(
+            f"pad {pad}: uid is {len(raw_uid)} characters; a tag's uid is at most {MAX_UID_CHARS}"
+        )
     uid = normalise_uid(raw_uid) if isinstance(raw_uid, str) else None
     if uid is None:
-        return FrameRejected(f"pad {pad}: uid {raw_uid!r} is not hex bytes")
+        return FrameRejected(f"pad {pad}: uid {_quote(raw_uid)} is not hex bytes")
     event = data.get("event", "present")
     if event not in ("present", "removed"):
-        return FrameRejected(f"pad {pad}: event {event!r} is not 'present' or 'removed'")
+        return FrameRejected(f"pad {pad}: event {_quote(event)} is not 'present' or 'removed'")
     seat = data.get("seat")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or seat < 1):
-        return FrameRejected(f"pad {pad}: seat {seat!r} is not a seat number ≥ 1")
+        return FrameRejected(f"pad {pad}: seat {_quote(seat)} is not a seat number ≥ 1")
     return PadTag(pad=pad, uid=uid, present=event == "present", seat=seat)

@@ -6,10 +6,11 @@ import json
 import logging
 import re
 import secrets
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import segno
 from flask import (
@@ -36,7 +37,17 @@ from companion.core.privacy import PRIVATE_NOTE, private_actions
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms, setup
 from web.boards import rr_chart, ttr_map
-from web.guard import EXTENSION, TableGuard, csrf_token, require_csrf
+from web.guard import (
+    EXTENSION,
+    MAX_JSON_DEPTH,
+    PinRefusedError,
+    TableGuard,
+    csrf_token,
+    protect,
+    require_csrf,
+    short,
+    too_deep,
+)
 from web.join import join_context
 from web.private import private_pages
 
@@ -90,6 +101,21 @@ class TableService(Protocol):
     def trusted_subnets(self) -> tuple[str, ...]: ...
 
 
+HEX_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}", re.ASCII)
+UNKNOWN_COLOUR = "#555"
+
+
+def css_colour(colour: str | None) -> str:
+    """A seat colour as CSS: a name from ``SEAT_PALETTE`` or a ``#rgb``/``#rrggbb`` hex colour;
+    anything else (a player "colour" like ``red;background:url(…)``) is a neutral grey, so a
+    name typed at the table never injects CSS into anyone's page."""
+    text = (colour or "").strip()
+    named = SEAT_PALETTE.get(text.lower())
+    if named is not None:
+        return named
+    return text if HEX_COLOUR.fullmatch(text) else UNKNOWN_COLOUR
+
+
 def _text_colour(colour: str) -> str:
     return "#111" if colour.lower() in LIGHT_COLOURS else "#fff"
 
@@ -114,7 +140,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     @app.template_filter("seat_colour")
     def seat_colour(colour: str) -> str:
-        return SEAT_PALETTE.get((colour or "").lower(), colour or "#555")
+        return css_colour(colour)
 
     @app.template_filter("clock")
     def clock(wall_time_s: float | None) -> str:
@@ -165,11 +191,12 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     table_guard = TableGuard(service)
     app.extensions[EXTENSION] = table_guard
+    protect(app, tuple(getattr(service, "hostnames", ())))  # body limits, the Host check
     app.register_blueprint(board_table.blueprint)
     app.register_blueprint(calibration.blueprint)  # /table/camera: the camera's calibration step
     app.register_blueprint(setup.blueprint)  # /setup: readers, tags, config, log, backups
     app.register_blueprint(private_pages(service))
-    _trusted, _signed_in, _limited = table_guard.trusted, table_guard.signed_in, table_guard.limited
+    _trusted, _signed_in = table_guard.trusted, table_guard.signed_in
     _pin_matches, _who = table_guard.pin_matches, table_guard.who
 
     # -- pages -----------------------------------------------------------------------------
@@ -204,9 +231,11 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 messages=[("error", "Changes from the page are off: set [web] pin in the config.")],
             )
         if not _signed_in():
-            return render_template(
-                "login.html", disabled=False, messages=get_flashed_messages(with_categories=True)
-            )
+            messages = cast(list[tuple[str, str]], get_flashed_messages(with_categories=True))
+            paused = table_guard.refusal()
+            if paused and ("error", paused) not in messages:
+                messages.append(("error", paused))  # the whole table's pause, said on the page
+            return render_template("login.html", disabled=False, messages=messages)
         version, snapshot = service.latest()
         game_id = snapshot.get("game_id")
         log_rows: list[dict[str, Any]] = []
@@ -253,21 +282,30 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         require_csrf()
         if service.pin is None:
             abort(403, "changes from the page are off: set [web] pin in the config")
-        if _limited():
-            flash("Too many wrong PINs: wait a minute and try again.", "error")
+        try:
+            matched = _pin_matches(request.form.get("pin", ""))
+        except PinRefusedError as exc:
+            flash(str(exc), "error")
             return redirect(url_for("table"), 303)
-        if not _pin_matches(request.form.get("pin", "")):
+        if not matched:
             flash("Wrong PIN.", "error")
             return redirect(url_for("table"), 303)
         who = re.sub(r"[^\w .'-]", "", request.form.get("who", ""))[:24].strip()
+        table_guard.sessions.end(session.get("sid"))
         session.clear()
-        session.update(pin_ok=True, pin_fp=table_guard.pin_fingerprint(), who=who)
+        session.update(
+            pin_ok=True,
+            pin_fp=table_guard.pin_fingerprint(),
+            who=who,
+            sid=table_guard.sessions.start(),  # server-side: sign-out ends it everywhere
+        )
         csrf_token()  # a fresh token for the signed-in session
         return redirect(url_for("table"), 303)
 
     @app.post("/table/logout")
     def logout() -> BaseResponse:
         require_csrf()
+        table_guard.sessions.end(session.get("sid"))
         session.clear()
         return redirect(url_for("table"), 303)
 
@@ -376,6 +414,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         _, snapshot = service.latest()
         return jsonify(snapshot)
 
+    streams = _StreamCount(app)
+
     @app.get("/api/events")
     def events() -> Response:
         """Server-sent events: ``snapshot`` first (the /api/state JSON), then ``state`` after
@@ -384,8 +424,21 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         snapshot by its own ``schema``."""
         min_interval = float(app.config["SSE_MIN_INTERVAL_S"])
         keepalive = float(app.config["SSE_KEEPALIVE_S"])
+        if not streams.acquire(blocking=False):  # keep threads for the pages (web/server.py)
+            return Response(
+                "too many live pages are open; this page refreshes by itself instead",
+                status=503,
+                mimetype="text/plain",
+                headers={"Retry-After": "30"},
+            )
 
         def stream() -> Iterator[str]:
+            try:
+                yield from updates()
+            finally:
+                streams.release()
+
+        def updates() -> Iterator[str]:
             version, snapshot = service.latest()
             yield (
                 f": trackside events v{SSE_PROTOCOL}\nretry: 2000\n"
@@ -464,6 +517,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return _error("body", "JSON nested too deeply", 400)
         if not isinstance(body, dict):
             return _error("body", "expected a JSON object", 400)
+        if too_deep(body):
+            return _error("body", f"JSON nested deeper than {MAX_JSON_DEPTH} levels", 400)
         kind = body.get("kind")
         if kind not in ("action", "command"):
             return _error("kind", f"{kind!r} is not 'action' or 'command'", 400)
@@ -479,7 +534,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 "body",
             )
         except SnapshotError as exc:
-            return _error(exc.path, exc.reason, 400)
+            return _error(exc.path, short(exc.reason), 400)
         if observation.kind not in (ObservationKind.ACTION, ObservationKind.COMMAND):
             return _error("kind", "only actions and commands", 400)  # pragma: no cover
         try:
@@ -492,14 +547,36 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     def _check_pin() -> Response | None:
         if service.pin is None:
             return _error("pin", "changes from the page are off: set [web] pin in the config", 403)
-        if _limited():
-            return _error("pin", "too many wrong PINs; wait a minute", 429)
         given = request.headers.get("X-Trackside-Pin") or request.form.get("pin") or ""
-        if not _pin_matches(given):
+        try:
+            matched = _pin_matches(given)
+        except PinRefusedError as exc:
+            return _error("pin", str(exc), exc.status)
+        if not matched:
             return _error("pin", "wrong or missing table PIN", 401)
         return None
 
     return app
+
+
+class _StreamCount:
+    """Open event streams, at most ``SSE_MAX_STREAMS`` (each holds a server thread)."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+        self.open = 0
+
+    def acquire(self, blocking: bool = False) -> bool:
+        with self.lock:
+            if self.open >= int(self.app.config.get("SSE_MAX_STREAMS", 56)):
+                return False
+            self.open += 1
+            return True
+
+    def release(self) -> None:
+        with self.lock:
+            self.open -= 1
 
 
 def _error(field: str, message: str, status: int) -> Response:

@@ -1,5 +1,12 @@
 """Who may change things from a page: the table PIN (a session cookie after sign-in), trusted
-subnets, the wrong-PIN rate limit, CSRF tokens, and sending a form's input to the engine.
+subnets, the wrong-PIN limits, the seat codes the table grants, CSRF tokens, the Host header
+check, and sending a form's input to the engine.
+
+Wrong PINs are bounded twice: per address (``PIN_FAILURES_ALLOWED`` a minute) and for the whole
+table (after ``GLOBAL_FAILURES_ALLOWED`` wrong PINs from anywhere, PIN sign-in pauses, each pause
+twice as long as the last, up to an hour), because a guest on the Wi-Fi can take as many
+addresses as they like. An attempt is counted *before* its PIN is compared or hashed, and at most
+``HASHES_AT_ONCE`` private PINs are hashed at a time (scrypt takes 16 MiB each).
 
 One :class:`TableGuard` per app, kept in ``app.extensions["trackside"]`` so the page modules
 (``web/app.py``, ``web/calibration.py`` …) share it; :func:`guard` finds it for a request.
@@ -10,20 +17,225 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import logging
 import secrets
+import socket
+import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
-from flask import abort, current_app, flash, request, session
+from flask import Flask, abort, current_app, flash, request, session
 
 from companion.core.errors import SnapshotError
 from companion.core.observation import Observation
 
 PIN_FAILURES_ALLOWED = 5
 PIN_FAILURE_WINDOW_S = 60.0
+GLOBAL_FAILURES_ALLOWED = 10
+"""Wrong PINs from all addresses together before PIN sign-in pauses (then again after each
+pause)."""
+GLOBAL_PAUSE_FIRST_S = 30.0
+GLOBAL_PAUSE_MAX_S = 3600.0
+GLOBAL_QUIET_RESET_S = 3600.0
+"""An hour without a wrong PIN forgets the escalation."""
+HASHES_AT_ONCE = 2
+HASH_WAIT_S = 5.0
+SEAT_CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O, 1/I: read off a screen
+SEAT_CODE_LENGTH = 8
+SEAT_CODE_TTL_S = 15 * 60.0
+SESSION_TTL_S = 12 * 3600.0
+"""A sign-in (table PIN or a player's view) lasts a game night at most."""
+MAX_SESSIONS = 5000
 EXTENSION = "trackside"
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+
+class PinRefusedError(Exception):
+    """A PIN attempt that was not checked: too many wrong PINs, or too many checks at once.
+    ``str()`` is the sentence for the page."""
+
+    def __init__(self, message: str, status: int = 429) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class PinLimiter:
+    """Wrong-PIN bookkeeping for one app (thread-safe; the web server has many threads)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.per_address: dict[str, deque[float]] = defaultdict(deque)
+        self.failures = 0  # since the last pause (or since it was forgotten)
+        self.pauses = 0
+        self.paused_until = 0.0
+        self.last_failure = -1e18
+        self.hashing = threading.BoundedSemaphore(HASHES_AT_ONCE)
+
+    def _recent(self, address: str, now: float) -> deque[float]:
+        recent = self.per_address[address]
+        while recent and now - recent[0] > PIN_FAILURE_WINDOW_S:
+            recent.popleft()
+        if not recent:
+            del self.per_address[address]  # never grows with addresses seen once
+            return self.per_address[address]
+        return recent
+
+    def pause_left(self) -> float:
+        """Seconds until PIN sign-in opens again for everybody (0: open; a pause that is due
+        starts with the next attempt)."""
+        with self.lock:
+            now = self.clock()
+            if self.failures >= GLOBAL_FAILURES_ALLOWED and now >= self.paused_until:
+                return float(min(GLOBAL_PAUSE_MAX_S, GLOBAL_PAUSE_FIRST_S * 2.0**self.pauses))
+            return max(0.0, self.paused_until - now)
+
+    def refusal(self, address: str) -> str | None:
+        """Why an attempt from ``address`` is not checked now, or None."""
+        with self.lock:
+            return self._refusal(address, self.clock())
+
+    def _refusal(self, address: str, now: float) -> str | None:
+        if now < self.paused_until:
+            wait = int(self.paused_until - now) + 1
+            return (
+                f"PIN sign-in is paused for {_duration(wait)}: too many wrong PINs were tried "
+                "from this Wi-Fi. Devices already signed in keep working."
+            )
+        if len(self._recent(address, now)) >= PIN_FAILURES_ALLOWED:
+            return "Too many wrong PINs: wait a minute and try again."
+        return None
+
+    def begin(self, address: str) -> float:
+        """Count an attempt as wrong before it is checked (parallel guesses cannot all pass);
+        :meth:`succeeded` takes it back. Raises PinRefusedError when attempts are not taken now."""
+        with self.lock:
+            now = self.clock()
+            if now - self.last_failure > GLOBAL_QUIET_RESET_S:
+                self.failures, self.pauses = 0, 0
+            if self.failures >= GLOBAL_FAILURES_ALLOWED and now >= self.paused_until:
+                pause = min(GLOBAL_PAUSE_MAX_S, GLOBAL_PAUSE_FIRST_S * 2.0**self.pauses)
+                self.pauses += 1
+                self.failures = 0
+                self.paused_until = now + pause
+            why = self._refusal(address, now)
+            if why is not None:
+                raise PinRefusedError(why)
+            self.per_address[address].append(now)
+            self.last_failure = now
+            self.failures += 1
+            return now
+
+    def succeeded(self, address: str, stamp: float) -> None:
+        """The attempt begun at ``stamp`` was right: it is not a failure."""
+        with self.lock:
+            recent = self.per_address.get(address)
+            if recent and stamp in recent:
+                recent.remove(stamp)
+            self.failures = max(0, self.failures - 1)
+
+    def check(self, address: str, compare: Callable[[], bool]) -> bool:
+        """Count, then compare (``compare`` may be a slow hash): True when it matched."""
+        stamp = self.begin(address)
+        if compare():
+            self.succeeded(address, stamp)
+            return True
+        return False
+
+    @contextmanager
+    def hash_slot(self) -> Iterator[None]:
+        """One of the few hashing slots, or PinRefusedError (503) when they stay busy."""
+        if not self.hashing.acquire(timeout=HASH_WAIT_S):
+            raise PinRefusedError("The table is busy checking PINs: try again in a moment.", 503)
+        try:
+            yield
+        finally:
+            self.hashing.release()
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} s"
+    return f"{(seconds + 59) // 60} min"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatCode:
+    code: str
+    game_id: int
+    player: int
+    expires: float
+
+
+class SeatCodes:
+    """One-time codes the table page grants to open a player's private view: a seat is claimed
+    with the code the table shows (or its QR code), never by whoever comes first. Kept in memory:
+    after a restart the table grants a new one."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.codes: dict[tuple[int, int], SeatCode] = {}
+
+    def grant(self, game_id: int, player: int) -> SeatCode:
+        code = "".join(secrets.choice(SEAT_CODE_ALPHABET) for _ in range(SEAT_CODE_LENGTH))
+        granted = SeatCode(code, game_id, player, self.clock() + SEAT_CODE_TTL_S)
+        with self.lock:
+            self.codes[(game_id, player)] = granted  # a new code replaces the old one
+        return granted
+
+    def active(self, game_id: int) -> dict[int, SeatCode]:
+        now = self.clock()
+        with self.lock:
+            return {p: c for (g, p), c in self.codes.items() if g == game_id and c.expires > now}
+
+    def matches(self, game_id: int, player: int, given: str) -> bool:
+        """Whether ``given`` is the seat's live code (spaces, dashes and case ignored)."""
+        wanted = self.codes.get((game_id, player))
+        typed = normalise_code(given)
+        if wanted is None or wanted.expires <= self.clock():
+            hmac.compare_digest(typed.encode(), b"x" * SEAT_CODE_LENGTH)
+            return False
+        return hmac.compare_digest(typed.encode(), wanted.code.encode())
+
+    def use(self, game_id: int, player: int) -> None:
+        """The code opened the seat: it opens nothing again."""
+        with self.lock:
+            self.codes.pop((game_id, player), None)
+
+    def revoke(self, game_id: int, player: int) -> None:
+        self.use(game_id, player)
+
+
+def normalise_code(given: str) -> str:
+    return "".join(c for c in given.upper() if c not in " -")[: SEAT_CODE_LENGTH * 2]
+
+
+def host_allowed(host: str, names: tuple[str, ...]) -> bool:
+    """Whether a request's ``Host`` names this table: an IP address, localhost, this machine's
+    name (and ``.local``), or one of ``[web] hostnames``. Any other name is what a DNS-rebinding
+    page sends (a site whose name now points at the Pi)."""
+    name = host.strip().lower()
+    if name.startswith("["):  # [v6]:port
+        name = name[1:].partition("]")[0]
+    elif name.count(":") == 1:
+        name = name.partition(":")[0]
+    name = name.rstrip(".")
+    if not name:
+        return False
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    own = socket.gethostname().lower()
+    allowed = {"localhost", own, f"{own}.local", *(n.lower().rstrip(".") for n in names)}
+    return name in allowed or name.endswith(".localhost")
 
 
 class PinService(Protocol):
@@ -36,10 +248,51 @@ class PinService(Protocol):
     def submit_and_wait(self, observation: Observation, timeout_s: float) -> Mapping[str, Any]: ...
 
 
+class Sessions:
+    """Server-side sign-ins: the cookie carries only an id listed here, so signing out (or
+    locking a private view) ends that sign-in everywhere, a copied cookie included, and every
+    sign-in ends by itself after ``SESSION_TTL_S``. In memory: a restart signs everyone out."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.expiry: dict[str, float] = {}
+
+    def start(self) -> str:
+        sid = secrets.token_urlsafe(18)
+        now = self.clock()
+        with self.lock:
+            if len(self.expiry) >= MAX_SESSIONS:
+                self.expiry = {k: t for k, t in self.expiry.items() if t > now}
+                while len(self.expiry) >= MAX_SESSIONS:  # the oldest sign-ins go first
+                    del self.expiry[min(self.expiry, key=self.expiry.__getitem__)]
+            self.expiry[sid] = now + SESSION_TTL_S
+        return sid
+
+    def valid(self, sid: object) -> bool:
+        if not isinstance(sid, str):
+            return False
+        with self.lock:
+            expires = self.expiry.get(sid)
+            if expires is None:
+                return False
+            if expires <= self.clock():
+                del self.expiry[sid]
+                return False
+            return True
+
+    def end(self, sid: object) -> None:
+        if isinstance(sid, str):
+            with self.lock:
+                self.expiry.pop(sid, None)
+
+
 class TableGuard:
     def __init__(self, service: PinService) -> None:
         self.service = service
-        self.failures: dict[str, deque[float]] = defaultdict(deque)
+        self.limiter = PinLimiter()
+        self.seat_codes = SeatCodes()
+        self.sessions = Sessions()
         self.networks = [ipaddress.ip_network(n) for n in service.trusted_subnets]
 
     def pin_fingerprint(self) -> str:
@@ -61,25 +314,57 @@ class TableGuard:
             return False
         if self.trusted():
             return True
-        return bool(session.get("pin_ok")) and session.get("pin_fp") == self.pin_fingerprint()
+        return self.pin_session()
+
+    def pin_session(self) -> bool:
+        """Signed in with the table PIN (not merely a trusted screen): granting seat codes and
+        resetting players' PINs need this."""
+        return (
+            bool(session.get("pin_ok"))
+            and session.get("pin_fp") == self.pin_fingerprint()
+            and self.sessions.valid(session.get("sid"))
+        )
+
+    def address(self) -> str:
+        return request.remote_addr or "?"
+
+    def refusal(self) -> str | None:
+        """Why a PIN from this request would not be checked now (paused, or this address has
+        had too many wrong ones), or None."""
+        return self.limiter.refusal(self.address())
 
     def limited(self) -> bool:
-        """Too many wrong PINs from this address within the window."""
-        recent = self.failures[request.remote_addr or "?"]
-        now = time.monotonic()
-        while recent and now - recent[0] > PIN_FAILURE_WINDOW_S:
-            recent.popleft()
-        return len(recent) >= PIN_FAILURES_ALLOWED
-
-    def count_failure(self) -> None:
-        self.failures[request.remote_addr or "?"].append(time.monotonic())
+        return self.refusal() is not None
 
     def pin_matches(self, given: str) -> bool:
-        pin = self.service.pin or ""
-        if pin and hmac.compare_digest(given.encode(), pin.encode()):
-            return True
-        self.count_failure()
-        return False
+        """The table PIN, counted before it is compared. Raises PinRefusedError when no attempt is
+        taken now."""
+        pin = (self.service.pin or "").encode()
+        return bool(pin) and self.limiter.check(
+            self.address(), lambda: hmac.compare_digest(given.encode(), pin)
+        )
+
+    def hashed_pin_matches(self, compare: Callable[[], bool]) -> bool:
+        """A private PIN: counted first, then hashed in one of the few hashing slots."""
+
+        def bounded() -> bool:
+            with self.limiter.hash_slot():
+                return compare()
+
+        stamp = self.limiter.begin(self.address())
+        try:
+            matched = bounded()
+        except PinRefusedError:
+            self.limiter.succeeded(self.address(), stamp)  # not checked: not a failure
+            raise
+        if matched:
+            self.limiter.succeeded(self.address(), stamp)
+        return matched
+
+    def bounded_hash(self, work: Callable[[], T]) -> T:
+        """Hash a new PIN in one of the hashing slots (PinRefusedError when they stay busy)."""
+        with self.limiter.hash_slot():
+            return work()
 
     def who(self) -> str:
         name = str(session.get("who") or "")
@@ -131,3 +416,65 @@ def require_csrf() -> None:
     given = request.form.get("csrf", "")
     if not isinstance(expected, str) or not hmac.compare_digest(given.encode(), expected.encode()):
         abort(400, "the form is out of date (CSRF check failed): reload the page and try again")
+
+
+# -- request limits and the Host check (installed by create_app) ------------------------------
+MAX_BODY_BYTES = 256 * 1024
+"""The largest request body a page or the API sends (a form, a JSON input); bigger is refused
+with 413 before it is read, and the WSGI server refuses it too (no upload is spooled to disk)."""
+MAX_FORM_PARTS = 200
+
+
+def protect(app: Flask, hostnames: tuple[str, ...]) -> None:
+    """Body limits and the ``Host`` check for every request of ``app``."""
+    app.config.update(
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        MAX_FORM_MEMORY_SIZE=MAX_BODY_BYTES,
+        MAX_FORM_PARTS=MAX_FORM_PARTS,
+    )
+
+    @app.errorhandler(RecursionError)
+    def too_deeply_nested(exc: RecursionError) -> tuple[dict[str, str] | str, int]:
+        """Input nested so deep that walking it gave up: the sender's mistake (400), one log
+        line, no traceback."""
+        log.warning("web: %s %s: input nested too deeply", request.method, request.path)
+        message = f"the input is nested too deeply (at most {MAX_JSON_DEPTH} levels)"
+        if request.path.startswith("/api/"):
+            return {"error": message, "field": "body"}, 400
+        return message, 400
+
+    @app.before_request
+    def check_host() -> None:
+        host = request.host or ""
+        if not host_allowed(host, hostnames):
+            abort(
+                400,
+                f"this table is not reached by the name {host[:60]!r}: add it to [web] hostnames "
+                "in the config if it is yours",
+            )
+        length = request.content_length
+        if length is not None and length > MAX_BODY_BYTES:
+            abort(413, f"the request body is {length} bytes; the limit is {MAX_BODY_BYTES}")
+
+
+MAX_JSON_DEPTH = 32
+"""No input a page or a script sends nests deeper; deeper JSON is refused with 400 before any
+code walks it recursively."""
+
+
+def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether parsed JSON nests deeper than ``limit`` (walked without recursion)."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def short(text: str, limit: int = 160) -> str:
+    """A refusal quotes at most ``limit`` characters of what it refuses."""
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"

@@ -4,23 +4,28 @@ Some games keep things face down: in Trains & Stations nobody need tell how many
 special cards they hold ("Veřejná informace"), and the speculation is made secretly
 ("Spekulace při vylepšování"). Any game with ``private_json(state, player)`` gets this page:
 
-1. ``/me`` lists the players; a player picks their name.
-2. The first time, they choose a PIN (4–8 digits); the page hashes it (scrypt, random salt) and
-   sends only the hash to the engine (``set_player_pin``), which records it with the input.
-   Afterwards the page asks for that PIN. The first PIN set for a seat wins; the table page
-   (table PIN) shows who has one and can reset a forgotten one.
+1. The table grants each seat: on the table page (signed in with the table PIN) the scorekeeper
+   presses "Give a seat code" by a player's name; the page shows a one-time code and a QR code
+   that opens that player's ``/me`` page with the code filled in (valid 15 minutes, used once).
+   Nobody claims a seat without it: a guest on the Wi-Fi who picks a name gets nothing.
+2. With the code, the player chooses a PIN (4–8 digits); the page hashes it (scrypt, random salt)
+   and sends only the hash to the engine (``set_player_pin``), which records it with the input.
+   Afterwards the page asks for that PIN (another device, after locking). A forgotten PIN: the
+   table page resets it and grants a new code.
 3. Their view: ``GAME.private_json(state, player)`` (their own hidden holdings), and forms for
    the game's private actions (``private_actions``), sent as that player from
    ``private:<name>``.
 
 A private session is bound to (game id, player, that PIN's hash): a new game, another game
-selected, a reset PIN or the lock button ends it. Wrong PINs count toward the table PIN's rate
-limit. Private data is only ever rendered by these PIN-checked routes, never by ``/api/state``
-or the event stream (which only tells the page when to ask again).
+selected, a reset PIN or the lock button ends it. Wrong PINs and wrong codes count toward the
+table's PIN limits (web/guard.py), before anything is hashed. Private data is only ever rendered
+by these PIN-checked routes, never by ``/api/state`` or the event stream (which only tells the
+page when to ask again).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -30,6 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+import segno
 from flask import (
     Blueprint,
     Response,
@@ -42,6 +48,7 @@ from flask import (
     session,
     url_for,
 )
+from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.errors import TracksideError
@@ -49,9 +56,16 @@ from companion.core.privacy import has_private_view, private_actions
 from companion.games import find_game
 from companion.games.trains_and_stations.data import GOODS as TS_GOODS
 from web.forms import FormError, integer
-from web.guard import guard, require_csrf
+from web.guard import (
+    MAX_JSON_DEPTH,
+    PinRefusedError,
+    guard,
+    normalise_code,
+    require_csrf,
+    too_deep,
+)
 
-PIN_PATTERN = re.compile(r"[0-9]{4,8}")
+PIN_PATTERN = re.compile(r"[0-9]{4,8}", re.ASCII)
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # ~16 MiB, a few tens of ms on a Pi 4
 SESSION_KEY = "private"
 SOURCE_PREFIX = "private:"
@@ -209,6 +223,8 @@ def json_args(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any
         raise FormError("args", "not a JSON object") from None
     if not isinstance(args, dict):
         raise FormError("args", "expected a JSON object, e.g. {}")
+    if too_deep(args):
+        raise FormError("args", f"nested deeper than {MAX_JSON_DEPTH} levels")
     return args
 
 
@@ -236,6 +252,9 @@ def private_pages(service: object) -> Blueprint:
             return None, ""
         _, snapshot = svc.latest()
         running = _running_game(snapshot)
+        if not guard().sessions.valid(bound.get("sid")):
+            session.pop(SESSION_KEY, None)
+            return None, "You were signed out (locked, or after 12 hours): enter your PIN again."
         game_id, player = bound.get("game_id"), bound.get("player")
         if running is None or running[0] != game_id or not isinstance(player, int):
             session.pop(SESSION_KEY, None)
@@ -319,6 +338,7 @@ def private_pages(service: object) -> Blueprint:
             player=player,
             spec=players[player],
             pin_set=pin_set,
+            code=normalise_code(request.args.get("code", ""))[:16],
         )
 
     @bp.post("/<int:player>")
@@ -336,40 +356,65 @@ def private_pages(service: object) -> Blueprint:
         if request.form.get("game_id") != str(game_id):
             flash("Another game is on the table now: choose your name again.", "error")
             return redirect(url_for("private.me"), 303)
-        if table.limited():
-            flash("Too many wrong PINs: wait a minute and try again.", "error")
-            return back
         name = str(players[player].get("name"))
         pin = request.form.get("pin", "")
         stored = svc.player_pin_hash(game_id, player)
-        if stored is None:
-            if not PIN_PATTERN.fullmatch(pin):
-                flash("The PIN must be 4 to 8 digits.", "error")
+        try:
+            if stored is None:
+                # a seat is claimed only with the code the table granted (counted as a guess)
+                code = request.form.get("code", "")
+                if not table.limiter.check(
+                    table.address(),
+                    functools.partial(table.seat_codes.matches, game_id, player, code),
+                ):
+                    flash(
+                        "That seat code is not valid: ask the table for a new one "
+                        "(codes work once, for 15 minutes).",
+                        "error",
+                    )
+                    return back
+                if not PIN_PATTERN.fullmatch(pin):
+                    flash("The PIN must be 4 to 8 digits (0–9).", "error")
+                    return back_with_code(player, code)
+                if request.form.get("pin_again", "") != pin:
+                    flash("The two PINs differ: type the same PIN twice.", "error")
+                    return back_with_code(player, code)
+                pin_hash = table.bounded_hash(functools.partial(hash_pin, pin))
+                payload = {
+                    "command": "set_player_pin",
+                    "game_id": game_id,
+                    "player": player,
+                    "pin_hash": pin_hash,
+                }
+                if table.send("command", payload, source=f"{SOURCE_PREFIX}{name}") != "pin_set":
+                    return back
+                table.seat_codes.use(game_id, player)
+                stored = pin_hash
+            elif not table.hashed_pin_matches(functools.partial(pin_matches, pin, stored)):
+                flash("Wrong PIN.", "error")
                 return back
-            if request.form.get("pin_again", "") != pin:
-                flash("The two PINs differ: type the same PIN twice.", "error")
-                return back
-            pin_hash = hash_pin(pin)
-            payload = {
-                "command": "set_player_pin",
-                "game_id": game_id,
-                "player": player,
-                "pin_hash": pin_hash,
-            }
-            if table.send("command", payload, source=f"{SOURCE_PREFIX}{name}") != "pin_set":
-                return back
-            stored = pin_hash
-        elif not pin_matches(pin, stored):
-            table.count_failure()
-            flash("Wrong PIN.", "error")
+        except PinRefusedError as exc:
+            flash(str(exc), "error")
             return back
-        session[SESSION_KEY] = {"game_id": game_id, "player": player, "fp": _fingerprint(stored)}
+        sid = table.sessions.start()  # server-side: locking ends it, a copied cookie too
+        session[SESSION_KEY] = {
+            "game_id": game_id,
+            "player": player,
+            "fp": _fingerprint(stored),
+            "sid": sid,
+        }
         return redirect(url_for("private.me"), 303)
+
+    def back_with_code(player: int, code: str) -> BaseResponse:
+        """The PIN form again, the (still unused) code kept in it."""
+        return redirect(url_for("private.pin_form", player=player, code=normalise_code(code)), 303)
 
     @bp.post("/lock")
     def lock() -> BaseResponse:
         require_csrf()
-        session.pop(SESSION_KEY, None)
+        bound = session.pop(SESSION_KEY, None)
+        if isinstance(bound, dict):
+            guard().sessions.end(bound.get("sid"))
         flash("Locked: your cards are hidden again.", "ok")
         return redirect(url_for("private.me"), 303)
 
@@ -407,21 +452,45 @@ def private_pages(service: object) -> Blueprint:
         guard().send("action", {"action": action}, source=f"{SOURCE_PREFIX}{seat.name}")
         return redirect(url_for("private.me"), 303)
 
-    @bp.post("/reset/<int:player>")
-    def reset(player: int) -> BaseResponse:
-        """The table page (table PIN) clears a player's forgotten PIN."""
+    def table_only(player: int) -> tuple[int, str] | BaseResponse:
+        """(game id, player name) when the table page, signed in with the table PIN (a trusted
+        screen is not enough), acts on a player of the running game; else where to go."""
         require_csrf()
         table = guard()
-        if not table.signed_in():
-            flash("Enter the table PIN first.", "error")
+        if not table.pin_session():
+            flash("Enter the table PIN first (a trusted screen cannot grant seats).", "error")
             return redirect(url_for("table"), 303)
         _, snapshot = svc.latest()
         running = _running_game(snapshot)
-        if running is None:
+        players = _players(snapshot)
+        if running is None or not 0 <= player < len(players):
             flash("No game with private views is running.", "error")
             return redirect(url_for("table"), 303)
-        payload = {"command": "set_player_pin", "game_id": running[0], "player": player}
-        table.send("command", {**payload, "pin_hash": None})
+        return running[0], str(players[player].get("name"))
+
+    @bp.post("/reset/<int:player>")
+    def reset(player: int) -> BaseResponse:
+        """The table page (table PIN) clears a player's forgotten PIN; a new code claims it."""
+        found = table_only(player)
+        if not isinstance(found, tuple):
+            return found
+        game_id, _ = found
+        guard().seat_codes.revoke(game_id, player)
+        payload = {"command": "set_player_pin", "game_id": game_id, "player": player}
+        guard().send("command", {**payload, "pin_hash": None})
+        return redirect(url_for("table") + "#private-pins", 303)
+
+    @bp.post("/code/<int:player>")
+    def grant(player: int) -> BaseResponse:
+        """The table page (table PIN) grants a one-time code that claims a seat."""
+        found = table_only(player)
+        if not isinstance(found, tuple):
+            return found
+        game_id, name = found
+        if svc.player_pin_hash(game_id, player) is not None:
+            flash(f"{name} already has a PIN: reset it first.", "error")
+        else:
+            guard().seat_codes.grant(game_id, player)
         return redirect(url_for("table") + "#private-pins", 303)
 
     @bp.app_context_processor
@@ -432,10 +501,22 @@ def private_pages(service: object) -> Blueprint:
             running = _running_game(snapshot)
             if running is None:
                 return []
-            return [
-                {"index": i, **p, "pin_set": svc.player_pin_hash(running[0], i) is not None}
-                for i, p in enumerate(_players(snapshot))
-            ]
+            table = guard()
+            codes = table.seat_codes.active(running[0]) if table.pin_session() else {}
+            rows = []
+            for i, p in enumerate(_players(snapshot)):
+                row: dict[str, Any] = {"index": i, **p}
+                row["pin_set"] = svc.player_pin_hash(running[0], i) is not None
+                row["granting"] = table.pin_session()
+                code = codes.get(i)
+                if code is not None and not row["pin_set"]:
+                    link = url_for("private.pin_form", player=i, code=code.code, _external=True)
+                    qr = segno.make(link, error="m")
+                    row["code"] = f"{code.code[:4]}-{code.code[4:]}"
+                    row["code_link"] = link
+                    row["code_qr"] = Markup(qr.svg_inline(scale=4, border=2, omitsize=True))
+                rows.append(row)
+            return rows
 
         def private_offered(snapshot: Mapping[str, Any]) -> bool:
             return _running_game(snapshot) is not None

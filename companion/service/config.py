@@ -28,6 +28,11 @@ READER_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line", "hid", "virtual", "rep
 SERIAL_PROTOCOLS = ("rdm6300", "id12la", "pn532", "line")
 MAX_SEATS = 8
 DEFAULT_PORT = 8080
+MIN_PIN_DIGITS = 6
+MAX_TRUSTED_ADDRESSES = 8
+"""A trusted network is for the table's own screens: a whole Wi-Fi (/24) would let every guest
+use the table page without the PIN."""
+HOSTNAME = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*")
 
 
 def default_data_dir() -> Path:
@@ -50,8 +55,15 @@ class WebSettings:
     """Needed for every action that changes a game; ``None``: changes from the page are off."""
     enabled: bool = True
     trusted_subnets: tuple[str, ...] = ()
-    """Networks (``192.168.1.0/24``) whose devices use the table page without the PIN: kiosk
-    screens. Empty: everybody needs the PIN."""
+    """Addresses (``192.168.1.50/32``, at most ``MAX_TRUSTED_ADDRESSES`` each) whose devices use
+    the table page without the PIN: kiosk screens. Empty: everybody needs the PIN."""
+    threads: int = 64
+    """Requests served at once; every open scoreboard or phone holds one for its live updates."""
+    max_connections: int = 400
+    """Open connections at once (below the 1,024 open files a service gets)."""
+    hostnames: tuple[str, ...] = ()
+    """Names the pages are reached by besides IP addresses, localhost and this machine's own
+    name (and ``<name>.local``); any other ``Host`` header is refused (DNS rebinding)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,13 +168,33 @@ class _Section:
 
 def _web(data: Any, file: str) -> WebSettings:
     s = _Section(data, "web", file)
-    s.only("host", "port", "pin", "enabled", "trusted_subnets")
+    s.only(
+        "host",
+        "port",
+        "pin",
+        "enabled",
+        "trusted_subnets",
+        "hostnames",
+        "threads",
+        "max_connections",
+    )
     pin = s.data.get("pin")
     if isinstance(pin, int) and not isinstance(pin, bool):
         s.fail("pin", "write the PIN in quotes (a number would lose leading zeros)")
     pin = s.text("pin", None)
-    if pin is not None and (len(pin) < 4 or not pin.isdigit()):
-        s.fail("pin", "expected at least 4 digits")
+    if pin is not None and not re.fullmatch(r"[0-9]+", pin, re.ASCII):
+        s.fail("pin", "expected digits 0–9 only")
+    if pin is not None and len(pin) < MIN_PIN_DIGITS:
+        s.fail(
+            "pin",
+            f"expected at least {MIN_PIN_DIGITS} digits, got {len(pin)}: a shorter PIN is "
+            "guessed within minutes by a guest on the same Wi-Fi",
+        )
+    names = s.data.get("hostnames", [])
+    if not isinstance(names, list) or not all(
+        isinstance(n, str) and HOSTNAME.fullmatch(n.lower().rstrip(".")) for n in names
+    ):
+        s.fail("hostnames", f'expected a list of host names, e.g. ["trackside.lan"], got {names!r}')
     subnets = s.data.get("trusted_subnets", [])
     if not isinstance(subnets, list) or not all(isinstance(n, str) for n in subnets):
         s.fail("trusted_subnets", 'expected a list of networks, e.g. ["192.168.1.0/24"]')
@@ -171,6 +203,14 @@ def _web(data: Any, file: str) -> WebSettings:
             ipaddress.ip_network(network, strict=True)
         except ValueError as exc:
             s.fail(f"trusted_subnets[{index}]", f"{network!r} is not a network: {exc}")
+        size = ipaddress.ip_network(network).num_addresses
+        if size > MAX_TRUSTED_ADDRESSES:
+            s.fail(
+                f"trusted_subnets[{index}]",
+                f"{network!r} holds {size} addresses; trust only the table's own screens "
+                f'(at most {MAX_TRUSTED_ADDRESSES} addresses, e.g. "192.168.1.50/32"): on a '
+                "whole network every guest would use the table page without the PIN",
+            )
     if subnets and pin is None:
         s.fail(
             "trusted_subnets", "trusted subnets need a pin (without one the page changes nothing)"
@@ -181,6 +221,9 @@ def _web(data: Any, file: str) -> WebSettings:
         pin=pin,
         enabled=s.boolean("enabled", True),
         trusted_subnets=tuple(str(ipaddress.ip_network(n)) for n in subnets),
+        hostnames=tuple(n.lower().rstrip(".") for n in names),
+        threads=s.integer("threads", 64, 16, 1000) or 64,
+        max_connections=s.integer("max_connections", 400, 32, 900) or 400,
     )
 
 
@@ -188,10 +231,13 @@ def _mqtt(data: Any, file: str) -> MqttConfig:
     """``[mqtt]``: the MQTT bridge checks its own options (docs/mqtt.md)."""
     section = _Section(data, "mqtt", file)
     try:
-        return MqttConfig.from_mapping(section.data)
+        config = MqttConfig.from_mapping(section.data)
     except ValueError as exc:
         path, _, reason = str(exc).partition(": ")
         raise ConfigError(path if reason else "mqtt", reason or str(exc), file=file) from None
+    if config.ca_file is not None and not Path(config.ca_file).is_file():
+        section.fail("ca_file", f"no such file {config.ca_file!r}")
+    return config
 
 
 def _club(data: Any, file: str, has_mqtt: bool) -> ClubSettings:

@@ -38,7 +38,7 @@ def start_demo(
     data_dir = Path(tempfile.mkdtemp(prefix="trackside-demo-"))
     settings = parse_settings(
         {
-            "web": {"host": host, "port": port, "pin": "0000"},
+            "web": {"host": host, "port": port, "pin": "000000"},
             "readers": [
                 {"name": "demo-replay", "protocol": "replay", "port": str(path), "speed": speed}
             ],

@@ -14,16 +14,44 @@ from companion.core.session import TableSession
 from companion.games import find_game
 from companion.service.store import EventStore
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A cell a spreadsheet will not run: text starting with ``= + - @`` (or a tab or carriage
+    return) gets a leading apostrophe (OWASP "CSV injection"), so a player named
+    ``=HYPERLINK(…)`` stays a name. Numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
 
 def _replay(store: EventStore, game_id: int) -> TableSession:
     record = store.game(game_id)
     return TableSession.replay(find_game(record.game), store.entries(game_id))
 
 
-def game_summaries(store: EventStore) -> list[dict[str, Any]]:
-    """Every game, newest first, with its current totals (replayed from the log)."""
+SummaryCache = dict[int, tuple[int, dict[str, Any]]]
+"""game id → (its last log seq, its summary): a game is replayed again only when its log grew."""
+
+
+def game_summaries(store: EventStore, cache: SummaryCache | None = None) -> list[dict[str, Any]]:
+    """Every game, newest first, with its current totals. Replayed from the log once per change
+    of that game's log when a ``cache`` is given (the history page asks often; finished games
+    never change), else every time."""
     result = []
+    last_seqs = store.last_seqs() if cache is not None else {}
     for record in reversed(store.games()):
+        if cache is not None:
+            cached = cache.get(record.id)
+            last = last_seqs.get(record.id, 0)
+            if (
+                cached is not None
+                and cached[0] == last
+                and cached[1]["ended_at"] == (record.ended_at)
+            ):
+                result.append(dict(cached[1]))
+                continue
         summary: dict[str, Any] = {
             "id": record.id,
             "game": record.game,
@@ -39,7 +67,9 @@ def game_summaries(store: EventStore) -> list[dict[str, Any]]:
             summary["winners"] = list(sheet.winners)
         except TracksideError as exc:
             summary["error"] = str(exc)
-        result.append(summary)
+        if cache is not None:
+            cache[record.id] = (last_seqs.get(record.id, 0), summary)
+        result.append(dict(summary))
     return result
 
 
@@ -86,9 +116,9 @@ def export_game(store: EventStore, game_id: int, fmt: str) -> tuple[str, str]:
         writer.writerow(["game_id", "game", "player", "category", "points", "note"])
         for player in sheet.players:
             for line in player.lines:
-                writer.writerow(
-                    [record.id, record.game, player.name, line.category, line.points, line.note]
-                )
-            writer.writerow([record.id, record.game, player.name, "total", player.total, ""])
+                row = [record.id, record.game, player.name, line.category, line.points, line.note]
+                writer.writerow([csv_cell(cell) for cell in row])
+            total = [record.id, record.game, player.name, "total", player.total, ""]
+            writer.writerow([csv_cell(cell) for cell in total])
         return "text/csv", out.getvalue()
     raise TracksideError(f"unknown export format {fmt!r}; use json or csv")

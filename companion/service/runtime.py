@@ -4,6 +4,7 @@ from settings, starts them, and stops them in order. Each part may be absent."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import socket
 import threading
@@ -13,8 +14,6 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from werkzeug.serving import BaseWSGIServer, make_server
-
 from companion.core.errors import ConfigError
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
@@ -23,7 +22,7 @@ from companion.service.club import ClubResponder, DatabaseIdentity
 from companion.service.config import ReaderSettings, Settings, parse_settings
 from companion.service.engine import Engine, Publication
 from companion.service.enrolment import parse_tags_document, tags_document
-from companion.service.export import export_game, game_summaries
+from companion.service.export import SummaryCache, export_game, game_summaries
 from companion.service.store import EventStore, TagBinding
 from companion.service.watchdog import Notifier, Watchdog, watchdog_interval_s
 from firmware_bridge.homeassistant import software_version
@@ -32,12 +31,14 @@ from firmware_bridge.ports import detected_ports
 from firmware_bridge.readers import ProtocolName, ReaderConfig, open_reader
 from firmware_bridge.virtual import ReplayReader, VirtualReader
 from web import create_app
+from web.server import ServerLimits, TableServer, sse_slots
 
 if TYPE_CHECKING:  # OpenCV is imported only when a camera is configured
     from vision.table_calibration import LiveCalibration, ShotOutcome
 
 log = logging.getLogger(__name__)
 STATUS_POLL_S = 1.0
+WAIT_SLICE_S = 0.5
 
 
 class Device(Protocol):
@@ -123,18 +124,25 @@ class Trackside:
             self.camera_calibration = LiveCalibration(camera, path)
         self.mqtt: MqttBridge | None = None
         if settings.mqtt is not None:
-            self.mqtt = MqttBridge(settings.mqtt, configuration_url=page_url(settings))
+            try:
+                self.mqtt = MqttBridge(settings.mqtt, configuration_url=page_url(settings))
+            except ValueError as exc:  # "mqtt.ca_file: cannot use …"
+                where, _, reason = str(exc).partition(": ")
+                raise ConfigError(where, reason or str(exc), file=settings.source) from None
             self.mqtt.listen_for_pads(self.engine)
             self.mqtt.serve_hub_requests(ClubResponder(settings.database.path))  # docs/hub.md
             self.engine.subscribe(self._to_mqtt)
         self._identity = DatabaseIdentity(self.store)
         self._closing = threading.Event()
-        self._server: BaseWSGIServer | None = None
+        self._summaries: SummaryCache = {}
+        self._summaries_lock = threading.Lock()
+        self._server: TableServer | None = None
         self._threads: list[threading.Thread] = []
         self.notifier = Notifier()  # systemd's $NOTIFY_SOCKET; a no-op without it
         self.advertiser: Advertiser | None = None
         self.watchdog: Watchdog | None = None
         self.app = create_app(self)
+        self.app.config["SSE_MAX_STREAMS"] = sse_slots(self.server_limits())
 
     def _make_reader(self, reader: ReaderSettings) -> Device:
         if reader.protocol == "virtual":
@@ -163,6 +171,8 @@ class Trackside:
 
     # -- lifecycle --------------------------------------------------------------------------
     def start(self, *, web: bool = True) -> None:
+        if web and self.settings.web.enabled:  # first: a port in use stops nothing half-started
+            self._server = self._make_server()
         self.engine.start()
         if self.mqtt is not None:
             self.mqtt.start()
@@ -173,11 +183,7 @@ class Trackside:
                 log.error("device %s failed to start: %s", name, exc)
                 self.engine.report_device(name, {"state": "error", "last_error": str(exc)})
         self._spawn(self._poll_devices, "device-status")
-        if web and self.settings.web.enabled:
-            self._server = make_server(
-                self.settings.web.host, self.settings.web.port, self.app, threaded=True
-            )
-            self._server.daemon_threads = True  # type: ignore[attr-defined]
+        if self._server is not None:
             self._spawn(self._server.serve_forever, "web")
             self._advertise()
         self._notify_ready()
@@ -220,9 +226,46 @@ class Trackside:
             self.watchdog.start()
         self.notifier.send("READY=1", "STATUS=Table ready")
 
+    def _make_server(self) -> TableServer:
+        """The web server, listening; a host or port it cannot use is a config error naming
+        the option (not a traceback)."""
+        web = self.settings.web
+        file = self.settings.source
+        try:
+            socket.getaddrinfo(web.host, web.port, type=socket.SOCK_STREAM)
+            return TableServer(web.host, web.port, self.app, self.server_limits())
+        except ValueError as exc:  # waitress: "Invalid host/port specified."
+            raise ConfigError(
+                "web.host", f"cannot listen on {web.host!r}: {exc}", file=file
+            ) from None
+        except socket.gaierror as exc:
+            raise ConfigError(
+                "web.host", f"cannot resolve {web.host!r}: {exc.strerror}", file=file
+            ) from None
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    "web.port", f"port {web.port} is in use by another program", file=file
+                ) from None
+            if exc.errno == errno.EADDRNOTAVAIL:
+                raise ConfigError(
+                    "web.host", f"{web.host!r} is not an address of this machine", file=file
+                ) from None
+            if exc.errno == errno.EACCES:
+                raise ConfigError(
+                    "web.port", f"port {web.port} needs root; use 1024 or above", file=file
+                ) from None
+            raise ConfigError(
+                "web.host", f"cannot listen on {web.host}:{web.port}: {exc}"
+            ) from None
+
+    def server_limits(self) -> ServerLimits:
+        web = self.settings.web
+        return ServerLimits(threads=web.threads, max_connections=web.max_connections)
+
     @property
     def web_port(self) -> int | None:
-        return None if self._server is None else int(self._server.server_port)
+        return None if self._server is None else self._server.port
 
     def _spawn(self, target: Any, name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
@@ -254,8 +297,7 @@ class Trackside:
             with contextlib.suppress(Exception):
                 self.mqtt.stop()
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.close()
         self.engine.stop()
         self.store.close()
 
@@ -269,6 +311,10 @@ class Trackside:
         return self.settings.web.trusted_subnets
 
     @property
+    def hostnames(self) -> tuple[str, ...]:
+        return self.settings.web.hostnames
+
+    @property
     def closing(self) -> bool:
         return self._closing.is_set()
 
@@ -276,7 +322,14 @@ class Trackside:
         return self.engine.latest()
 
     def wait_newer(self, version: int, timeout_s: float) -> tuple[int, dict[str, Any]]:
-        return self.engine.wait_newer(version, timeout_s)
+        """The engine's wait, in slices, so that open event streams end promptly on stop (each
+        holds a web server thread the server waits for)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            found = self.engine.wait_newer(version, min(max(0.0, left), WAIT_SLICE_S))
+            if found[0] > version or left <= WAIT_SLICE_S or self._closing.is_set():
+                return found
 
     def submit_and_wait(self, observation: Observation, timeout_s: float) -> Mapping[str, Any]:
         outcome = self.engine.submit(observation).wait(timeout_s)
@@ -288,7 +341,8 @@ class Trackside:
         }
 
     def games(self) -> list[dict[str, Any]]:
-        return game_summaries(self.store)
+        with self._summaries_lock:
+            return game_summaries(self.store, self._summaries)
 
     def export(self, game_id: int, fmt: str) -> tuple[str, str]:
         return export_game(self.store, game_id, fmt)

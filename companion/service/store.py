@@ -42,6 +42,26 @@ from companion.core.observation import Observation
 APPLICATION_ID = 0x54524B53  # "TRKS"
 SCHEMA_VERSION = 2
 
+MAX_STORED_PAYLOAD = 16 * 1024
+"""An input's payload is kept whole up to this many bytes of JSON; a larger one (a 2 MB "uid"
+from a stranger on the broker) is kept as its size and first ``STORED_PREFIX`` characters, so a
+flood cannot grow the database by megabytes per message."""
+STORED_PREFIX = 256
+MAX_STORED_MESSAGE = 1000
+
+
+def capped_text(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+def capped_payload(payload: JsonObject) -> str:
+    """The payload's JSON as stored: whole, or (too large) ``{"truncated": true, …}``."""
+    whole = dumps(payload)
+    if len(whole) <= MAX_STORED_PAYLOAD:
+        return whole
+    return dumps({"truncated": True, "bytes": len(whole), "prefix": whole[:STORED_PREFIX]})
+
+
 # Migration n takes the schema from version n to n + 1 (index 0: empty file → 1).
 MIGRATIONS: tuple[str, ...] = (
     """
@@ -287,7 +307,7 @@ class EventStore:
                     observation.source,
                     observation.kind.value,
                     observation.seat,
-                    dumps(observation.payload),
+                    capped_payload(observation.payload),
                     observation.ref,
                     observation.monotonic_s,
                     observation.wall_time_s,
@@ -351,7 +371,7 @@ class EventStore:
                 (
                     input_id,
                     outcome.outcome,
-                    outcome.message,
+                    capped_text(outcome.message, MAX_STORED_MESSAGE),
                     game_id,
                     entry.seq if entry else outcome.seq,
                 ),
@@ -428,6 +448,11 @@ class EventStore:
         return [
             GameRecord(GameId(r[0]), r[1], tuple(json.loads(r[2])), r[3], r[4], r[5]) for r in rows
         ]
+
+    def last_seqs(self) -> dict[int, int]:
+        """Each game's last log seq (one query: how the history page knows what changed)."""
+        rows = self._read("SELECT game_id, MAX(seq) FROM events GROUP BY game_id")
+        return {int(g): int(s) for g, s in rows}
 
     def game(self, game_id: int) -> GameRecord:
         for record in self.games():

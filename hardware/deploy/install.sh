@@ -84,12 +84,43 @@ run udevadm control --reload
 run udevadm trigger
 put "$HERE/trackside.logrotate" /etc/logrotate.d/trackside 0644
 
-# 7. The unit: enabled at boot and (re)started now.
+# 7. The table's broker (Mosquitto): a listener on the table's network, a password file and an
+#    ACL (docs/mqtt.md, "The broker"). The service's own name `trackside` gets a random password,
+#    kept in $DATA_DIR/config/mqtt-password for [mqtt] password; pads, WLED and Home Assistant
+#    get theirs with mosquitto_passwd. An existing password file is kept.
+MOSQ_PASSWD=/etc/mosquitto/trackside.passwd
+run apt-get install -y --no-install-recommends mosquitto
+put "$HERE/mosquitto-trackside.conf" /etc/mosquitto/conf.d/trackside.conf 0644
+put "$HERE/mosquitto-trackside.acl" /etc/mosquitto/trackside.acl 0644
+if [ -e "$DESTDIR$MOSQ_PASSWD" ]; then
+  say "keeping the broker's password file $MOSQ_PASSWD"
+elif [ "$DRY_RUN" = 1 ]; then
+  say "would create $MOSQ_PASSWD with the user trackside and a random password"
+else
+  secret=$(tr -dc 'A-Za-z0-9' </dev/urandom | head -c 24 || true)
+  install -d -m 0755 "$DESTDIR/etc/mosquitto"
+  : >"$DESTDIR$MOSQ_PASSWD"
+  chmod 0640 "$DESTDIR$MOSQ_PASSWD"
+  if staged; then  # (the password is never printed)
+    say "would run: mosquitto_passwd -b $MOSQ_PASSWD trackside <the new password>"
+  else
+    mosquitto_passwd -b "$MOSQ_PASSWD" trackside "$secret"
+  fi
+  run chown root:mosquitto "$MOSQ_PASSWD"
+  umask 027
+  printf '%s\n' "$secret" >"$DESTDIR$DATA_DIR/config/mqtt-password"
+  run chown "$SERVICE_USER:$SERVICE_USER" "$DATA_DIR/config/mqtt-password"
+  say "broker user trackside created; its password is in $DATA_DIR/config/mqtt-password"
+fi
+run systemctl enable mosquitto
+run systemctl restart mosquitto
+
+# 8. The unit: enabled at boot and (re)started now.
 put "$HERE/$UNIT" "/etc/systemd/system/$UNIT" 0644
 run systemctl daemon-reload
 run systemctl enable "$UNIT"
 run systemctl restart "$UNIT"
-# 8. The club bridge (docs/hub.md): with a [club] section in the config, this table's Mosquitto
+# 9. The club bridge (docs/hub.md): with a [club] section in the config, this table's Mosquitto
 #    carries its topics to the club broker. Its own step, so the broker's listener set-up stays
 #    apart from it. Staged, it uses $TRACKSIDE_PYTHON (a Python with this checkout's
 #    dependencies) when given, as the staged tree has no virtual environment.

@@ -112,11 +112,11 @@ def test_the_written_config_is_a_valid_commented_config(stage: Path) -> None:
 
 def test_installing_again_keeps_the_owners_config(stage: Path) -> None:
     config = stage / DATA / "config/trackside.toml"
-    config.write_text('[web]\npin = "2468"\n')
+    config.write_text('[web]\npin = "246813"\n')
     again = run_script("install.sh", destdir=stage)
     assert again.returncode == 0, again.stderr
     assert "keeping the existing config /var/lib/trackside/config/trackside.toml" in again.stdout
-    assert config.read_text() == '[web]\npin = "2468"\n'
+    assert config.read_text() == '[web]\npin = "246813"\n'
 
 
 def test_a_dry_run_changes_nothing(tmp_path: Path) -> None:
@@ -231,7 +231,7 @@ def test_a_backup_without_a_database_says_so(tmp_path: Path) -> None:
 
 def test_an_upgrade_stops_backs_up_reinstalls_and_keeps_config_and_database(stage: Path) -> None:
     config = stage / DATA / "config/trackside.toml"
-    config.write_text('[web]\npin = "2468"\n')
+    config.write_text('[web]\npin = "246813"\n')
     db = stage / DATA / "db/trackside.sqlite3"
     live_store(db, scans=7).close()
     before = inputs(db)
@@ -245,7 +245,7 @@ def test_an_upgrade_stops_backs_up_reinstalls_and_keeps_config_and_database(stag
     assert len(backups) == 1
     assert inputs(backups[0]) == before
     assert inputs(db) == before
-    assert config.read_text() == '[web]\npin = "2468"\n'
+    assert config.read_text() == '[web]\npin = "246813"\n'
 
 
 def test_logrotate_moves_the_log_and_the_service_keeps_logging_to_a_new_file(

@@ -86,6 +86,7 @@ def test_seat_pad_scans_over_mqtt_reach_the_engine(
                 "port": broker.port,
                 "table_id": "pads",
                 "seat_pads": True,
+                "pads": {"pad-red": 1},
             },
         },
         data_dir=tmp_path,

@@ -28,7 +28,7 @@ from tests.firmware_bridge.conftest import (  # the real-Mosquitto fixtures
 
 __all__ = ["Broker", "Subscriber", "broker", "subscribe", "wait_until"]
 
-PIN = "4711"
+PIN = "471108"
 RED_BLUE = [
     {"name": "Red", "colour": "red", "seat": 1},
     {"name": "Blue", "colour": "blue", "seat": 2},

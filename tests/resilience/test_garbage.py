@@ -178,7 +178,7 @@ def test_http_garbage_on_post_api_input_is_refused_with_the_field_named(
         assert message in answer["error"], (body, answer)
     # form fields instead of JSON (what a plain HTML form would send)
     status, answer = running.post(
-        b"pin=4711&kind=action&payload=advance",
+        b"pin=471108&kind=action&payload=advance",
         content_type="application/x-www-form-urlencoded",
         pin=None,
     )

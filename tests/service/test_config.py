@@ -37,7 +37,7 @@ def test_the_contract_example_parses(tmp_path: Path) -> None:
 [web]
 host = "0.0.0.0"
 port = 8080
-pin = "4711"
+pin = "471108"
 
 [database]
 path = "{tmp_path}/db.sqlite3"
@@ -61,7 +61,7 @@ speed = 10
 """,
     )
     s = load_settings(path)
-    assert s.web.pin == "4711" and s.mqtt is not None and s.mqtt.table_id == "table-1"
+    assert s.web.pin == "471108" and s.mqtt is not None and s.mqtt.table_id == "table-1"
     assert [r.name for r in s.readers] == ["red-seat", "night"]
     assert s.readers[1].port == str(recording) and s.readers[1].speed == 10.0
 
@@ -71,17 +71,24 @@ speed = 10
     [
         ("[web]\nport = 99999", "web.port: expected a whole number 0–65535, got 99999"),
         ("[web]\npin = 4711", "web.pin: write the PIN in quotes"),
+        ("[web]\npin = '4711'", "web.pin: expected at least 6 digits, got 4: a shorter PIN"),
+        ("[web]\npin = '١٢٣٤٥٦'", "web.pin: expected digits 0–9 only"),  # Arabic-Indic digits
+        (
+            "[web]\npin = '471108'\ntrusted_subnets = ['192.168.1.0/24']",
+            "web.trusted_subnets[0]: '192.168.1.0/24' holds 256 addresses; trust only",
+        ),
+        ("[web]\nhostnames = ['evil.example/x']", "web.hostnames: expected a list of host names"),
         ("[web]\nprot = 1", "web.prot: unknown option"),
         (
-            "[web]\npin = '4711'\ntrusted_subnets = ['192.168.1.7/24']",
+            "[web]\npin = '471108'\ntrusted_subnets = ['192.168.1.7/24']",
             "web.trusted_subnets[0]: '192.168.1.7/24' is not a network",
         ),
         (
-            "[web]\npin = '4711'\ntrusted_subnets = '10.0.0.0/8'",
+            "[web]\npin = '471108'\ntrusted_subnets = '10.0.0.0/8'",
             "web.trusted_subnets: expected a list",
         ),
         (
-            "[web]\ntrusted_subnets = ['10.0.0.0/8']",
+            "[web]\ntrusted_subnets = ['10.0.0.1/32']",
             "web.trusted_subnets: trusted subnets need a pin",
         ),
         ("[[readers]]\nname = 'a'\nprotocol = 'nfc'", "readers[0].protocol: 'nfc' is not one of"),
@@ -138,6 +145,44 @@ def test_unknown_game_section_is_refused(tmp_path: Path) -> None:
 
 
 def test_trusted_subnets_for_kiosk_screens(tmp_path: Path) -> None:
-    text = "[web]\npin = '4711'\ntrusted_subnets = ['192.168.1.0/24', 'fd00::/8']"
+    text = "[web]\npin = '471108'\ntrusted_subnets = ['192.168.1.50/32', 'fd00::8/125']"
     settings = load_settings(write(tmp_path, text))
-    assert settings.web.trusted_subnets == ("192.168.1.0/24", "fd00::/8")
+    assert settings.web.trusted_subnets == ("192.168.1.50/32", "fd00::8/125")
+
+
+def test_issue18_row15_the_three_start_up_errors_name_their_option(tmp_path: Path) -> None:
+    """A missing CA file with TLS, a host name that does not resolve, a port in use: each a
+    one-line ConfigError naming the option, not a traceback."""
+    import socket
+
+    from companion.service.runtime import Trackside
+
+    text = "[mqtt]\nhost = 'broker'\ntls = true\nca_file = '/nonexistent/ca.pem'\n"
+    with pytest.raises(ConfigError, match=r"mqtt\.ca_file: no such file '/nonexistent/ca.pem'"):
+        load_settings(write(tmp_path, text))
+    cases = []
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        cases = [
+            (
+                {"host": "no-such-host.invalid", "port": 0},
+                r"web\.host: cannot resolve 'no-such-host.invalid'",
+            ),
+            ({"host": "127.0.0.1", "port": port}, rf"web\.port: port {port} is in use"),
+            ({"host": "192.0.2.1", "port": 0}, r"web\.host: '192.0.2.1' is not an address"),
+        ]
+        for web, message in cases:
+            service = Trackside(parse_settings({"web": web}, data_dir=tmp_path / "d"))
+            try:
+                with pytest.raises(ConfigError, match=message) as info:
+                    service.start()
+                assert "\n" not in str(info.value)
+            finally:
+                service.stop()
+
+
+def test_issue18_row15_a_pin_of_other_digits_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"web\.pin: expected digits 0–9 only"):
+        load_settings(write(tmp_path, "[web]\npin = '٠١٢٣٤٥٦'\n"))

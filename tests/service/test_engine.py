@@ -174,7 +174,7 @@ def test_full_database_refuses_inputs_then_recovers(db_path: Path) -> None:
     engine.handle(start_tiny())
     pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
     store._conn.execute(f"PRAGMA max_page_count={pages}")
-    big = "x" * 50_000  # more than the free pages can hold
+    big = "x" * 12_000  # more than the free pages can hold (under the 16 kB stored-input cap)
     outcome = engine.handle(action("advance", 0, steps=1, note=big))
     assert outcome.outcome == "rejected" and "full" in outcome.message
     assert "full" in engine.latest()[1]["status"]["store_error"]

@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, sync_playwright
 from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
 
-PIN = "4711"
+PIN = "471108"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 FLAGS = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.service.runtime import Trackside
@@ -40,14 +41,38 @@ def csrf_of(page: str) -> str:
     return match.group(1)
 
 
-def claim(client: FlaskClient, player: int, pin: str, again: str | None = None) -> str:
-    """Open the PIN form for ``player``, send it (setting or entering the PIN), follow on."""
+def grant_code(app: Flask, player: int) -> str:
+    """The table page (signed in with the table PIN) gives ``player`` a seat code: the code
+    as the page shows it."""
+    table = app.test_client()
+    page = table.get("/table").get_data(as_text=True)
+    response = table.post("/table/login", data={"csrf": csrf_of(page), "pin": PIN})
+    assert response.status_code == 303
+    page = table.get("/table").get_data(as_text=True)
+    response = table.post(f"/me/code/{player}", data={"csrf": csrf_of(page)})
+    assert response.status_code == 303
+    page = table.get("/table").get_data(as_text=True)
+    code = re.search(rf'class="seat-code" data-player="{player}">([A-Z0-9-]+)<', page)
+    assert code, page
+    return code.group(1)
+
+
+def claim(
+    client: FlaskClient,
+    player: int,
+    pin: str,
+    again: str | None = None,
+    code: str | None = None,
+) -> str:
+    """Open the PIN form for ``player``, send it (setting the PIN with a seat code the table
+    grants, unless ``code`` is given, or entering the PIN), follow on."""
     form = client.get(f"/me/{player}").get_data(as_text=True)
     game_id = re.search(r'name="game_id" value="(\d+)"', form)
     assert game_id, form
     data = {"csrf": csrf_of(form), "game_id": game_id.group(1), "pin": pin}
     if 'name="pin_again"' in form:
         data["pin_again"] = pin if again is None else again
+        data["code"] = grant_code(client.application, player) if code is None else code
     response = client.post(f"/me/{player}", data=data)
     assert response.status_code == 303, response.get_data(as_text=True)
     return client.get(str(response.headers["Location"])).get_data(as_text=True)

@@ -36,9 +36,10 @@ def test_a_player_picks_their_name_sets_a_pin_and_sees_their_own_cards(
     pick = ann.get("/me").get_data(as_text=True)
     for i, name in enumerate(("Ann", "Ben", "Cat")):
         assert f'href="/me/{i}"' in pick and name in pick
-    assert "choose a PIN" in pick and "enter your PIN" not in pick
+    assert "needs a seat code" in pick and "enter your PIN" not in pick
     form = ann.get("/me/0").get_data(as_text=True)
-    assert "Choose a PIN (4 to 8 digits)" in form and 'name="pin_again"' in form
+    assert "choose a PIN (4 to 8 digits)" in form and 'name="pin_again"' in form
+    assert 'name="code"' in form
     page = claim(ann, 0, ANN_PIN)
     assert "Ann set a private PIN" in page and "only you see this" in page
     assert count(page, "cattle") == 4 and "Your special cards: 2" in page
@@ -72,9 +73,10 @@ def test_a_pin_is_4_to_8_digits_typed_twice(service: Trackside) -> None:
     at_speculation(service)
     client = service.app.test_client()
     for pin, again, said in (
-        ("123", None, "The PIN must be 4 to 8 digits."),
-        ("123456789", None, "The PIN must be 4 to 8 digits."),
-        ("12a4", None, "The PIN must be 4 to 8 digits."),
+        ("123", None, "The PIN must be 4 to 8 digits (0–9)."),
+        ("123456789", None, "The PIN must be 4 to 8 digits (0–9)."),
+        ("12a4", None, "The PIN must be 4 to 8 digits (0–9)."),
+        ("١٢٣٤", None, "The PIN must be 4 to 8 digits (0–9)."),  # Arabic-Indic digits
         ("1234", "1243", "The two PINs differ"),
     ):
         page = claim(client, 1, pin, again)
@@ -158,7 +160,9 @@ def test_a_new_game_ends_the_private_session(service: Trackside) -> None:
     )
     assert at_speculation_again["game_id"] == 2
     page = ann.get("/me").get_data(as_text=True)
-    assert "who are you?" in page and "choose a PIN" in page and "only you see this" not in page
+    assert (
+        "who are you?" in page and "needs a seat code" in page and "only you see this" not in page
+    )
     # a PIN form opened for the old game is refused for the new one
     form = ann.get("/me/0").get_data(as_text=True)
     assert 'name="game_id" value="2"' in form
@@ -180,7 +184,7 @@ def test_the_table_page_lists_the_pins_and_a_reset_ends_that_players_session(
     page = table.get("/table").get_data(as_text=True)
     section = page[page.index('id="private-pins"') :]
     assert 'Ann</span>\n      <span class="pin-state set">PIN set' in section
-    assert 'Ben</span>\n      <span class="pin-state">no PIN yet' in section
+    assert 'Ben</span>\n      <span class="pin-state">not claimed yet' in section
     assert "/me/reset/0" in section and "/me/reset/1" not in section
     # nobody without the table PIN may reset
     outsider = service.app.test_client()
@@ -193,6 +197,9 @@ def test_the_table_page_lists_the_pins_and_a_reset_ends_that_players_session(
     assert service.player_pin_hash(1, 0) is None
     page = ann.get("/me").get_data(as_text=True)
     assert "Your PIN was reset" in page and "only you see this" not in page
+    # a reset seat is claimed again only with a new code from the table
+    page = claim(ann, 0, "2468", code="")
+    assert "That seat code is not valid" in page and service.player_pin_hash(1, 0) is None
     page = claim(ann, 0, "2468")
     assert count(page, "cattle") == 4
 
@@ -256,7 +263,7 @@ def test_private_pages_are_never_cached(service: Trackside) -> None:
 
 def test_a_trusted_screen_still_needs_the_players_pin(tmp_path: Path) -> None:
     settings = parse_settings(
-        {"web": {"pin": PIN, "trusted_subnets": ["127.0.0.0/8"]}}, data_dir=tmp_path
+        {"web": {"pin": PIN, "trusted_subnets": ["127.0.0.1/32"]}}, data_dir=tmp_path
     )
     service = Trackside(settings)
     service.start(web=False)

@@ -24,9 +24,24 @@ def submit(service: Trackside, body: dict[str, object], source: str = "table-pag
     assert outcome["outcome"] == "applied", outcome
 
 
-def sign_up(page: Page, base: str, name: str, pin: str) -> None:
+def seat_code(table: Page, base: str, name: str) -> str:
+    """The scorekeeper's phone (table PIN) gives ``name`` a seat code; the code it shows."""
+    if "/table" not in table.url:
+        table.goto(f"{base}/table")
+        table.get_by_label("PIN").fill(PIN)
+        table.get_by_role("button", name="Enter").click()
+    table.goto(f"{base}/table#private-pins")
+    table.get_by_role("button", name=f"give {name} a seat code").click()
+    row = table.locator("#private-pins li", has_text=name)
+    expect(row.locator("svg")).to_be_visible()
+    return row.locator(".seat-code").inner_text()
+
+
+def sign_up(page: Page, base: str, name: str, pin: str, table: Page) -> None:
+    code = seat_code(table, base, name)
     page.goto(f"{base}/me")
     page.get_by_role("link", name=name).click()
+    page.get_by_label("Seat code from the table").fill(code)
     page.get_by_label("New PIN").fill(pin)
     page.get_by_label("Same PIN again").fill(pin)
     page.get_by_role("button", name="Set PIN and show my cards").click()
@@ -56,8 +71,10 @@ def test_two_players_answer_a_speculation_from_their_phones(
     tv = browser.new_context(viewport=TV)
     try:
         ann, ben, board = ann_phone.new_page(), ben_phone.new_page(), tv.new_page()
-        sign_up(ann, base, "Ann", ANN_PIN)
-        sign_up(ben, base, "Ben", BEN_PIN)
+        keeper = browser.new_context(viewport=PHONE).new_page()
+        sign_up(ann, base, "Ann", ANN_PIN, keeper)
+        keeper.screenshot(path=str(ARTIFACTS / "private-seat-code-360x740.png"), full_page=True)
+        sign_up(ben, base, "Ben", BEN_PIN, keeper)
         assert cattle(ann) == "4" and cattle(ben) == "3"
         expect(ann.locator("#speculate")).to_have_count(0)
 
@@ -129,7 +146,7 @@ def test_two_players_answer_a_speculation_from_their_phones(
         table.get_by_role("button", name="Enter").click()
         pins = table.locator("#private-pins")
         expect(pins.locator("li", has_text="Ann")).to_contain_text("PIN set")
-        expect(pins.locator("li", has_text="Cat")).to_contain_text("no PIN yet")
+        expect(pins.locator("li", has_text="Cat")).to_contain_text("not claimed yet")
         pins.screenshot(path=str(ARTIFACTS / "private-pins-table-1920.png"))
         table.set_viewport_size(PHONE)
         no_sideways_scroll(table)

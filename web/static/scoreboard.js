@@ -26,7 +26,11 @@
   function connect() {
     var source = new EventSource("/api/events");
     source.addEventListener("open", function () { setLive("live", "live"); });
-    source.addEventListener("error", function () { setLive("lost", "reconnecting…"); });
+    source.addEventListener("error", function () {
+      setLive("lost", "reconnecting…");
+      // refused outright (503: every live-update slot is taken): EventSource gives up, so ask again
+      if (source.readyState === EventSource.CLOSED) { setTimeout(connect, 30000); }
+    });
     function onMessage(event) {
       setLive("live", "live");
       if (event.lastEventId !== board.dataset.version) { refresh(event.lastEventId); }
