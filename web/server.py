@@ -169,6 +169,7 @@ class TableServer:
         self.server.limits = self.limits
         dispatcher.set_thread_count(adj.threads)
         self._stopped = threading.Event()
+        self._closed = False
 
     @property
     def port(self) -> int:
@@ -182,7 +183,11 @@ class TableServer:
 
     def close(self, timeout_s: float = 5.0) -> None:
         """Stop accepting, close every connection, and let the worker threads finish (an event
-        stream ends when the service says it is closing)."""
+        stream ends when the service says it is closing). A second call does nothing (a
+        service stopped twice must not write to the closed trigger's pipe)."""
+        if self._closed:
+            return
+        self._closed = True
 
         def close_all() -> None:
             for channel in list(self._map.values()):

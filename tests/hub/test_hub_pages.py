@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
+from playwright.sync_api import Browser
 from werkzeug.serving import make_server
 
 from companion.hub.store import HubStore
@@ -84,12 +85,10 @@ def test_the_league_links_a_player_across_tables_and_exports_csv(client: FlaskCl
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("width", "height"), [(1920, 1080), (390, 844)])
-def test_the_wall_screen_in_a_browser(store: HubStore, width: int, height: int) -> None:
+def test_the_wall_screen_in_a_browser(
+    store: HubStore, browser: Browser, width: int, height: int
+) -> None:
     import time
-
-    from playwright.sync_api import sync_playwright
-
-    from tests.web.conftest import CHROMIUM, FLAGS
 
     hub = club_night(store, now=time.time())
     server = make_server("127.0.0.1", 0, create_hub_app(hub), threaded=True)
@@ -98,9 +97,8 @@ def test_the_wall_screen_in_a_browser(store: HubStore, width: int, height: int) 
     base = f"http://127.0.0.1:{server.server_port}"
     ARTIFACTS.mkdir(exist_ok=True)
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-            page = browser.new_page(viewport={"width": width, "height": height})
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
             page.goto(base + "/")
             page.wait_for_selector(".card")
             page.screenshot(path=str(ARTIFACTS / f"hub-wall-{width}.png"), full_page=True)
@@ -116,7 +114,8 @@ def test_the_wall_screen_in_a_browser(store: HubStore, width: int, height: int) 
             page.goto(base + "/t/stul-1")
             page.screenshot(path=str(ARTIFACTS / f"hub-table-{width}.png"), full_page=True)
             assert page.evaluate("document.documentElement.scrollWidth") <= width
-            browser.close()
+        finally:
+            page.close()
     finally:
         server.shutdown()
         server.server_close()
