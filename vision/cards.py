@@ -36,7 +36,7 @@ FIND_MAX_SIDE: Final = 640
 ASPECT_MIN: Final = 1.2
 ASPECT_MAX: Final = 2.0
 MIN_AREA_FRACTION: Final = 0.0012  # of the frame: a card at least ~2 % of the width
-MAX_AREA_FRACTION: Final = 0.25
+MAX_AREA_FRACTION: Final = 0.5  # a close-up card; beyond, a reason is given
 DEFAULT_UNSURE_BELOW: Final = 0.75
 
 _RING = 0.09  # the margin ring sampled for white balance, as a fraction of the card's size
@@ -167,8 +167,98 @@ def _has_bright_margin(grey: Image, quad: Quad) -> bool:
     return int((inner - outer > 1.0).sum()) >= 3
 
 
-def find_card_quads(frame: Image) -> list[Quad]:
-    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates."""
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A card-sized outline that was not taken as a card, and why (for ``see --explain`` and
+    calibration: a card is never dropped silently)."""
+
+    reason: str  # one of REJECTION_REASONS
+    box: tuple[int, int, int, int]  # x, y, w, h in the frame
+
+    def sentence(self) -> str:
+        return REJECTION_REASONS[self.reason]
+
+
+REJECTION_REASONS: Final[dict[str, str]] = {
+    "too_close": "an outline covering more than half of the picture: a card this close cannot be "
+    "told from the table; move the camera back so a card covers less than half of it",
+    "not_card_shaped": "an outline with other proportions than a card's (two cards touching, or a "
+    "card partly hidden or cut by the picture's edge)",
+    "ragged_outline": "an outline that is not a clean four-sided shape (the table's texture or "
+    "another object joined the card's edge)",
+    "no_white_margin": "a card-shaped outline without a margin brighter than what it lies on "
+    "(a shape inside a card's picture, or a card whose edge cannot be seen in this light)",
+}
+
+
+def _candidate(
+    contour: npt.NDArray[np.int32], min_area: float, max_area: float
+) -> tuple[Quad | None, str | None]:
+    """A contour's card quad, or the reason it is none (None when it is too small to say)."""
+    area = cv2.contourArea(contour)
+    if area < min_area:
+        return None, None
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if hull_area > max_area:
+        return None, "too_close"
+    rect = cv2.minAreaRect(hull)
+    rw, rh = rect[1]
+    if rw * rh <= 0:
+        return None, None
+    if area < 0.85 * hull_area or hull_area < 0.85 * rw * rh:
+        aspect = max(rw, rh) / max(min(rw, rh), 1e-6)
+        # Two cards side by side fill their rectangle but have no card's proportions.
+        return None, "ragged_outline" if aspect <= ASPECT_MAX else "not_card_shaped"
+    approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
+    quad = (
+        approx.reshape(4, 2).astype(np.float32)
+        if len(approx) == 4
+        else cv2.boxPoints(rect).astype(np.float32)
+    )
+    quad = _order(quad)
+    if not ASPECT_MIN <= _aspect(quad) <= ASPECT_MAX:
+        return None, "not_card_shaped"
+    return quad, None
+
+
+def _white_mask(small: Image) -> Image:
+    """Where the picture is a card's white: bright and unsaturated against the picture (Otsu on
+    value minus saturation). Light wood is bright but saturated; fleece or leather grain, which
+    makes edges everywhere, is one even region here. The gaps between touching cards are
+    opened by an erosion."""
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    whiteness = cv2.subtract(hsv[:, :, 2], hsv[:, :, 1])
+    whiteness = cv2.GaussianBlur(whiteness, (5, 5), 0)
+    _, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return np.asarray(cv2.erode(mask, np.ones((3, 3), np.uint8)), np.uint8)
+
+
+def _edge_mask(grey: Image) -> Image:
+    edges = cv2.Canny(grey, 12, 36, L2gradient=True)
+    return np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), np.uint8)
+
+
+def _overlaps(quad: Quad, taken: list[Quad]) -> bool:
+    centre = quad.mean(axis=0)
+    for other in taken:
+        inside = cv2.pointPolygonTest(other.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False)
+        other_centre = other.mean(axis=0)
+        inside_back = cv2.pointPolygonTest(
+            quad.reshape(-1, 1, 2), (float(other_centre[0]), float(other_centre[1])), False
+        )
+        if inside >= 0 or inside_back >= 0:
+            return True
+    return False
+
+
+def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
+    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates, and the
+    card-sized outlines rejected, each with its reason.
+
+    Two sources of outlines: the card's white (bright, unsaturated) against the table, which
+    holds on light and textured surfaces, and edges, which hold where the white is uneven
+    (glare, a shadow across the table). A card found by both counts once."""
     h, w = frame.shape[:2]
     scale = min(1.0, FIND_MAX_SIDE / max(h, w))
     small = (
@@ -176,41 +266,47 @@ def find_card_quads(frame: Image) -> list[Quad]:
         if scale < 1.0
         else frame
     )
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+    if small.ndim == 2:
+        small = cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     grey = np.asarray(cv2.GaussianBlur(grey, (5, 5), 0), np.uint8)
-    edges = cv2.Canny(grey, 12, 36, L2gradient=True)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     sh, sw = grey.shape[:2]
     min_area = MIN_AREA_FRACTION * sh * sw
     max_area = MAX_AREA_FRACTION * sh * sw
     found: list[Quad] = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if area < min_area or area > max_area:
-            continue
-        hull = cv2.convexHull(contour)
-        hull_area = cv2.contourArea(hull)
-        if area < 0.85 * hull_area:
-            continue  # an open outline or two things touching
-        approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
-        if len(approx) == 4:
-            quad = approx.reshape(4, 2).astype(np.float32)
-        else:
-            rect = cv2.minAreaRect(hull)
-            rw, rh = rect[1]
-            if rw * rh <= 0 or hull_area < 0.85 * rw * rh:
+    rejected: list[tuple[str, Quad | npt.NDArray[np.int32]]] = []
+    for mask in (_white_mask(small), _edge_mask(grey)):
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            quad, reason = _candidate(contour, min_area, max_area)
+            if quad is None:
+                if reason is not None:
+                    rejected.append((reason, contour))
                 continue
-            quad = cv2.boxPoints(rect).astype(np.float32)
-        quad = _order(quad)
-        if not ASPECT_MIN <= _aspect(quad) <= ASPECT_MAX:
-            continue
-        quad = _snap_to_edges(grey, quad)
-        if not _has_bright_margin(grey, quad):
-            continue
-        found.append((quad / scale).astype(np.float32))
-    found.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
-    return found
+            if _overlaps(quad, found):
+                continue
+            quad = _snap_to_edges(grey, quad)
+            if not _has_bright_margin(grey, quad):
+                rejected.append(("no_white_margin", quad))
+                continue
+            found.append(quad)
+    explained: list[Rejection] = []
+    for reason, shape in rejected:
+        pts = np.asarray(shape, np.float32).reshape(-1, 2)
+        if _overlaps(pts.mean(axis=0, keepdims=True).repeat(4, axis=0), found):
+            continue  # the other source found the card here
+        x, y, bw, bh = cv2.boundingRect((pts / scale).reshape(-1, 1, 2).astype(np.float32))
+        box = (int(x), int(y), int(bw), int(bh))
+        if all(r.box != box for r in explained):
+            explained.append(Rejection(reason, box))
+    quads = [(q / scale).astype(np.float32) for q in found]
+    quads.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
+    return quads, explained
+
+
+def find_card_quads(frame: Image) -> list[Quad]:
+    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates."""
+    return find_cards_explained(frame)[0]
 
 
 def warp_card(frame: Image, quad: Quad) -> Image:
@@ -287,29 +383,35 @@ def clipped_share(card: Image) -> float:
     return float((field.max(axis=2) >= 250).mean())
 
 
+def classify_card(
+    frame: Image,
+    quad: Quad,
+    palette: Palette = DEFAULT_PALETTE,
+    unsure_below: float = DEFAULT_UNSURE_BELOW,
+) -> TrainCard:
+    """Read the colour of the card whose corners (frame coordinates) are ``quad``."""
+    quad = _order(np.asarray(quad, np.float32).reshape(4, 2))
+    card = warp_card(frame, quad)
+    features = card_features(card)
+    guess, confidence = palette.classify(features)
+    # Under glare a card reads as white with full confidence: distrust clipped fields
+    # (a quarter clipped halves the confidence, 40 % or more clipped gives none).
+    confidence *= max(0.0, 1.0 - 2.5 * clipped_share(card))
+    x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
+    return TrainCard(
+        colour=guess if confidence >= unsure_below else UNSURE,
+        guess=guess,
+        confidence=confidence,
+        corners=tuple((float(px), float(py)) for px, py in quad),
+        box=(int(x), int(y), int(w), int(h)),
+        features=features,
+    )
+
+
 def read_train_cards(
     frame: Image,
     palette: Palette = DEFAULT_PALETTE,
     unsure_below: float = DEFAULT_UNSURE_BELOW,
 ) -> list[TrainCard]:
     """Every train card in the frame, left to right, with its colour and confidence."""
-    cards = []
-    for quad in find_card_quads(frame):
-        card = warp_card(frame, quad)
-        features = card_features(card)
-        guess, confidence = palette.classify(features)
-        # Under glare a card reads as white with full confidence: distrust clipped fields
-        # (a quarter clipped halves the confidence, 40 % or more clipped gives none).
-        confidence *= max(0.0, 1.0 - 2.5 * clipped_share(card))
-        x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
-        cards.append(
-            TrainCard(
-                colour=guess if confidence >= unsure_below else UNSURE,
-                guess=guess,
-                confidence=confidence,
-                corners=tuple((float(px), float(py)) for px, py in quad),
-                box=(int(x), int(y), int(w), int(h)),
-                features=features,
-            )
-        )
-    return cards
+    return [classify_card(frame, quad, palette, unsure_below) for quad in find_card_quads(frame)]
