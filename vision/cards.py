@@ -41,6 +41,8 @@ DEFAULT_UNSURE_BELOW: Final = 0.75
 
 _RING = 0.09  # the margin ring sampled for white balance, as a fraction of the card's size
 _FIELD = 0.18  # the field is sampled this far inside every edge
+_MIN_COLOURED_SHARE = 0.01
+_NEUTRAL: Final = ("white", "black")  # of the field, for the coloured pixels to decide the colour
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +356,11 @@ def margin_white(card: Image) -> npt.NDArray[np.float32]:
 
 def card_features(card: Image) -> tuple[float, float, float, float]:
     """The palette features of a canonical card (see :mod:`vision.palette`)."""
+    return _features_and_share(card)[0]
+
+
+def _features_and_share(card: Image) -> tuple[tuple[float, float, float, float], float]:
+    """The palette features, and the share of the field's pixels that are coloured."""
     white = margin_white(card)
     field = card[_FY0:_FY1:2, _FX0:_FX1:2].reshape(-1, 3).astype(np.float32) / white
     b, g, r = field[:, 0], field[:, 1], field[:, 2]
@@ -369,12 +376,17 @@ def card_features(card: Image) -> tuple[float, float, float, float]:
         multicolour = (1.0 - resultant) * share
     else:
         multicolour = 0.0
-    return (
-        float(np.median(lightness)),
-        float(np.median(red_green)),
-        float(np.median(yellow_blue)),
+    # The colour is the coloured pixels' colour: a card with a large white or black element in
+    # the middle (an UNO card's oval, a Set card's symbols on white) is still its colour. With
+    # too few coloured pixels the card is white or black, and the whole field decides.
+    pick = coloured if share >= _MIN_COLOURED_SHARE else np.ones_like(coloured)
+    features = (
+        float(np.median(lightness[pick])),
+        float(np.median(red_green[pick])),
+        float(np.median(yellow_blue[pick])),
         float(multicolour),
     )
+    return features, share
 
 
 def clipped_share(card: Image) -> float:
@@ -392,11 +404,17 @@ def classify_card(
     """Read the colour of the card whose corners (frame coordinates) are ``quad``."""
     quad = _order(np.asarray(quad, np.float32).reshape(4, 2))
     card = warp_card(frame, quad)
-    features = card_features(card)
+    features, share = _features_and_share(card)
     guess, confidence = palette.classify(features)
-    # Under glare a card reads as white with full confidence: distrust clipped fields
-    # (a quarter clipped halves the confidence, 40 % or more clipped gives none).
-    confidence *= max(0.0, 1.0 - 2.5 * clipped_share(card))
+    if share < _MIN_COLOURED_SHARE:
+        # Under glare a card reads as white with full confidence: distrust clipped fields
+        # (a quarter clipped halves the confidence, 40 % or more clipped gives none). When the
+        # coloured pixels decide, clipped ones are a printed white element or glare beside them.
+        confidence *= max(0.0, 1.0 - 2.5 * clipped_share(card))
+    elif guess in _NEUTRAL:
+        # Coloured pixels were found, yet the nearest class has no colour (a dark violet or a
+        # thin coloured line that the palette puts nearer black or white): unsure, not wrong.
+        confidence = min(confidence, 0.5 * unsure_below)
     x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
     return TrainCard(
         colour=guess if confidence >= unsure_below else UNSURE,
