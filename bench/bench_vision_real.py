@@ -34,7 +34,6 @@ from vision.cards import (
     MAX_AREA_FRACTION,
     MIN_AREA_FRACTION,
     classify_card,
-    find_card_quads,
     read_train_cards,
 )
 from vision.markers import MarkerDetector
@@ -80,7 +79,10 @@ def anchor_quads(frame: Image) -> list[npt.NDArray[np.float32]]:
 def touches_edge(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
     h, w = shape[:2]
     return bool(
-        quad[:, 0].min() <= 2 or quad[:, 1].min() <= 2 or quad[:, 0].max() >= w - 3 or quad[:, 1].max() >= h - 3
+        quad[:, 0].min() <= 2
+        or quad[:, 1].min() <= 2
+        or quad[:, 0].max() >= w - 3
+        or quad[:, 1].max() >= h - 3
     )
 
 
@@ -100,7 +102,9 @@ def main() -> int:
     detector = MarkerDetector()
     per_surface: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     colour = collections.Counter[str]()
-    colour_by_source: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    colour_by_source: dict[str, collections.Counter[str]] = collections.defaultdict(
+        collections.Counter
+    )
     wrong_examples: list[str] = []
     card_ms: list[float] = []
     marker_ms: list[float] = []
@@ -129,7 +133,9 @@ def main() -> int:
                 card_ms.append((t1 - t0) * 1000)
                 marker_ms.append((t2 - t1) * 1000)
                 anchor_ms.append((t3 - t2) * 1000)
-            whole = [c for c in cards if not touches_edge(np.asarray(c.corners, np.float32), frame.shape)]
+            whole = [
+                c for c in cards if not touches_edge(np.asarray(c.corners, np.float32), frame.shape)
+            ]
             whole_anchor = [q for q in anchors if not touches_edge(q, frame.shape)]
             counts = per_surface[photo["surface"]]
             counts["photos"] += 1
@@ -146,7 +152,15 @@ def main() -> int:
                 for c in cards:
                     cv2.polylines(out, [np.asarray(c.corners, np.int32)], True, (0, 0, 255), 2)
                     x, y = int(c.corners[0][0]), int(c.corners[0][1])
-                    cv2.putText(out, c.colour[:3], (x, y + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 255), 1)
+                    cv2.putText(
+                        out,
+                        c.colour[:3],
+                        (x, y + 14),
+                        cv2.FONT_HERSHEY_SIMPLEX,
+                        0.5,
+                        (0, 0, 255),
+                        1,
+                    )
                 Path(args.overlays).mkdir(parents=True, exist_ok=True)
                 cv2.imwrite(str(Path(args.overlays) / (Path(photo["file"]).stem + ".png")), out)
         labels = collections.Counter(photo.get("colours", {}))
@@ -175,12 +189,20 @@ def main() -> int:
         "colour_wrong": wrong_examples,
         "time_per_frame_ms": {
             "cards": {"median": round(statistics.median(card_ms), 2), "p95": pct(card_ms, 0.95)},
-            "markers": {"median": round(statistics.median(marker_ms), 2), "p95": pct(marker_ms, 0.95)},
-            "anchor_cards": {"median": round(statistics.median(anchor_ms), 2), "p95": pct(anchor_ms, 0.95)},
+            "markers": {
+                "median": round(statistics.median(marker_ms), 2),
+                "p95": pct(marker_ms, 0.95),
+            },
+            "anchor_cards": {
+                "median": round(statistics.median(anchor_ms), 2),
+                "p95": pct(anchor_ms, 0.95),
+            },
         },
         "missing_photos": missing,
     }
-    print(f"{'surface':28} {'photos':>6} {'cards':>6} {'found':>7} {'false':>6} {'anchor':>7} {'a.false':>7}")
+    print(
+        f"{'surface':28} {'photos':>6} {'cards':>6} {'found':>7} {'false':>6} {'anchor':>7} {'a.false':>7}"
+    )
     for name, r in rows.items():
         n = max(r.get("cards", 0), 1)
         print(

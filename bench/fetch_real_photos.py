@@ -52,7 +52,10 @@ def main() -> int:
             check=False,
         )
         if blob.returncode != 0:
-            print(f"cannot read {photo['repo']}:{photo['path']} at {photo['commit'][:10]}", file=sys.stderr)
+            print(
+                f"cannot read {photo['repo']}:{photo['path']} at {photo['commit'][:10]}",
+                file=sys.stderr,
+            )
             skipped += 1
             continue
         target.write_bytes(blob.stdout)

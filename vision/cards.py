@@ -42,7 +42,9 @@ DEFAULT_UNSURE_BELOW: Final = 0.75
 _RING = 0.09  # the margin ring sampled for white balance, as a fraction of the card's size
 _FIELD = 0.18  # the field is sampled this far inside every edge
 _MIN_COLOURED_SHARE = 0.01
-_NEUTRAL: Final = ("white", "black")  # of the field, for the coloured pixels to decide the colour
+_NEUTRAL: Final = ("white", "black")
+_MIN_DARK_SHARE = 0.3  # of the field, for its dark pixels to make a colourless card black
+_SOME_DARK_SHARE = 0.12  # between the two: a colourless card is unsure (white or black?)  # of the field, for the coloured pixels to decide the colour
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,14 +161,14 @@ def _side_means(
     return means
 
 
-def _has_bright_margin(grey: Image, quad: Quad) -> bool:
+def _has_bright_margin(grey: Image, quad: Quad, sides: int = 3) -> bool:
     """A card's white margin is brighter than what it lies on, on at least three sides (glare
     may wash out one). An outline inside a card's artwork (a wagon whose card edge glare broke)
     has a brighter surround and is no card."""
     means = _side_means(grey, quad, _MARGIN_SCALES)
     inner = means[:-1].max(axis=0)
     outer = means[-1]
-    return int((inner - outer > 1.0).sum()) >= 3
+    return int((inner - outer > 1.0).sum()) >= sides
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,10 +195,51 @@ REJECTION_REASONS: Final[dict[str, str]] = {
 }
 
 
+_NOMINAL_ASPECT: Final = 68.0 / 44.0
+
+
+def _split_row(rect: tuple[tuple[float, float], tuple[float, float], float]) -> list[Quad]:
+    """Cards lying edge to edge in a row make one outline: split a well-filled rectangle into k
+    equal parts along its long side when each part has a card's proportions (either way up)."""
+    rw, rh = rect[1]
+    long_, short = max(rw, rh), min(rw, rh)
+
+    def misfit(k: int) -> float:
+        piece = long_ / k
+        return abs(max(piece, short) / max(min(piece, short), 1e-6) - _NOMINAL_ASPECT)
+
+    k = min(range(2, 9), key=misfit)
+    if misfit(k) <= 0.15 * _NOMINAL_ASPECT:
+        box = cv2.boxPoints(rect).astype(np.float32)
+        # Along the long side from one corner, and across.
+        if np.linalg.norm(box[1] - box[0]) >= np.linalg.norm(box[2] - box[1]):
+            a0, a1, b0 = box[0], box[1], box[3]
+        else:
+            a0, a1, b0 = box[1], box[2], box[0]
+        step = (a1 - a0) / k
+        across = b0 - a0
+        return [
+            _order(
+                np.asarray(
+                    [
+                        a0 + i * step,
+                        a0 + (i + 1) * step,
+                        a0 + (i + 1) * step + across,
+                        a0 + i * step + across,
+                    ],
+                    np.float32,
+                )
+            )
+            for i in range(k)
+        ]
+    return []
+
+
 def _candidate(
     contour: npt.NDArray[np.int32], min_area: float, max_area: float
-) -> tuple[Quad | None, str | None]:
-    """A contour's card quad, or the reason it is none (None when it is too small to say)."""
+) -> tuple[Quad | list[Quad] | None, str | None]:
+    """A contour's card quad (or quads, for cards touching in a row), or the reason it is none
+    (None when it is too small to say)."""
     area = cv2.contourArea(contour)
     if area < min_area:
         return None, None
@@ -208,10 +251,18 @@ def _candidate(
     rw, rh = rect[1]
     if rw * rh <= 0:
         return None, None
+    aspect = max(rw, rh) / max(min(rw, rh), 1e-6)
     if area < 0.85 * hull_area or hull_area < 0.85 * rw * rh:
-        aspect = max(rw, rh) / max(min(rw, rh), 1e-6)
-        # Two cards side by side fill their rectangle but have no card's proportions.
         return None, "ragged_outline" if aspect <= ASPECT_MAX else "not_card_shaped"
+    if abs(aspect - _NOMINAL_ASPECT) > 0.15 * _NOMINAL_ASPECT:
+        # Far from a card's proportions: perhaps cards touching in a row (each piece must then
+        # show its own margin on all four sides); else, if still within the accepted range, a
+        # card seen at a slant.
+        pieces = _split_row(((rect[0][0], rect[0][1]), (rw, rh), rect[2]))
+        if pieces:
+            return pieces, None
+        if aspect > ASPECT_MAX:
+            return None, "not_card_shaped"
     approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
     quad = (
         approx.reshape(4, 2).astype(np.float32)
@@ -224,16 +275,33 @@ def _candidate(
     return quad, None
 
 
-def _white_mask(small: Image) -> Image:
+def _white_masks(small: Image) -> list[Image]:
     """Where the picture is a card's white: bright and unsaturated against the picture (Otsu on
-    value minus saturation). Light wood is bright but saturated; fleece or leather grain, which
-    makes edges everywhere, is one even region here. The gaps between touching cards are
-    opened by an erosion."""
+    value minus saturation), at two levels: the picture's split, and the split of what is above
+    it (on a light table the first level takes in the wood's bright grain as well). Light wood
+    is bright but saturated; leather or fleece grain, which makes edges everywhere, is one even
+    region here. The gaps between touching cards are opened by an erosion."""
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     whiteness = cv2.subtract(hsv[:, :, 2], hsv[:, :, 1])
-    whiteness = cv2.GaussianBlur(whiteness, (5, 5), 0)
-    _, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    return np.asarray(cv2.erode(mask, np.ones((3, 3), np.uint8)), np.uint8)
+    whiteness = np.asarray(cv2.GaussianBlur(whiteness, (5, 5), 0), np.uint8)
+    first, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    masks = [mask]
+    above = whiteness[whiteness > first]
+    if above.size > 64:
+        second, _ = cv2.threshold(above.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        if second > first + 8:
+            _, upper = cv2.threshold(whiteness, second, 255, cv2.THRESH_BINARY)
+            masks.append(upper)
+    kernel = np.ones((3, 3), np.uint8)
+    out = []
+    for m in masks:
+        # A coloured card's white is a thin ring round its field: fill what each outline holds,
+        # then erode (a thin ring would break).
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(m)
+        cv2.drawContours(filled, contours, -1, 255, thickness=cv2.FILLED)
+        out.append(np.asarray(cv2.erode(filled, kernel), np.uint8))
+    return out
 
 
 def _edge_mask(grey: Image) -> Image:
@@ -244,7 +312,9 @@ def _edge_mask(grey: Image) -> Image:
 def _overlaps(quad: Quad, taken: list[Quad]) -> bool:
     centre = quad.mean(axis=0)
     for other in taken:
-        inside = cv2.pointPolygonTest(other.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False)
+        inside = cv2.pointPolygonTest(
+            other.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False
+        )
         other_centre = other.mean(axis=0)
         inside_back = cv2.pointPolygonTest(
             quad.reshape(-1, 1, 2), (float(other_centre[0]), float(other_centre[1])), False
@@ -252,6 +322,16 @@ def _overlaps(quad: Quad, taken: list[Quad]) -> bool:
         if inside >= 0 or inside_back >= 0:
             return True
     return False
+
+
+_FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
+
+
+def _margin_round_field(grey: Image, quad: Quad) -> bool:
+    """Each side has a margin brighter than the field inside it: a piece of a row of touching
+    cards is a whole card (a cut through one card's field has no margin along the cut)."""
+    means = _side_means(grey, quad, _FIELD_SCALES)
+    return bool((means[:-1].max(axis=0) - means[-1] > 12.0).all())
 
 
 def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
@@ -263,35 +343,54 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
     (glare, a shadow across the table). A card found by both counts once."""
     h, w = frame.shape[:2]
     scale = min(1.0, FIND_MAX_SIDE / max(h, w))
-    small = (
+    resized = (
         cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
         if scale < 1.0
         else frame
     )
-    if small.ndim == 2:
-        small = cv2.cvtColor(small, cv2.COLOR_GRAY2BGR)
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    grey = np.asarray(cv2.GaussianBlur(grey, (5, 5), 0), np.uint8)
+    small: Image = np.asarray(
+        cv2.cvtColor(resized, cv2.COLOR_GRAY2BGR) if resized.ndim == 2 else resized, np.uint8
+    )
+    grey: Image = np.asarray(
+        cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
+    )
     sh, sw = grey.shape[:2]
     min_area = MIN_AREA_FRACTION * sh * sw
     max_area = MAX_AREA_FRACTION * sh * sw
     found: list[Quad] = []
     rejected: list[tuple[str, Quad | npt.NDArray[np.int32]]] = []
-    for mask in (_white_mask(small), _edge_mask(grey)):
+    for mask in (*_white_masks(small), _edge_mask(grey)):
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        for contour in contours:
-            quad, reason = _candidate(contour, min_area, max_area)
-            if quad is None:
+        for found_contour in contours:
+            contour = np.asarray(found_contour, np.int32)
+            got, reason = _candidate(contour, min_area, max_area)
+            if got is None:
                 if reason is not None:
                     rejected.append((reason, contour))
                 continue
-            if _overlaps(quad, found):
-                continue
-            quad = _snap_to_edges(grey, quad)
-            if not _has_bright_margin(grey, quad):
-                rejected.append(("no_white_margin", quad))
-                continue
-            found.append(quad)
+            pieces = got if isinstance(got, list) else [got]
+            if len(pieces) > 1:
+                snapped = [_snap_to_edges(grey, q) for q in pieces]
+                if all(
+                    _has_bright_margin(grey, q) and _margin_round_field(grey, q) for q in snapped
+                ):
+                    found.extend(q for q in snapped if not _overlaps(q, found))
+                    continue
+                # Not cards in a row: the outline as one card, if it has a card's proportions.
+                rect = cv2.minAreaRect(cv2.convexHull(contour))
+                whole = _order(cv2.boxPoints(rect).astype(np.float32))
+                if not ASPECT_MIN <= _aspect(whole) <= ASPECT_MAX:
+                    rejected.append(("not_card_shaped", contour))
+                    continue
+                pieces = [whole]
+            for piece in pieces:
+                if _overlaps(piece, found):
+                    continue
+                quad = _snap_to_edges(grey, piece)
+                if not _has_bright_margin(grey, quad):
+                    rejected.append(("no_white_margin", quad))
+                    continue
+                found.append(quad)
     explained: list[Rejection] = []
     for reason, shape in rejected:
         pts = np.asarray(shape, np.float32).reshape(-1, 2)
@@ -299,7 +398,11 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
             continue  # the other source found the card here
         x, y, bw, bh = cv2.boundingRect((pts / scale).reshape(-1, 1, 2).astype(np.float32))
         box = (int(x), int(y), int(bw), int(bh))
-        if all(r.box != box for r in explained):
+        cx, cy = x + bw / 2, y + bh / 2
+        if not any(
+            r.box[0] <= cx <= r.box[0] + r.box[2] and r.box[1] <= cy <= r.box[1] + r.box[3]
+            for r in explained
+        ):  # one reason per place (both sources and both levels may see the same outline)
             explained.append(Rejection(reason, box))
     quads = [(q / scale).astype(np.float32) for q in found]
     quads.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
@@ -360,7 +463,8 @@ def card_features(card: Image) -> tuple[float, float, float, float]:
 
 
 def _features_and_share(card: Image) -> tuple[tuple[float, float, float, float], float]:
-    """The palette features, and the share of the field's pixels that are coloured."""
+    """The palette features, and the share of the field's pixels that are coloured (-1 when the
+    card has no colour and large white and large dark parts alike)."""
     white = margin_white(card)
     field = card[_FY0:_FY1:2, _FX0:_FX1:2].reshape(-1, 3).astype(np.float32) / white
     b, g, r = field[:, 0], field[:, 1], field[:, 2]
@@ -379,7 +483,18 @@ def _features_and_share(card: Image) -> tuple[tuple[float, float, float, float],
     # The colour is the coloured pixels' colour: a card with a large white or black element in
     # the middle (an UNO card's oval, a Set card's symbols on white) is still its colour. With
     # too few coloured pixels the card is white or black, and the whole field decides.
-    pick = coloured if share >= _MIN_COLOURED_SHARE else np.ones_like(coloured)
+    if share >= _MIN_COLOURED_SHARE:
+        # The more saturated half: pixels blending the ink with a white element or the margin
+        # (at their borders, or a pale sky band) would pull the colour towards white.
+        pick = coloured & (chroma >= float(np.median(chroma[coloured])))
+    else:
+        # No colour: white or black. A black card with a white element (an oval, a number) is
+        # black: its dark pixels decide when they cover a good part of the field.
+        dark = lightness < 0.5
+        dark_share = float(dark.mean())
+        pick = dark if dark_share >= _MIN_DARK_SHARE else np.ones_like(coloured)
+        if _SOME_DARK_SHARE <= dark_share < _MIN_DARK_SHARE:
+            share = -1.0  # large white and large black parts: neither answer is sure
     features = (
         float(np.median(lightness[pick])),
         float(np.median(red_green[pick])),
@@ -406,7 +521,9 @@ def classify_card(
     card = warp_card(frame, quad)
     features, share = _features_and_share(card)
     guess, confidence = palette.classify(features)
-    if share < _MIN_COLOURED_SHARE:
+    if share < 0.0:
+        confidence = min(confidence, 0.5 * unsure_below)
+    elif share < _MIN_COLOURED_SHARE:
         # Under glare a card reads as white with full confidence: distrust clipped fields
         # (a quarter clipped halves the confidence, 40 % or more clipped gives none). When the
         # coloured pixels decide, clipped ones are a printed white element or glare beside them.
