@@ -42,6 +42,7 @@ DEFAULT_UNSURE_BELOW: Final = 0.75
 _RING = 0.09  # the margin ring sampled for white balance, as a fraction of the card's size
 _FIELD = 0.18  # the field is sampled this far inside every edge
 _MIN_COLOURED_SHARE = 0.01
+_SOME_COLOURED_SHARE = 0.002  # white synthetic cards in any light: at most 0.0014
 _NEUTRAL: Final = ("white", "black")
 _MIN_DARK_SHARE = 0.3  # of the field, for its dark pixels to make a colourless card black
 _SOME_DARK_SHARE = 0.12  # between the two: a colourless card is unsure (white or black?)  # of the field, for the coloured pixels to decide the colour
@@ -310,18 +311,17 @@ def _edge_mask(grey: Image) -> Image:
 
 
 def _overlaps(quad: Quad, taken: list[Quad]) -> bool:
-    centre = quad.mean(axis=0)
-    for other in taken:
-        inside = cv2.pointPolygonTest(
-            other.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False
-        )
-        other_centre = other.mean(axis=0)
-        inside_back = cv2.pointPolygonTest(
-            quad.reshape(-1, 1, 2), (float(other_centre[0]), float(other_centre[1])), False
-        )
-        if inside >= 0 or inside_back >= 0:
-            return True
-    return False
+    """Whether ``quad`` is a card already taken: centres closer than half the shorter side of
+    the larger of the two (vectorised: a table of 50 cards meets hundreds of candidates)."""
+    if not taken:
+        return False
+    others = np.asarray(taken, np.float32)  # (n, 4, 2)
+    centres = others.mean(axis=1)
+    sides = np.linalg.norm(others - np.roll(others, 1, axis=1), axis=2).min(axis=1)
+    own_side = float(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).min())
+    reach = 0.5 * np.maximum(sides, own_side)
+    distance = np.linalg.norm(centres - quad.mean(axis=0), axis=1)
+    return bool((distance < reach).any())
 
 
 _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
@@ -369,9 +369,14 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
                     rejected.append((reason, contour))
                 continue
             pieces = got if isinstance(got, list) else [got]
+            if all(_overlaps(piece, found) for piece in pieces):
+                continue  # found already (by the other white level, or by the edges)
             if len(pieces) > 1:
-                snapped = [_snap_to_edges(grey, q) for q in pieces]
-                if all(
+                # Checked before snapping too: a failed split (an elongated blob of table or of
+                # cut cards) should cost little.
+                plausible = all(_margin_round_field(grey, q) for q in pieces)
+                snapped = [_snap_to_edges(grey, q) for q in pieces] if plausible else []
+                if plausible and all(
                     _has_bright_margin(grey, q) and _margin_round_field(grey, q) for q in snapped
                 ):
                     found.extend(q for q in snapped if not _overlaps(q, found))
@@ -521,7 +526,9 @@ def classify_card(
     card = warp_card(frame, quad)
     features, share = _features_and_share(card)
     guess, confidence = palette.classify(features)
-    if share < 0.0:
+    if share < 0.0 or (_SOME_COLOURED_SHARE <= share < _MIN_COLOURED_SHARE and guess in _NEUTRAL):
+        # Large white and large dark parts, or a little colour seen (a thin coloured line on a
+        # white card): too little to read a colour, too much to say "white" for sure.
         confidence = min(confidence, 0.5 * unsure_below)
     elif share < _MIN_COLOURED_SHARE:
         # Under glare a card reads as white with full confidence: distrust clipped fields
