@@ -181,6 +181,26 @@ def test_calibration_with_a_card_missing_writes_nothing(tmp_path: Path) -> None:
         calibrate([], str(output))
 
 
+def test_a_calibration_that_finds_no_card_says_why_the_outline_seen_was_not_one(
+    tmp_path: Path,
+) -> None:
+    close = _write(
+        tmp_path,
+        "close.png",
+        SceneSpec(
+            cards=("red",), card_width_px=300, rotation_deg=0.0, width=400, height=560, layout="row"
+        ),
+    )
+    output = tmp_path / "cal.json"
+    with pytest.raises(CalibrationError, match="found 0 cards") as caught:
+        calibrate([close], str(output))
+    assert "move the camera back" in str(caught.value)
+    assert not output.exists()
+    empty = _write(tmp_path, "empty.png", SceneSpec())
+    with pytest.raises(CalibrationError, match="Nothing card-sized stood out"):
+        calibrate([empty], str(output))
+
+
 def test_calibration_warns_when_two_colours_look_alike_under_this_light(tmp_path: Path) -> None:
     # A faded deck whose orange is printed almost like its red.
     alike = SceneSpec(
