@@ -134,8 +134,13 @@ def calibrate(
         why = (
             " Not taken as cards: " + "; ".join(rejected) + "."
             if rejected
-            else " Nothing card-sized stood out from the table: more light, or a card covering "
-            "more of the picture, helps."
+            else (
+                " Nothing card-sized stood out from the table: more light, or a card covering "
+                "more of the picture, helps."
+                if not found
+                else " The missing cards did not stand out from the table (no outline was seen "
+                "where they lie): more even light, or a darker or plainer cloth under them, helps."
+            )
         )
         raise CalibrationError(
             f"found {len(found)} cards in {where}; lay out exactly {len(order)}, one of each "
