@@ -1,6 +1,6 @@
 """Vision benchmark: speed on one core, card recall and colour confusion, tunnel counts, and the
-smallest readable marker. On SYNTHETIC scenes only (vision.synthetic); real photos are future
-work (docs/vision.md).
+smallest readable marker. On SYNTHETIC scenes (vision.synthetic); real photos are measured by
+bench/bench_vision_real.py (docs/vision.md).
 
 Run from the repository root:
 

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.core import TracksideError
-from vision.cards import TrainCard, read_train_cards
+from vision.cards import TrainCard, find_cards_explained, read_train_cards
 from vision.palette import (
     CARD_CLASSES,
     DEFAULT_PALETTE,
@@ -86,6 +86,9 @@ def _loaded(source: str | Image, name: str) -> Image:
     return source
 
 
+_MAX_REASONS = 5  # rejected outlines named in an error
+
+
 def calibrate(
     source_images: Sequence[str | Image],
     output_path: str,
@@ -113,16 +116,35 @@ def calibrate(
         for i, source in enumerate(source_images)
     ]
     found: list[tuple[str, TrainCard]] = []
+    rejected: list[str] = []
     for label, source in zip(labels, source_images, strict=True):
-        found.extend((label, card) for card in read_train_cards(_loaded(source, label)))
+        frame = _loaded(source, label)
+        found.extend((label, card) for card in read_train_cards(frame))
+        if len(rejected) < _MAX_REASONS:
+            rejected.extend(
+                f"at x {r.box[0]}, y {r.box[1]} in {label}: {r.sentence()}"
+                for r in find_cards_explained(frame)[1][: _MAX_REASONS - len(rejected)]
+            )
     if len(found) != len(order):
         where = ", ".join(
             repr(label) if isinstance(source, str) else label
             for label, source in zip(labels, source_images, strict=True)
         )
+        # Never a bare count: say what was seen and not taken as a card, and why.
+        why = (
+            " Not taken as cards: " + "; ".join(rejected) + "."
+            if rejected
+            else (
+                " Nothing card-sized stood out from the table: more light, or a card covering "
+                "more of the picture, helps."
+                if not found
+                else " The missing cards did not stand out from the table (no outline was seen "
+                "where they lie): more even light, or a darker or plainer cloth under them, helps."
+            )
+        )
         raise CalibrationError(
             f"found {len(found)} cards in {where}; lay out exactly {len(order)}, one of each "
-            f"colour, left to right: {', '.join(order)}"
+            f"colour, left to right: {', '.join(order)}.{why}"
         )
     samples = tuple(
         CalibrationSample(colour, label, card.box, card.features, card.corners)

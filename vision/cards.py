@@ -36,11 +36,16 @@ FIND_MAX_SIDE: Final = 640
 ASPECT_MIN: Final = 1.2
 ASPECT_MAX: Final = 2.0
 MIN_AREA_FRACTION: Final = 0.0012  # of the frame: a card at least ~2 % of the width
-MAX_AREA_FRACTION: Final = 0.25
+MAX_AREA_FRACTION: Final = 0.5  # a close-up card; beyond, a reason is given
 DEFAULT_UNSURE_BELOW: Final = 0.75
 
 _RING = 0.09  # the margin ring sampled for white balance, as a fraction of the card's size
 _FIELD = 0.18  # the field is sampled this far inside every edge
+_MIN_COLOURED_SHARE = 0.01
+_SOME_COLOURED_SHARE = 0.002  # white synthetic cards in any light: at most 0.0014
+_NEUTRAL: Final = ("white", "black")
+_MIN_DARK_SHARE = 0.3  # of the field, for its dark pixels to make a colourless card black
+_SOME_DARK_SHARE = 0.12  # between the two: a colourless card is unsure (white or black?)  # of the field, for the coloured pixels to decide the colour
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,60 +162,261 @@ def _side_means(
     return means
 
 
-def _has_bright_margin(grey: Image, quad: Quad) -> bool:
+def _has_bright_margin(grey: Image, quad: Quad, sides: int = 3) -> bool:
     """A card's white margin is brighter than what it lies on, on at least three sides (glare
     may wash out one). An outline inside a card's artwork (a wagon whose card edge glare broke)
     has a brighter surround and is no card."""
     means = _side_means(grey, quad, _MARGIN_SCALES)
     inner = means[:-1].max(axis=0)
     outer = means[-1]
-    return int((inner - outer > 1.0).sum()) >= 3
+    return int((inner - outer > 1.0).sum()) >= sides
 
 
-def find_card_quads(frame: Image) -> list[Quad]:
-    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates."""
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A card-sized outline that was not taken as a card, and why (for ``see --explain`` and
+    calibration: a card is never dropped silently)."""
+
+    reason: str  # one of REJECTION_REASONS
+    box: tuple[int, int, int, int]  # x, y, w, h in the frame
+
+    def sentence(self) -> str:
+        return REJECTION_REASONS[self.reason]
+
+
+REJECTION_REASONS: Final[dict[str, str]] = {
+    "too_close": "an outline covering more than half of the picture: a card this close cannot be "
+    "told from the table; move the camera back so a card covers less than half of it",
+    "not_card_shaped": "an outline with other proportions than a card's (two cards touching, or a "
+    "card partly hidden or cut by the picture's edge)",
+    "ragged_outline": "an outline that is not a clean four-sided shape (the table's texture or "
+    "another object joined the card's edge)",
+    "no_white_margin": "a card-shaped outline without a margin brighter than what it lies on "
+    "(a shape inside a card's picture, or a card whose edge cannot be seen in this light)",
+}
+
+
+_NOMINAL_ASPECT: Final = 68.0 / 44.0
+
+
+def _split_row(rect: tuple[tuple[float, float], tuple[float, float], float]) -> list[Quad]:
+    """Cards lying edge to edge in a row make one outline: split a well-filled rectangle into k
+    equal parts along its long side when each part has a card's proportions (either way up)."""
+    rw, rh = rect[1]
+    long_, short = max(rw, rh), min(rw, rh)
+
+    def misfit(k: int) -> float:
+        piece = long_ / k
+        return abs(max(piece, short) / max(min(piece, short), 1e-6) - _NOMINAL_ASPECT)
+
+    k = min(range(2, 9), key=misfit)
+    if misfit(k) <= 0.15 * _NOMINAL_ASPECT:
+        box = cv2.boxPoints(rect).astype(np.float32)
+        # Along the long side from one corner, and across.
+        if np.linalg.norm(box[1] - box[0]) >= np.linalg.norm(box[2] - box[1]):
+            a0, a1, b0 = box[0], box[1], box[3]
+        else:
+            a0, a1, b0 = box[1], box[2], box[0]
+        step = (a1 - a0) / k
+        across = b0 - a0
+        return [
+            _order(
+                np.asarray(
+                    [
+                        a0 + i * step,
+                        a0 + (i + 1) * step,
+                        a0 + (i + 1) * step + across,
+                        a0 + i * step + across,
+                    ],
+                    np.float32,
+                )
+            )
+            for i in range(k)
+        ]
+    return []
+
+
+def _candidate(
+    contour: npt.NDArray[np.int32], min_area: float, max_area: float
+) -> tuple[Quad | list[Quad] | None, str | None]:
+    """A contour's card quad (or quads, for cards touching in a row), or the reason it is none
+    (None when it is too small to say)."""
+    area = cv2.contourArea(contour)
+    if area < min_area:
+        return None, None
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if hull_area > max_area:
+        return None, "too_close"
+    rect = cv2.minAreaRect(hull)
+    rw, rh = rect[1]
+    if rw * rh <= 0:
+        return None, None
+    aspect = max(rw, rh) / max(min(rw, rh), 1e-6)
+    if area < 0.85 * hull_area or hull_area < 0.85 * rw * rh:
+        return None, "ragged_outline" if aspect <= ASPECT_MAX else "not_card_shaped"
+    if abs(aspect - _NOMINAL_ASPECT) > 0.15 * _NOMINAL_ASPECT:
+        # Far from a card's proportions: perhaps cards touching in a row (each piece must then
+        # show its own margin on all four sides); else, if still within the accepted range, a
+        # card seen at a slant.
+        pieces = _split_row(((rect[0][0], rect[0][1]), (rw, rh), rect[2]))
+        if pieces:
+            return pieces, None
+        if aspect > ASPECT_MAX:
+            return None, "not_card_shaped"
+    approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
+    quad = (
+        approx.reshape(4, 2).astype(np.float32)
+        if len(approx) == 4
+        else cv2.boxPoints(rect).astype(np.float32)
+    )
+    quad = _order(quad)
+    if not ASPECT_MIN <= _aspect(quad) <= ASPECT_MAX:
+        return None, "not_card_shaped"
+    return quad, None
+
+
+def _white_masks(small: Image) -> list[Image]:
+    """Where the picture is a card's white: bright and unsaturated against the picture (Otsu on
+    value minus saturation), at two levels: the picture's split, and the split of what is above
+    it (on a light table the first level takes in the wood's bright grain as well). Light wood
+    is bright but saturated; leather or fleece grain, which makes edges everywhere, is one even
+    region here. The gaps between touching cards are opened by an erosion."""
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    whiteness = cv2.subtract(hsv[:, :, 2], hsv[:, :, 1])
+    whiteness = np.asarray(cv2.GaussianBlur(whiteness, (5, 5), 0), np.uint8)
+    first, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    masks = [mask]
+    above = whiteness[whiteness > first]
+    if above.size > 64:
+        second, _ = cv2.threshold(above.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        if second > first + 8:
+            _, upper = cv2.threshold(whiteness, second, 255, cv2.THRESH_BINARY)
+            masks.append(upper)
+    kernel = np.ones((3, 3), np.uint8)
+    out = []
+    for m in masks:
+        # A coloured card's white is a thin ring round its field: fill what each outline holds,
+        # then erode (a thin ring would break).
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = np.zeros_like(m)
+        cv2.drawContours(filled, contours, -1, 255, thickness=cv2.FILLED)
+        out.append(np.asarray(cv2.erode(filled, kernel), np.uint8))
+    return out
+
+
+def _edge_mask(grey: Image) -> Image:
+    edges = cv2.Canny(grey, 12, 36, L2gradient=True)
+    return np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), np.uint8)
+
+
+def _overlaps(quad: Quad, taken: list[Quad]) -> bool:
+    """Whether ``quad`` is a card already taken: centres closer than half the shorter side of
+    the larger of the two (vectorised: a table of 50 cards meets hundreds of candidates)."""
+    if not taken:
+        return False
+    others = np.asarray(taken, np.float32)  # (n, 4, 2)
+    centres = others.mean(axis=1)
+    sides = np.linalg.norm(others - np.roll(others, 1, axis=1), axis=2).min(axis=1)
+    own_side = float(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1).min())
+    reach = 0.5 * np.maximum(sides, own_side)
+    distance = np.linalg.norm(centres - quad.mean(axis=0), axis=1)
+    return bool((distance < reach).any())
+
+
+_FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
+
+
+def _margin_round_field(grey: Image, quad: Quad) -> bool:
+    """Each side has a margin brighter than the field inside it: a piece of a row of touching
+    cards is a whole card (a cut through one card's field has no margin along the cut)."""
+    means = _side_means(grey, quad, _FIELD_SCALES)
+    return bool((means[:-1].max(axis=0) - means[-1] > 12.0).all())
+
+
+def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
+    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates, and the
+    card-sized outlines rejected, each with its reason.
+
+    Two sources of outlines: the card's white (bright, unsaturated) against the table, which
+    holds on light and textured surfaces, and edges, which hold where the white is uneven
+    (glare, a shadow across the table). A card found by both counts once."""
     h, w = frame.shape[:2]
     scale = min(1.0, FIND_MAX_SIDE / max(h, w))
-    small = (
+    resized = (
         cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
         if scale < 1.0
         else frame
     )
-    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
-    grey = np.asarray(cv2.GaussianBlur(grey, (5, 5), 0), np.uint8)
-    edges = cv2.Canny(grey, 12, 36, L2gradient=True)
-    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    small: Image = np.asarray(
+        cv2.cvtColor(resized, cv2.COLOR_GRAY2BGR) if resized.ndim == 2 else resized, np.uint8
+    )
+    grey: Image = np.asarray(
+        cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
+    )
     sh, sw = grey.shape[:2]
     min_area = MIN_AREA_FRACTION * sh * sw
     max_area = MAX_AREA_FRACTION * sh * sw
     found: list[Quad] = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if area < min_area or area > max_area:
-            continue
-        hull = cv2.convexHull(contour)
-        hull_area = cv2.contourArea(hull)
-        if area < 0.85 * hull_area:
-            continue  # an open outline or two things touching
-        approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
-        if len(approx) == 4:
-            quad = approx.reshape(4, 2).astype(np.float32)
-        else:
-            rect = cv2.minAreaRect(hull)
-            rw, rh = rect[1]
-            if rw * rh <= 0 or hull_area < 0.85 * rw * rh:
+    rejected: list[tuple[str, Quad | npt.NDArray[np.int32]]] = []
+    for mask in (*_white_masks(small), _edge_mask(grey)):
+        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        for found_contour in contours:
+            contour = np.asarray(found_contour, np.int32)
+            got, reason = _candidate(contour, min_area, max_area)
+            if got is None:
+                if reason is not None:
+                    rejected.append((reason, contour))
                 continue
-            quad = cv2.boxPoints(rect).astype(np.float32)
-        quad = _order(quad)
-        if not ASPECT_MIN <= _aspect(quad) <= ASPECT_MAX:
-            continue
-        quad = _snap_to_edges(grey, quad)
-        if not _has_bright_margin(grey, quad):
-            continue
-        found.append((quad / scale).astype(np.float32))
-    found.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
-    return found
+            pieces = got if isinstance(got, list) else [got]
+            if all(_overlaps(piece, found) for piece in pieces):
+                continue  # found already (by the other white level, or by the edges)
+            if len(pieces) > 1:
+                # Checked before snapping too: a failed split (an elongated blob of table or of
+                # cut cards) should cost little.
+                plausible = all(_margin_round_field(grey, q) for q in pieces)
+                snapped = [_snap_to_edges(grey, q) for q in pieces] if plausible else []
+                if plausible and all(
+                    _has_bright_margin(grey, q) and _margin_round_field(grey, q) for q in snapped
+                ):
+                    found.extend(q for q in snapped if not _overlaps(q, found))
+                    continue
+                # Not cards in a row: the outline as one card, if it has a card's proportions.
+                rect = cv2.minAreaRect(cv2.convexHull(contour))
+                whole = _order(cv2.boxPoints(rect).astype(np.float32))
+                if not ASPECT_MIN <= _aspect(whole) <= ASPECT_MAX:
+                    rejected.append(("not_card_shaped", contour))
+                    continue
+                pieces = [whole]
+            for piece in pieces:
+                if _overlaps(piece, found):
+                    continue
+                quad = _snap_to_edges(grey, piece)
+                if not _has_bright_margin(grey, quad):
+                    rejected.append(("no_white_margin", quad))
+                    continue
+                found.append(quad)
+    explained: list[Rejection] = []
+    for reason, shape in rejected:
+        pts = np.asarray(shape, np.float32).reshape(-1, 2)
+        if _overlaps(pts.mean(axis=0, keepdims=True).repeat(4, axis=0), found):
+            continue  # the other source found the card here
+        x, y, bw, bh = cv2.boundingRect((pts / scale).reshape(-1, 1, 2).astype(np.float32))
+        box = (int(x), int(y), int(bw), int(bh))
+        cx, cy = x + bw / 2, y + bh / 2
+        if not any(
+            r.box[0] <= cx <= r.box[0] + r.box[2] and r.box[1] <= cy <= r.box[1] + r.box[3]
+            for r in explained
+        ):  # one reason per place (both sources and both levels may see the same outline)
+            explained.append(Rejection(reason, box))
+    quads = [(q / scale).astype(np.float32) for q in found]
+    quads.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
+    return quads, explained
+
+
+def find_card_quads(frame: Image) -> list[Quad]:
+    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates."""
+    return find_cards_explained(frame)[0]
 
 
 def warp_card(frame: Image, quad: Quad) -> Image:
@@ -258,6 +464,12 @@ def margin_white(card: Image) -> npt.NDArray[np.float32]:
 
 def card_features(card: Image) -> tuple[float, float, float, float]:
     """The palette features of a canonical card (see :mod:`vision.palette`)."""
+    return _features_and_share(card)[0]
+
+
+def _features_and_share(card: Image) -> tuple[tuple[float, float, float, float], float]:
+    """The palette features, and the share of the field's pixels that are coloured (-1 when the
+    card has no colour and large white and large dark parts alike)."""
     white = margin_white(card)
     field = card[_FY0:_FY1:2, _FX0:_FX1:2].reshape(-1, 3).astype(np.float32) / white
     b, g, r = field[:, 0], field[:, 1], field[:, 2]
@@ -273,12 +485,28 @@ def card_features(card: Image) -> tuple[float, float, float, float]:
         multicolour = (1.0 - resultant) * share
     else:
         multicolour = 0.0
-    return (
-        float(np.median(lightness)),
-        float(np.median(red_green)),
-        float(np.median(yellow_blue)),
+    # The colour is the coloured pixels' colour: a card with a large white or black element in
+    # the middle (an UNO card's oval, a Set card's symbols on white) is still its colour. With
+    # too few coloured pixels the card is white or black, and the whole field decides.
+    if share >= _MIN_COLOURED_SHARE:
+        # The more saturated half: pixels blending the ink with a white element or the margin
+        # (at their borders, or a pale sky band) would pull the colour towards white.
+        pick = coloured & (chroma >= float(np.median(chroma[coloured])))
+    else:
+        # No colour: white or black. A black card with a white element (an oval, a number) is
+        # black: its dark pixels decide when they cover a good part of the field.
+        dark = lightness < 0.5
+        dark_share = float(dark.mean())
+        pick = dark if dark_share >= _MIN_DARK_SHARE else np.ones_like(coloured)
+        if _SOME_DARK_SHARE <= dark_share < _MIN_DARK_SHARE:
+            share = -1.0  # large white and large black parts: neither answer is sure
+    features = (
+        float(np.median(lightness[pick])),
+        float(np.median(red_green[pick])),
+        float(np.median(yellow_blue[pick])),
         float(multicolour),
     )
+    return features, share
 
 
 def clipped_share(card: Image) -> float:
@@ -287,29 +515,45 @@ def clipped_share(card: Image) -> float:
     return float((field.max(axis=2) >= 250).mean())
 
 
+def classify_card(
+    frame: Image,
+    quad: Quad,
+    palette: Palette = DEFAULT_PALETTE,
+    unsure_below: float = DEFAULT_UNSURE_BELOW,
+) -> TrainCard:
+    """Read the colour of the card whose corners (frame coordinates) are ``quad``."""
+    quad = _order(np.asarray(quad, np.float32).reshape(4, 2))
+    card = warp_card(frame, quad)
+    features, share = _features_and_share(card)
+    guess, confidence = palette.classify(features)
+    if share < 0.0 or (_SOME_COLOURED_SHARE <= share < _MIN_COLOURED_SHARE and guess in _NEUTRAL):
+        # Large white and large dark parts, or a little colour seen (a thin coloured line on a
+        # white card): too little to read a colour, too much to say "white" for sure.
+        confidence = min(confidence, 0.5 * unsure_below)
+    elif share < _MIN_COLOURED_SHARE:
+        # Under glare a card reads as white with full confidence: distrust clipped fields
+        # (a quarter clipped halves the confidence, 40 % or more clipped gives none). When the
+        # coloured pixels decide, clipped ones are a printed white element or glare beside them.
+        confidence *= max(0.0, 1.0 - 2.5 * clipped_share(card))
+    elif guess in _NEUTRAL:
+        # Coloured pixels were found, yet the nearest class has no colour (a dark violet or a
+        # thin coloured line that the palette puts nearer black or white): unsure, not wrong.
+        confidence = min(confidence, 0.5 * unsure_below)
+    x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
+    return TrainCard(
+        colour=guess if confidence >= unsure_below else UNSURE,
+        guess=guess,
+        confidence=confidence,
+        corners=tuple((float(px), float(py)) for px, py in quad),
+        box=(int(x), int(y), int(w), int(h)),
+        features=features,
+    )
+
+
 def read_train_cards(
     frame: Image,
     palette: Palette = DEFAULT_PALETTE,
     unsure_below: float = DEFAULT_UNSURE_BELOW,
 ) -> list[TrainCard]:
     """Every train card in the frame, left to right, with its colour and confidence."""
-    cards = []
-    for quad in find_card_quads(frame):
-        card = warp_card(frame, quad)
-        features = card_features(card)
-        guess, confidence = palette.classify(features)
-        # Under glare a card reads as white with full confidence: distrust clipped fields
-        # (a quarter clipped halves the confidence, 40 % or more clipped gives none).
-        confidence *= max(0.0, 1.0 - 2.5 * clipped_share(card))
-        x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
-        cards.append(
-            TrainCard(
-                colour=guess if confidence >= unsure_below else UNSURE,
-                guess=guess,
-                confidence=confidence,
-                corners=tuple((float(px), float(py)) for px, py in quad),
-                box=(int(x), int(y), int(w), int(h)),
-                features=features,
-            )
-        )
-    return cards
+    return [classify_card(frame, quad, palette, unsure_below) for quad in find_card_quads(frame)]

@@ -60,6 +60,8 @@ _SPREAD: Final[tuple[float, float, float, float]] = (0.08, 0.07, 0.07, 0.12)
 _LOCOMOTIVE_SPREAD: Final[tuple[float, float, float, float]] = (0.35, 0.35, 0.35, 0.12)
 
 CALIBRATION_FORMAT: Final = 1
+_SATURATED: Final = 0.2  # a class whose centre has this chroma or more has a hue
+_EXCESS_KEPT: Final = 0.3  # share of a card's extra saturation (beyond its class) still counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +80,19 @@ class Palette:
         """(normalised distance, class name) for every class, nearest first."""
         out = []
         for cls in self.classes:
-            d2 = sum(
-                ((f - c) / s) ** 2 for f, c, s in zip(features, cls.centre, cls.spread, strict=True)
-            )
+            delta = [f - c for f, c in zip(features, cls.centre, strict=True)]
+            chroma = math.hypot(cls.centre[1], cls.centre[2])
+            if chroma > _SATURATED and cls.name != LOCOMOTIVE:
+                # A printing more saturated than the class's centre, in the class's own hue, is
+                # that colour all the more (real UNO or Set inks are stronger than our estimate
+                # of Ticket to Ride's): most of the excess along the hue's direction is forgiven.
+                ux, uy = cls.centre[1] / chroma, cls.centre[2] / chroma
+                along = delta[1] * ux + delta[2] * uy
+                if along > 0:
+                    cut = along * (1.0 - _EXCESS_KEPT)
+                    delta[1] -= cut * ux
+                    delta[2] -= cut * uy
+            d2 = sum((d / s) ** 2 for d, s in zip(delta, cls.spread, strict=True))
             out.append((math.sqrt(d2), cls.name))
         return sorted(out)
 

@@ -3,7 +3,13 @@
 For users checking their set-up (is the marker big enough, does the red card read red under this
 lamp?) and for tests. Contract: ``{"image": "…", "markers": [{"id": N, "corners": [[x, y]…]}],
 "train_cards": [{"colour": "red", "confidence": 0.97, "box": [x, y, w, h]}]}``; a card below the
-confidence threshold has ``"colour": "unsure"`` and its nearest class in ``"guess"``.
+confidence threshold has ``"colour": "unsure"`` and its nearest class in ``"guess"``. With
+``--explain`` each object also has ``"rejected": [{"box": [x, y, w, h], "reason": "…"}]``: the
+card-sized outlines not taken as cards, and why.
+
+Images are read, described and printed one at a time (memory stays flat over many large photos);
+an unreadable image is a message on stderr, the others are still described, and the exit status
+is then 2.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.core import SnapshotError
-from vision.cards import DEFAULT_UNSURE_BELOW, read_train_cards
+from vision.cards import DEFAULT_UNSURE_BELOW, classify_card, find_cards_explained
 from vision.markers import MarkerDetector
 from vision.palette import Palette, load_palette
 
@@ -41,14 +47,18 @@ def describe(
     palette: Palette,
     detector: MarkerDetector,
     unsure_below: float = DEFAULT_UNSURE_BELOW,
+    *,
+    explain: bool = False,
 ) -> dict[str, Any]:
     """The contract's JSON object for one image."""
     markers = [
         {"id": m.marker_id, "corners": [[round(x, 1), round(y, 1)] for x, y in m.corners]}
         for m in detector.detect(image)
     ]
+    quads, rejected = find_cards_explained(image)
     cards = []
-    for card in read_train_cards(image, palette, unsure_below):
+    for quad in quads:
+        card = classify_card(image, quad, palette, unsure_below)
         entry: dict[str, Any] = {
             "colour": card.colour,
             "confidence": round(card.confidence, 3),
@@ -57,7 +67,10 @@ def describe(
         if card.is_unsure:
             entry["guess"] = card.guess
         cards.append(entry)
-    return {"image": name, "markers": markers, "train_cards": cards}
+    out: dict[str, Any] = {"image": name, "markers": markers, "train_cards": cards}
+    if explain:
+        out["rejected"] = [{"box": list(r.box), "reason": r.sentence()} for r in rejected]
+    return out
 
 
 def see(
@@ -66,11 +79,13 @@ def see(
     *,
     err: TextIO | None = None,
     calibration_path: str | None = None,
+    explain: bool = False,
 ) -> int:
-    """Print one JSON object per image to ``out``; 0 on success.
+    """Print one JSON object per image to ``out``, as each is done; 0 on success.
 
-    Every image is read before anything is printed: an unreadable one (or a bad calibration
-    file) is a one-line message on ``err`` (default stderr) and exit status 2."""
+    One image at a time is decoded (29 large photos read up front took 700 MB). An unreadable
+    image (or a bad calibration file, which stops everything) is a one-line message on ``err``
+    (default stderr) and makes the exit status 2; the other images are still described."""
     err = sys.stderr if err is None else err
     if not images:
         print("trackside see: no image given", file=err)
@@ -80,14 +95,16 @@ def see(
     except SnapshotError as exc:
         print(f"trackside see: bad calibration: {exc}", file=err)
         return 2
-    loaded = []
+    detector = MarkerDetector()
+    status = 0
     for path in images:
         image = read_image(path)
         if image is None:
             print(f"trackside see: cannot read {path!r} as an image", file=err)
-            return 2
-        loaded.append((path, image))
-    detector = MarkerDetector()
-    for path, image in loaded:
-        out.write(json.dumps(describe(image, path, palette, detector), ensure_ascii=False) + "\n")
-    return 0
+            status = 2
+            continue
+        result = describe(image, path, palette, detector, explain=explain)
+        del image
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+    return status

@@ -31,10 +31,13 @@ from vision.palette import LOCOMOTIVE_STRIPES, NOMINAL_CARD_SRGB, NOMINAL_MARGIN
 FloatImage = npt.NDArray[np.float32]
 Image = npt.NDArray[np.uint8]
 
-Background = Literal["dark", "wood", "light"]
+Background = Literal["dark", "wood", "light", "light_wood", "leather"]
 Light = Literal["neutral", "warm", "dim", "glare"]
 
 BACKGROUNDS: Final[tuple[Background, ...]] = ("dark", "wood", "light")
+# Harder tables, as real photos showed them (bench/bench_vision_real.py): light wood, bright and
+# strongly grained; leather or fleece, mottled with fine grain everywhere.
+HARD_BACKGROUNDS: Final[tuple[Background, ...]] = ("light_wood", "leather")
 LIGHTS: Final[tuple[Light, ...]] = ("neutral", "warm", "dim", "glare")
 
 # The cards are drawn in the nominal printed colours the default palette assumes.
@@ -89,6 +92,10 @@ class SceneSpec:
     print_jitter: float = 0.04  # relative colour variation between printed cards
     layout: Literal["scatter", "row"] = "scatter"  # row: left to right in the given order
     inks: tuple[tuple[str, tuple[int, int, int]], ...] = ()  # (class, sRGB): another printing
+    # "oval": a large white oval across the middle of the field, as UNO-like art has (the field's
+    # median is then white; only the coloured pixels tell the card's colour).
+    art: Literal["wagon", "oval"] = "wagon"
+    row_gap_px: float | None = None  # row layout: cards this far apart (0: touching), centred
     seed: int = 0
 
 
@@ -113,6 +120,7 @@ def card_texture(
     rng: np.random.Generator,
     jitter: float,
     inks: Mapping[str, tuple[int, int, int]] = CARD_SRGB,
+    art: str = "wagon",
 ) -> tuple[FloatImage, FloatImage]:
     """A canonical (portrait) card in linear BGR reflectance, and its alpha (rounded corners)."""
     w = round(CARD_W_MM * _PX_PER_MM)
@@ -144,8 +152,16 @@ def card_texture(
     x0, x1 = fw // 8, fw - fw // 8
     y0, y1 = int(fh * 0.42), int(fh * 0.62)
     field_[y0:y1, x0:x1] = body
+    if art == "oval":
+        white = tuple(float(v) for v in _bgr_linear(MARGIN_SRGB))
+        cv2.ellipse(
+            field_, (fw // 2, fh // 2), (int(fw * 0.46), int(fh * 0.36)), 0, 0, 360, white, -1
+        )
+        body = base * 0.9 if colour != "locomotive" else body
+        field_[y0 + (y1 - y0) // 3 : y1 - (y1 - y0) // 3, fw // 3 : fw - fw // 3] = body
+        y1 = y0  # no wheels
     radius = max(2, fw // 12)
-    for cx in (x0 + 2 * radius, x1 - 2 * radius):
+    for cx in (x0 + 2 * radius, x1 - 2 * radius) if art == "wagon" else ():
         cv2.circle(field_, (cx, y1 + radius // 2), radius, tuple(float(v) for v in body * 0.6), -1)
     alpha = np.zeros((h, w), np.float32)
     r = round(_CORNER_MM * _PX_PER_MM)
@@ -182,6 +198,16 @@ def _background(spec: SceneSpec, rng: np.random.Generator) -> FloatImage:
         base = _bgr_linear((216, 212, 204))
         noise = rng.normal(1.0, 0.02, (h, w)).astype(np.float32)
         return base[None, None, :] * noise[:, :, None]
+    if spec.background == "leather":
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        noise = rng.normal(0, 1, (h, w)).astype(np.float32)
+        blurred = np.asarray(cv2.GaussianBlur(noise, (0, 0), 9.0), np.float32)
+        blotch = blurred / max(float(np.abs(blurred).max()), 1e-6)
+        fine = rng.normal(0, 0.09, (h, w)).astype(np.float32)
+        creases = (np.sin(xx / 7.0 + 2.0 * np.sin(yy / 11.0)) > 0.96).astype(np.float32) * -0.25
+        shade = 0.8 + 0.2 * blotch + fine + creases
+        base = _bgr_linear((120, 72, 44))
+        return np.asarray(base[None, None, :] * shade[:, :, None], np.float32)
     # Wood: grain along one axis, wavy, with a random angle.
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     angle = rng.uniform(0, math.pi)
@@ -190,7 +216,7 @@ def _background(spec: SceneSpec, rng: np.random.Generator) -> FloatImage:
     grain = np.sin(u / rng.uniform(3.0, 6.0) + 3.0 * np.sin(v / 60.0)) * 0.5 + 0.5
     rings = np.sin(u / 23.0) * 0.5 + 0.5
     shade = 0.78 + 0.14 * grain + 0.10 * rings + rng.normal(0, 0.03, (h, w))
-    base = _bgr_linear((165, 112, 66))
+    base = _bgr_linear((214, 170, 112) if spec.background == "light_wood" else (165, 112, 66))
     return np.asarray(base[None, None, :] * shade[:, :, None], np.float32)
 
 
@@ -268,7 +294,15 @@ def render_scene(spec: SceneSpec) -> Scene:
     placed_cards: list[tuple[str, npt.NDArray[np.float32]]] = []
     inks = {**CARD_SRGB, **dict(spec.inks)}
     for index, colour in enumerate(spec.cards):
-        if spec.layout == "row":
+        if spec.layout == "row" and spec.row_gap_px is not None:
+            pitch = card_w + spec.row_gap_px
+            left = (spec.width - pitch * len(spec.cards) + spec.row_gap_px) / 2
+            if left < 2:
+                raise ValueError(f"cannot place {len(spec.cards)} cards in a row: {spec!r}")
+            cx, cy = left + card_w / 2 + index * pitch, spec.height / 2
+            taken.append((cx, cy, 0.5 * math.hypot(card_w, card_h)))
+            angle = 0.0
+        elif spec.layout == "row":
             slot = spec.width / len(spec.cards)
             if slot < card_w * 1.15:
                 raise ValueError(f"cannot place {len(spec.cards)} cards in a row: {spec!r}")
@@ -281,7 +315,7 @@ def render_scene(spec: SceneSpec) -> Scene:
             if rng.random() < 0.3:
                 angle += 90.0
         dst = _quad(cx, cy, card_w, card_h, angle)
-        tex, alpha = card_texture(colour, rng, spec.print_jitter, inks)
+        tex, alpha = card_texture(colour, rng, spec.print_jitter, inks, spec.art)
         _paste(canvas, tex, alpha, dst, shadow=True)
         placed_cards.append((colour, dst))
     placed_markers: list[tuple[int, float, npt.NDArray[np.float32]]] = []

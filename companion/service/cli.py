@@ -167,7 +167,7 @@ def cmd_readers(args: argparse.Namespace) -> int:
 def cmd_see(args: argparse.Namespace) -> int:
     from vision.see import see
 
-    return see(args.images, sys.stdout, calibration_path=args.calibration)
+    return see(args.images, sys.stdout, calibration_path=args.calibration, explain=args.explain)
 
 
 def cmd_vision_calibrate(args: argparse.Namespace) -> int:
@@ -231,6 +231,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("see", help="run the vision detectors on still images")
     p.add_argument("images", nargs="+")
     p.add_argument("--calibration", help="a camera's calibration file (default palette otherwise)")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="also list the card-sized outlines not taken as cards, and why",
+    )
     p.set_defaults(func=cmd_see)
 
     p = sub.add_parser("vision", help="camera tools")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -66,3 +67,24 @@ def test_a_grey_frame_is_accepted() -> None:
     scene = render_scene(SceneSpec(markers=((42, 40.0),)))
     grey = scene.image.mean(axis=2).astype(np.uint8)
     assert [m.uid for m in MarkerDetector().detect(grey)] == ["ARUCO-42"]
+
+
+@pytest.mark.parametrize(
+    "other", ["DICT_6X6_250", "DICT_5X5_100", "DICT_ARUCO_ORIGINAL", "DICT_APRILTAG_36h11"]
+)
+def test_a_sheet_of_another_dictionarys_markers_gives_no_id(other: str) -> None:
+    """A wrong component is worse than a missed one: markers of other dictionaries (a real
+    sheet of them once read as id 44) must read as nothing, sharp or blurred."""
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, other))
+    rng = np.random.default_rng(7)
+    detector = MarkerDetector()
+    for _sheet in range(3):
+        sheet = np.full((720, 1280), 235, np.uint8)
+        for _ in range(12):
+            side = int(rng.integers(40, 140))
+            marker = cv2.aruco.generateImageMarker(dictionary, int(rng.integers(0, 50)), side)
+            x, y = int(rng.integers(0, 1280 - side)), int(rng.integers(0, 720 - side))
+            sheet[y : y + side, x : x + side] = marker
+        for sigma in (0.0, 1.0, 1.8):
+            image = sheet if sigma == 0.0 else cv2.GaussianBlur(sheet, (0, 0), sigma)
+            assert detector.detect(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)) == []

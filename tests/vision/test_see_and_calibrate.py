@@ -47,15 +47,66 @@ def test_see_prints_one_json_object_per_image_with_markers_and_cards(tmp_path: P
     assert all(len(m["corners"]) == 4 for m in second["markers"])
 
 
-def test_see_refuses_an_unreadable_image_with_one_line_and_status_2(tmp_path: Path) -> None:
-    good = _write(tmp_path, "good.png", SceneSpec())
+def test_see_names_an_unreadable_image_in_one_line_describes_the_rest_and_is_status_2(
+    tmp_path: Path,
+) -> None:
+    good = _write(tmp_path, "good.png", SceneSpec(cards=("red",)))
     not_an_image = tmp_path / "notes.txt"
     not_an_image.write_text("tunnel: red, red, locomotive")
     for bad in (str(not_an_image), str(tmp_path / "missing.png")):
         out, err = io.StringIO(), io.StringIO()
-        assert see([good, bad], out, err=err) == 2
-        assert out.getvalue() == ""
+        # Streaming: images are described as they come, so the good ones on either side of a
+        # bad one are still printed.
+        assert see([good, bad, good], out, err=err) == 2
+        lines = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert [line["image"] for line in lines] == [good, good]
+        assert [c["colour"] for c in lines[0]["train_cards"]] == ["red"]
         assert err.getvalue().count("\n") == 1 and repr(bad) in err.getvalue()
+
+
+def test_see_prints_each_image_before_reading_the_next(tmp_path: Path) -> None:
+    first = _write(tmp_path, "first.png", SceneSpec(cards=("blue",)))
+    second = _write(tmp_path, "second.png", SceneSpec(cards=("green",)))
+
+    class Watch(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lines_when_second_was_read = -1
+
+    out = Watch()
+    import vision.see as see_module
+
+    real_read = see_module.read_image
+
+    def read(path: str):  # type: ignore[no-untyped-def]
+        if path == second:
+            out.lines_when_second_was_read = out.getvalue().count("\n")
+        return real_read(path)
+
+    see_module.read_image = read  # type: ignore[assignment]
+    try:
+        assert see([first, second], out) == 0
+    finally:
+        see_module.read_image = real_read  # type: ignore[assignment]
+    assert out.lines_when_second_was_read == 1
+
+
+def test_see_explain_says_why_a_card_too_close_was_not_taken(tmp_path: Path) -> None:
+    close = _write(
+        tmp_path,
+        "close.png",
+        SceneSpec(
+            cards=("red",), card_width_px=300, rotation_deg=0.0, width=400, height=560, layout="row"
+        ),
+    )
+    out = io.StringIO()
+    assert see([close], out, explain=True) == 0
+    result = json.loads(out.getvalue())
+    assert result["train_cards"] == []
+    assert any("move the camera back" in r["reason"] for r in result["rejected"])
+    plain = io.StringIO()
+    assert see([close], plain) == 0
+    assert "rejected" not in json.loads(plain.getvalue())
 
 
 def test_see_with_no_image_or_a_bad_calibration_is_status_2(tmp_path: Path) -> None:
@@ -128,6 +179,26 @@ def test_calibration_with_a_card_missing_writes_nothing(tmp_path: Path) -> None:
         calibrate([str(tmp_path / "missing.png")], str(output))
     with pytest.raises(CalibrationError, match="no image"):
         calibrate([], str(output))
+
+
+def test_a_calibration_that_finds_no_card_says_why_the_outline_seen_was_not_one(
+    tmp_path: Path,
+) -> None:
+    close = _write(
+        tmp_path,
+        "close.png",
+        SceneSpec(
+            cards=("red",), card_width_px=300, rotation_deg=0.0, width=400, height=560, layout="row"
+        ),
+    )
+    output = tmp_path / "cal.json"
+    with pytest.raises(CalibrationError, match="found 0 cards") as caught:
+        calibrate([close], str(output))
+    assert "move the camera back" in str(caught.value)
+    assert not output.exists()
+    empty = _write(tmp_path, "empty.png", SceneSpec())
+    with pytest.raises(CalibrationError, match="Nothing card-sized stood out"):
+        calibrate([empty], str(output))
 
 
 def test_calibration_warns_when_two_colours_look_alike_under_this_light(tmp_path: Path) -> None:

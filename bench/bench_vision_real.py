@@ -1,0 +1,233 @@
+"""Vision on REAL photos: cards found / false per surface, colour accuracy, time per frame.
+
+The photos are listed with their sources and hand labels in bench/real_photos.json and are not
+in the repository: run bench/fetch_real_photos.py first (it rebuilds bench/real_photos/).
+
+    PYTHONPATH=. .venv/bin/python bench/bench_vision_real.py [--json FILE] [--overlays DIR]
+
+Every photo is first scaled to fit 1280×720 (what the camera delivers; smaller ones are scaled
+up). Time per frame: each photo is timed ``--repeat`` times and its median kept (this machine
+is shared: one busy moment should not count as the frame's time); the figures are the median
+and 95th percentile of those over the photos. Scoring is by count, per
+photo, on whole cards (the labels count whole cards only): a detection touching the frame's edge
+is ignored (a cut card); found = min(detections, labelled), false = detections beyond the label.
+Colour (photos with colour labels) compares the multiset of colours read with the labelled one:
+right = matching reads, unsure = "unsure" reads, wrong = confident reads not matched. A
+"card-fills-frame" photo (a phone close-up of one card) is read as one card whose corners are
+the photo's corners: colour only. The anchor is a threshold-and-contour card finder in the
+manner of the EdjeElectronics playing-card detector, given the same relative size limits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.cards import (
+    MAX_AREA_FRACTION,
+    MIN_AREA_FRACTION,
+    classify_card,
+    read_train_cards,
+)
+from vision.markers import MarkerDetector
+from vision.palette import DEFAULT_PALETTE, UNSURE
+
+HERE = Path(__file__).resolve().parent
+FRAME_W, FRAME_H = 1280, 720
+Image = npt.NDArray[np.uint8]
+
+
+def to_frame(image: Image) -> Image:
+    h, w = image.shape[:2]
+    scale = min(FRAME_W / w, FRAME_H / h)
+    if scale == 1.0:
+        return image
+    size = (round(w * scale), round(h * scale))
+    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+
+
+def anchor_quads(frame: Image) -> list[npt.NDArray[np.float32]]:
+    """Threshold against the background level sampled near the top centre, outer contours with
+    four corners within the area limits (the EdjeElectronics detector's approach)."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    h, w = grey.shape
+    level = int(grey[h // 100, w // 2])
+    _, thresh = cv2.threshold(grey, min(level + 60, 254), 255, cv2.THRESH_BINARY)
+    contours, hierarchy = cv2.findContours(thresh, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    if hierarchy is None:
+        return out
+    for i, contour in enumerate(contours):
+        area = cv2.contourArea(contour)
+        if not MIN_AREA_FRACTION * h * w <= area <= MAX_AREA_FRACTION * h * w:
+            continue
+        if hierarchy[0][i][3] != -1:
+            continue
+        approx = cv2.approxPolyDP(contour, 0.01 * cv2.arcLength(contour, True), True)
+        if len(approx) == 4:
+            out.append(approx.reshape(4, 2).astype(np.float32))
+    return out
+
+
+def touches_edge(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
+    h, w = shape[:2]
+    return bool(
+        quad[:, 0].min() <= 2
+        or quad[:, 1].min() <= 2
+        or quad[:, 0].max() >= w - 3
+        or quad[:, 1].max() >= h - 3
+    )
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[int(q * (len(ordered) - 1))], 2) if ordered else 0.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="vision on real photos")
+    parser.add_argument("--json", help="write the results here too")
+    parser.add_argument("--overlays", help="draw detections into this folder")
+    parser.add_argument("--repeat", type=int, default=7, help="timing repeats per photo")
+    args = parser.parse_args()
+    photos = json.loads((HERE / "real_photos.json").read_text())["photos"]
+    folder = HERE / "real_photos"
+    detector = MarkerDetector()
+    per_surface: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    colour = collections.Counter[str]()
+    colour_by_source: dict[str, collections.Counter[str]] = collections.defaultdict(
+        collections.Counter
+    )
+    wrong_examples: list[str] = []
+    card_ms: list[float] = []
+    marker_ms: list[float] = []
+    anchor_ms: list[float] = []
+    missing = 0
+    for photo in photos:
+        path = folder / photo["file"]
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            missing += 1
+            continue
+        frame = to_frame(np.asarray(image, np.uint8))
+        if photo["mode"] == "card-fills-frame":
+            h, w = frame.shape[:2]
+            quad = np.asarray([(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)], np.float32)
+            reads = [classify_card(frame, quad, DEFAULT_PALETTE)]
+        else:
+            runs: list[tuple[float, float, float]] = []
+            for _ in range(args.repeat):
+                t0 = time.perf_counter()
+                cards = read_train_cards(frame)
+                t1 = time.perf_counter()
+                detector.detect(frame)
+                t2 = time.perf_counter()
+                anchors = anchor_quads(frame)
+                t3 = time.perf_counter()
+                runs.append(((t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000))
+            card_ms.append(statistics.median(r[0] for r in runs))
+            marker_ms.append(statistics.median(r[1] for r in runs))
+            anchor_ms.append(statistics.median(r[2] for r in runs))
+            whole = [
+                c for c in cards if not touches_edge(np.asarray(c.corners, np.float32), frame.shape)
+            ]
+            whole_anchor = [q for q in anchors if not touches_edge(q, frame.shape)]
+            counts = per_surface[photo["surface"]]
+            counts["photos"] += 1
+            counts["cards"] += photo["cards"]
+            counts["found"] += min(len(whole), photo["cards"])
+            counts["false"] += max(0, len(whole) - photo["cards"])
+            counts["anchor_found"] += min(len(whole_anchor), photo["cards"])
+            counts["anchor_false"] += max(0, len(whole_anchor) - photo["cards"])
+            reads = whole
+            if args.overlays:
+                out = frame.copy()
+                for q in anchors:
+                    cv2.polylines(out, [q.astype(np.int32)], True, (255, 0, 0), 1)
+                for c in cards:
+                    cv2.polylines(out, [np.asarray(c.corners, np.int32)], True, (0, 0, 255), 2)
+                    x, y = int(c.corners[0][0]), int(c.corners[0][1])
+                    cv2.putText(
+                        out,
+                        c.colour[:3],
+                        (x, y + 14),
+                        cv2.FONT_HERSHEY_SIMPLEX,
+                        0.5,
+                        (0, 0, 255),
+                        1,
+                    )
+                Path(args.overlays).mkdir(parents=True, exist_ok=True)
+                cv2.imwrite(str(Path(args.overlays) / (Path(photo["file"]).stem + ".png")), out)
+        labels = collections.Counter(photo.get("colours", {}))
+        if not labels:
+            continue
+        got = collections.Counter(c.colour for c in reads if c.colour != UNSURE)
+        right = sum(min(got[k], labels[k]) for k in labels)
+        unsure = sum(1 for c in reads if c.colour == UNSURE)
+        wrong = sum(got.values()) - right
+        source = photo["file"].split("-")[0]
+        for counter in (colour, colour_by_source[source]):
+            counter["cards"] += sum(labels.values())
+            counter["right"] += right
+            counter["unsure"] += unsure
+            counter["wrong"] += wrong
+        if wrong:
+            wrong_examples.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
+    total = collections.Counter[str]()
+    for counts in per_surface.values():
+        total.update(counts)
+    rows = {**{k: dict(v) for k, v in sorted(per_surface.items())}, "all": dict(total)}
+    result: dict[str, Any] = {
+        "surfaces": rows,
+        "colour": dict(colour),
+        "colour_by_source": {k: dict(v) for k, v in colour_by_source.items()},
+        "colour_wrong": wrong_examples,
+        "time_per_frame_ms": {
+            "cards": {"median": round(statistics.median(card_ms), 2), "p95": pct(card_ms, 0.95)},
+            "markers": {
+                "median": round(statistics.median(marker_ms), 2),
+                "p95": pct(marker_ms, 0.95),
+            },
+            "anchor_cards": {
+                "median": round(statistics.median(anchor_ms), 2),
+                "p95": pct(anchor_ms, 0.95),
+            },
+        },
+        "missing_photos": missing,
+    }
+    print(
+        f"{'surface':28} {'photos':>6} {'cards':>6} {'found':>7} {'false':>6} {'anchor':>7} {'a.false':>7}"
+    )
+    for name, r in rows.items():
+        n = max(r.get("cards", 0), 1)
+        print(
+            f"{name:28} {r.get('photos', 0):6} {r.get('cards', 0):6} {100 * r.get('found', 0) / n:6.0f}% "
+            f"{r.get('false', 0):6} {100 * r.get('anchor_found', 0) / n:6.0f}% {r.get('anchor_false', 0):7}"
+        )
+    c = colour
+    print(
+        f"colour: {c['right']}/{c['cards']} right, {c['unsure']} unsure, {c['wrong']} confidently wrong"
+        f"  by source: { {k: dict(v) for k, v in colour_by_source.items()} }"
+    )
+    for line in wrong_examples[:20]:
+        print("  wrong:", line)
+    print("time per frame (ms):", result["time_per_frame_ms"])
+    if missing:
+        print(f"{missing} photos missing: run bench/fetch_real_photos.py", file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
