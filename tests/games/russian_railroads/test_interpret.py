@@ -9,7 +9,7 @@ import pytest
 
 from companion.core import Action, PlayerSpec, Prompt, UnknownComponentError
 from companion.games.russian_railroads import GAME
-from tests.games.russian_railroads.helpers import act, board_of, new_game, with_board
+from tests.games.russian_railroads.helpers import act, apply_effect, board_of, new_game, with_board
 
 TS, SP, KV = "trans_siberian", "st_petersburg", "kiev"
 
@@ -32,7 +32,7 @@ def test_an_engineer_scan_hires_when_the_owner_set_its_number_else_asks() -> Non
     s = new_game(board={"engineer_number_two_black": 12})
     result = GAME.interpret(s, 0, "engineer:two_black")
     assert result == Action("hire_engineer", 0, {"number": 12, "ability": "two_black"})
-    assert board_of(GAME.apply(s, result), 0).engineers[0].number == 12
+    assert board_of(apply_effect(s, result), 0).engineers[0].number == 12
     ask = GAME.interpret(s, 0, "engineer:grey_brown")
     assert isinstance(ask, Prompt) and "which number" in ask.question
 
@@ -45,7 +45,7 @@ def test_a_locomotive_tile_scan_offers_every_legal_placement_and_the_factory() -
     assert ("build_factory", None) in kinds
     assert len([k for k in kinds if k[0] == "take_locomotive"]) == 3  # TS free slot, SP, Kiev
     for option in ask.options:
-        GAME.apply(s, option)  # every option offered is legal
+        apply_effect(s, option)  # every option offered is legal
 
 
 def test_a_full_board_offers_the_chains_and_the_optional_stop() -> None:
@@ -58,7 +58,7 @@ def test_a_full_board_offers_the_chains_and_the_optional_stop() -> None:
         [dict(step) for step in chain] for chain in chains
     ]
     for option in ask.options:
-        GAME.apply(s, option)
+        apply_effect(s, option)
 
 
 def test_a_returned_factory_tile_can_be_built() -> None:
