@@ -586,7 +586,7 @@ class RussianRailroads:
                     S_OWN_ENGINEERS,
                 )
             grants = tuple(
-                g if parse_grant(g).immediate or ":upto" in g else f"{g}:upto"
+                g if parse_grant(g).immediate or ":upto" in g or g == "repeat" else f"{g}:upto"
                 for g in ENGINEER_GRANTS[mine[0].ability]
             )
             return ActionSpace(
