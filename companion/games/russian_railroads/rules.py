@@ -150,7 +150,7 @@ class RussianRailroads:
         n = len(players)
         if not self.min_players <= n <= self.max_players:
             raise refuse(f"{n} players; Russian Railroads takes 2–4", "player count")
-        opts = Field(dict(options), "options")
+        opts = Field(thaw(dict(options)), "options")  # the engine hands frozen JSON
         opts.only("turn_order", "board", "starting_bonus", "engineer_row")
         order_doc = opts.get("turn_order", list(range(n)))
         order = tuple(i.int(lo=0, hi=n - 1) for i in order_doc.list(max_len=n))
