@@ -21,7 +21,6 @@ from companion.core.errors import IllegalActionError
 from companion.core.messages import Message, msg
 from companion.games.russian_railroads import board_rules as br
 from companion.games.russian_railroads.action_board import (
-    ENGINEER_SPACE_WORKERS,
     PUBLIC_ENGINEER_SPACES,
     SPACES,
     grant_text,
@@ -411,11 +410,7 @@ def _space_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
             continue
         space = GAME.space_for(state, p, key)
         gives = ", ".join(grant_text(g) for g in space.grants)
-        cost = (
-            GAME._cost_text(space)
-            if space.workers != ENGINEER_SPACE_WORKERS or space.coins
-            else ("1 worker")
-        )
+        cost = GAME.cost_text(space)
         nodes.append(
             Choice(
                 f"space-{key}",

@@ -569,7 +569,7 @@ class RussianRailroads:
                     "(industry +3)",
                     S_LAST_ROUND,
                 )
-            return space
+            return self._space_workers(state, space, space.key)
         if key.startswith("own_engineer_"):
             number = Field(key.removeprefix("own_engineer_"), "space").value
             mine = [e for e in state.players[p].engineers if str(e.number) == number]
@@ -589,7 +589,7 @@ class RussianRailroads:
                 g if parse_grant(g).immediate or ":upto" in g or g == "repeat" else f"{g}:upto"
                 for g in ENGINEER_GRANTS[mine[0].ability]
             )
-            return ActionSpace(
+            own = ActionSpace(
                 key,
                 f"own engineer {number}: {ENGINEERS[mine[0].ability]}",
                 "engineers",
@@ -600,6 +600,7 @@ class RussianRailroads:
                 S_OWN_ENGINEERS,
                 False,
             )
+            return self._space_workers(state, own, "engineer")
         if key.startswith("engineer_"):
             ability = key.removeprefix("engineer_")
             if ability not in ENGINEERS:
@@ -614,7 +615,7 @@ class RussianRailroads:
                     "the engineers face up on the variable action spaces may be used by all",
                     S_PUB,
                 )
-            return ActionSpace(
+            shown = ActionSpace(
                 key,
                 f"engineer: {ENGINEERS[ability]}",
                 "engineers",
@@ -625,11 +626,24 @@ class RussianRailroads:
                 S_PUB,
                 False,
             )
+            return self._space_workers(state, shown, "engineer")
         raise refuse(
             f"no action space '{key}'",
             "the action spaces are the board's, the public engineers' and your own engineers'",
             S_WORKERS,
         )
+
+    @staticmethod
+    def _space_workers(
+        state: RussianRailroadsState, space: ActionSpace, figure: str
+    ) -> ActionSpace:
+        """A space whose worker count no public source confirms takes it from the board
+        figures (the owner's value from the box, else the one source's)."""
+        key = f"space_workers_{figure}"
+        if key not in state.board.figures:
+            return space
+        value = state.board.figure(key).value
+        return space if value is None else replace(space, workers=value)
 
     def _do_take_space(
         self, state: RussianRailroadsState, p: int, args: Field
@@ -685,7 +699,7 @@ class RussianRailroads:
                 raise refuse(
                     f"{board.name}: the worker from the turn order space may go only to a "
                     f"one-worker space, alone ('{space.title}' needs "
-                    f"{self._cost_text(space)})",
+                    f"{self.cost_text(space)})",
                     "no temporary workers, coins or further own workers with this extra action",
                     S_TURN_MOVE,
                 )
@@ -694,7 +708,7 @@ class RussianRailroads:
             need = space.workers + space.coins
             if coins < space.coins or workers + temporary + coins != need:
                 raise refuse(
-                    f"the space '{space.title}' needs {self._cost_text(space)}; "
+                    f"the space '{space.title}' needs {self.cost_text(space)}; "
                     f"{board.name} placed {workers} worker(s), {temporary} temporary worker(s) "
                     f"and {coins} coin(s)",
                     "place exactly the workers the space shows; a coin may replace a worker, "
@@ -743,6 +757,10 @@ class RussianRailroads:
         ):
             board = replace(board, used_spaces=(*board.used_spaces, space.key))
         state = self._board(state, p, br.Outcome(board))
+        figure = "engineer" if "engineer_" in space.key else space.key
+        used = state.board.figures.get(f"space_workers_{figure}")
+        if used is not None and not used.confirmed:
+            state = replace(state, figures_used=state.figures_used | {used.key})
         if not space.reusable:
             state = replace(state, occupied=(*state.occupied, space.key))
         extra = black and any(
@@ -751,7 +769,7 @@ class RussianRailroads:
         return self._grant(state, p, space.key, space.grants, extra)
 
     @staticmethod
-    def _cost_text(space: ActionSpace) -> str:
+    def cost_text(space: ActionSpace) -> str:
         parts = []
         if space.workers:
             parts.append(f"{space.workers} worker" + ("s" if space.workers > 1 else ""))
@@ -1327,6 +1345,16 @@ def figure_notes(board: BoardData, keys: frozenset[str]) -> tuple[str, ...]:
             f"board data unverified: turn order card pass points ({values}) "
             f"({board.figure(pass_keys[0]).source})"
         )
+    space_keys = sorted(k for k in keys if k.startswith("space_workers_"))
+    if space_keys:
+        counts = "; ".join(
+            f"{board.figure(k).description.removeprefix('workers the action space ')}: "
+            f"{board.figure(k).value}"
+            for k in space_keys
+            if not board.figure(k).confirmed
+        )
+        if counts:
+            notes.append(f"board data unverified: action space worker counts ({counts})")
     for key in sorted(k for k in keys if k.startswith("kiev_bonus_")):
         fig = board.figure(key)
         if fig.value is None:

@@ -349,6 +349,18 @@ def test_the_last_round_tile_replaces_the_turn_order_space_with_industry_3() -> 
     assert board_of(s, s.turn_order[0]).industry == (3,)
 
 
+def test_an_unconfirmed_worker_count_is_used_with_a_note_until_the_owner_sets_it() -> None:
+    s = new_game(4)
+    s = act(s, "take_space", 0, space="black_2", workers=1)  # one source: 1 worker
+    s = act(s, "build", 0, moves=moves((TS, "black", 2)))
+    notes = GAME.score(s).notes
+    assert any("action space worker counts" in n and "2 black steps" in n for n in notes)
+    owned = new_game(4, board={"space_workers_black_2": 2})
+    refused(owned, "take_space", 0, "needs 2 workers", space="black_2", workers=1)
+    owned = act(owned, "take_space", 0, space="black_2", workers=2)
+    assert not any("action space worker counts" in n for n in GAME.score(owned).notes)
+
+
 def test_spaces_that_are_not_on_the_two_player_board() -> None:
     refused(new_game(2), "take_space", 0, "not on the board with 2 players", space="black_2",
             workers=1)  # fmt: skip
