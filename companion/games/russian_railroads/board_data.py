@@ -199,7 +199,7 @@ class BoardFigure:
 
 _ONE_SOURCE_APP = (
     "single source: value picker of the 'Russian Railroads Companion' iOS app "
-    "(SMBEndRoundScoring.m); consistent with seed 000's industry example"
+    "(its end-of-round scoring); consistent with the rulebook's industry example"
 )
 
 # ****************************************************************************************
@@ -253,8 +253,8 @@ _PRINTED_FIGURES: Final[tuple[BoardFigure, ...]] = (
     *(
         BoardFigure(
             f"factory_function_{level}",
-            f"factory function on locomotive level {level} "
-            f"(index 1–9 into the seed's factory list: {', '.join(FACTORY_FUNCTIONS)})",
+            f"factory function on locomotive level {level} (1–9: its place in the "
+            "rulebook's list of factory functions)",
             None,
             False,
             "not found in public material (the table says which function it shows)",
@@ -317,6 +317,19 @@ UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
 OWNER_SOURCE: Final = "set by the owner from their own box (config)"
 
 
+def figure_bounds(key: str) -> tuple[int, int]:
+    """The range an owner's value for ``key`` may take."""
+    if key == "industry_token_space":
+        return 0, INDUSTRY_LAST
+    if key.startswith("factory_function_"):
+        return 1, len(FACTORY_FUNCTIONS)
+    if key.startswith("engineer_number_"):
+        return 1, 99
+    if key.startswith("space_workers_"):
+        return 1, 3
+    return 0, 100
+
+
 @dataclass(frozen=True, slots=True)
 class BoardData:
     """The figures in use: the marked table, with any owner corrections applied."""
@@ -335,14 +348,7 @@ class BoardData:
         doc.only(*board.figures)
         figures = dict(board.figures)
         for key, item in doc.items():
-            hi = INDUSTRY_LAST if key == "industry_token_space" else 100
-            lo = 0
-            if key.startswith("factory_function_"):
-                lo, hi = 1, len(FACTORY_FUNCTIONS)
-            if key.startswith("engineer_number_"):
-                lo, hi = 1, 99
-            if key.startswith("space_workers_"):
-                lo, hi = 1, 3
+            lo, hi = figure_bounds(key)
             value = item.int(lo=lo, hi=hi)
             figures[key] = replace(figures[key], value=value, confirmed=True, source=OWNER_SOURCE)
         return cls(MappingProxyType(figures))

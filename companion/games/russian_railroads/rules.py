@@ -65,6 +65,7 @@ from companion.games.russian_railroads.board_data import (
     TRACKS,
     TRANS_SIBERIAN,
     BoardData,
+    figure_bounds,
 )
 from companion.games.russian_railroads.contract import NAME, score_contract_snapshot
 from companion.games.russian_railroads.interpret import COMPONENTS
@@ -1301,6 +1302,41 @@ class RussianRailroads:
         from companion.games.russian_railroads.choices import choices
 
         return choices(state, viewer)
+
+    # -- owner-supplied board figures (the "board figures" page) ----------------------------
+    def board_figures(self, options: Mapping[str, Any]) -> tuple[JsonObject, ...]:
+        """Every figure the rulebooks do not print, as the owner's page lists it: ``key``,
+        ``description``, ``value`` (``None`` unknown), ``confirmed``, ``source``, ``lo``/``hi``.
+        ``options``: the game options in force (config and saved), whose ``board`` holds the
+        owner's values."""
+        board = BoardData.from_options(thaw(options.get("board", {})), "board")
+        out: list[JsonObject] = []
+        for key, fig in board.figures.items():
+            lo, hi = figure_bounds(key)
+            out.append(
+                {
+                    "key": key,
+                    "description": fig.description,
+                    "value": fig.value,
+                    "confirmed": fig.confirmed,
+                    "source": fig.source,
+                    "lo": lo,
+                    "hi": hi,
+                }
+            )
+        return tuple(out)
+
+    def board_figure_options(
+        self, saved: Mapping[str, Any], entered: Mapping[str, Any]
+    ) -> JsonObject:
+        """The saved game options with the owner's figures (``{key: value}``; ``None`` clears a
+        value): checked like the ``board`` option, a bad value refused by its key."""
+        figures = {k: v for k, v in dict(entered).items() if v is not None}
+        BoardData.from_options(figures, "figures")
+        options: JsonObject = {k: thaw(v) for k, v in saved.items() if k != "board"}
+        if figures:
+            options["board"] = figures
+        return options
 
     def interpret(
         self, state: RussianRailroadsState, player: int | None, component: str
