@@ -391,6 +391,11 @@ def _payments(state: RussianRailroadsState, p: int, key: str) -> tuple[Choice, .
     return tuple(out)
 
 
+def payment_actions(state: RussianRailroadsState, p: int, key: str) -> tuple[Action, ...]:
+    """The ``take_space`` entries for space ``key`` the rules accept now (one per payment)."""
+    return tuple(c.action for c in _payments(state, p, key) if c.action is not None)
+
+
 def space_keys(state: RussianRailroadsState, p: int) -> list[str]:
     keys = [s.key for s in SPACES]
     row = state.engineer_row[-PUBLIC_ENGINEER_SPACES:]
