@@ -23,7 +23,8 @@ Sources: seed ``000_46e906195101989b.txt`` (Czech rulebook, complete) and the pr
 fact sheet (``shared/reference/russian_railroads.md``: two solo-helper apps give the 2-player
 side exactly). The 3–4-player side's figures that no public source confirms carry
 ``confirmed=False`` and a worker-count figure the owner may correct from the box
-(:data:`SPACE_FIGURES`, options ``{"board": {"space_grey_3_workers": 2}}``).
+(``board_data.SPACE_WORKER_FIGURES``: options ``{"board": {"space_workers_grey_3": 2}}``, or the
+board figures page).
 """
 
 from __future__ import annotations

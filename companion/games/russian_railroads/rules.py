@@ -641,7 +641,9 @@ class RussianRailroads:
         """A space whose worker count no public source confirms takes it from the board
         figures (the owner's value from the box, else the one source's)."""
         key = f"space_workers_{figure}"
-        if key not in state.board.figures:
+        if key not in state.board.figures or (
+            len(state.players) == 2 and figure in TWO_PLAYER_SIDE_KNOWN
+        ):
             return space
         value = state.board.figure(key).value
         return space if value is None else replace(space, workers=value)
@@ -760,7 +762,8 @@ class RussianRailroads:
         state = self._board(state, p, br.Outcome(board))
         figure = "engineer" if "engineer_" in space.key else space.key
         used = state.board.figures.get(f"space_workers_{figure}")
-        if used is not None and not used.confirmed:
+        two_player_side = len(state.players) == 2 and figure in TWO_PLAYER_SIDE_KNOWN
+        if used is not None and not used.confirmed and not two_player_side:
             state = replace(state, figures_used=state.figures_used | {used.key})
         if not space.reusable:
             state = replace(state, occupied=(*state.occupied, space.key))
@@ -1398,6 +1401,13 @@ def figure_notes(board: BoardData, keys: frozenset[str]) -> tuple[str, ...]:
         elif not fig.confirmed:
             notes.append(f"board data unverified: {fig.description} = {fig.value} ({fig.source})")
     return tuple(notes)
+
+
+# The 2-player side of the action board is known exactly (reference sheet: two solo-helper
+# apps); these spaces' worker counts are unconfirmed only on the 3–4-player side.
+TWO_PLAYER_SIDE_KNOWN = frozenset(
+    {"grey_3", "brown_1", "brown_2", "natural_1", "natural_2", "white_1", "white_2"}
+)
 
 
 def next_active(state: RussianRailroadsState, after: int) -> int | None:

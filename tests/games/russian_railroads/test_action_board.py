@@ -355,6 +355,11 @@ def test_an_unconfirmed_worker_count_is_used_with_a_note_until_the_owner_sets_it
     s = act(s, "build", 0, moves=moves((TS, "black", 2)))
     notes = GAME.score(s).notes
     assert any("action space worker counts" in n and "2 black steps" in n for n in notes)
+    # the 2-player side is known exactly: no note there
+    two = new_game(2, board={"space_workers_grey_3": 3})
+    two = with_board(two, 0, colours=frozenset({"black", "grey"}), rails=((5, 0, 0, 0, 0),) * 3)
+    two = act(two, "take_space", 0, space="grey_3", workers=2)
+    assert not any("action space worker counts" in n for n in GAME.score(two).notes)
     owned = new_game(4, board={"space_workers_black_2": 2})
     refused(owned, "take_space", 0, "needs 2 workers", space="black_2", workers=1)
     owned = act(owned, "take_space", 0, space="black_2", workers=2)
