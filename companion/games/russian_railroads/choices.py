@@ -11,7 +11,7 @@ split steps, locomotive chains) are built only when opened.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from itertools import combinations_with_replacement
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,6 @@ from companion.games.russian_railroads.action_board import (
 from companion.games.russian_railroads.board_data import (
     BONUS_CARD_TITLES,
     COLOURS,
-    ENGINEERS,
     LOCOMOTIVE_SLOTS,
     TRACK_COLOURS,
     TRACK_TITLES,
@@ -300,10 +299,6 @@ def _space_title(key: str) -> str:
     return source_text(key)
 
 
-def _lazy(build: Callable[[], tuple[Choice, ...]]) -> Callable[[], tuple[Choice, ...]]:
-    return build
-
-
 # -- the tree --------------------------------------------------------------------------------
 def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) -> Choice | None:
     def children() -> tuple[Choice, ...]:
@@ -317,14 +312,15 @@ def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) ->
             out.append(Choice(key, effect_label(state, action), p, action=action))
         return tuple(out)
 
-    built = children()
-    if not built:
+    # offered only when something is legal under it (the first accepted way is enough to
+    # know); the whole list — every split of the steps, every chain — is built when opened
+    if not any(_accepted(state, a) for a in grant_actions(state, p, grant)):
         return None
     return Choice(
         f"grant-{index}",
         msg("{player}: {what}", player=state.players[p].name, what=grant_text(grant)),
         p,
-        children=built,
+        children=children,
     )
 
 
@@ -558,4 +554,4 @@ def choices(state: RussianRailroadsState, viewer: int | None = None) -> tuple[Ch
     return tuple(nodes)
 
 
-__all__ = ["ENGINEERS", "choices", "grant_actions", "grant_doable", "step_moves"]
+__all__ = ["choices", "grant_actions", "grant_doable", "payment_actions", "step_moves"]
