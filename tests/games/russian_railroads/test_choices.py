@@ -16,7 +16,7 @@ from tests.games.russian_railroads.helpers import act, new_game, with_board
 TS, SP, KV = "trans_siberian", "st_petersburg", "kiev"
 
 
-def playout(seed: int, players: int) -> RussianRailroadsState:
+def playout(seed: int, players: int, *, validate: bool = False) -> RussianRailroadsState:
     rng = random.Random(seed)
     names = ["Anna", "Boris", "Cleo", "Dana"][:players]
     state = GAME.setup([PlayerSpec(n) for n in names], {})
@@ -30,6 +30,8 @@ def playout(seed: int, players: int) -> RussianRailroadsState:
         assert leaf.action is not None
         state = GAME.apply(state, leaf.action)  # every offered leaf is accepted
         assert GAME.problems(state) == (), f"seed {seed}, after {path}: an illegal board"
+        if validate:  # the snapshot validator reads every reached board back unchanged
+            assert GAME.from_json(GAME.to_json(state)) == state, path
     raise AssertionError(f"seed {seed}: the game did not end in 2000 entries")
 
 
@@ -44,7 +46,7 @@ def test_200_random_playouts_through_the_tree_end_the_game_on_legal_boards() -> 
 
 def test_a_few_playouts_for_every_player_count() -> None:
     for seed, players in ((1, 2), (2, 3), (3, 4)):
-        assert GAME.is_over(playout(seed, players))
+        assert GAME.is_over(playout(seed, players, validate=True))
 
 
 def test_the_first_turn_offers_free_spaces_payments_and_pass_with_plain_labels() -> None:
