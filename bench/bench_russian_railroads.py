@@ -118,8 +118,37 @@ def main() -> None:
     fresh = GAME.setup(
         [PlayerSpec(n) for n in ("Red", "Blue", "Yellow", "Green")], {"starting_bonus": False}
     )
-    step = Action("build", 0, {"moves": [{"track": "kiev", "colour": "black", "steps": 2}]})
-    measure("one effect (2 black steps)", lambda: GAME.apply(fresh, step))
+    take = Action("take_space", 0, {"space": "black_3", "workers": 2})
+    measure("take an action space (3 black steps, 2 workers)", lambda: GAME.apply(fresh, take))
+    taken = GAME.apply(fresh, take)
+    step = Action("build", 0, {"moves": [{"track": "kiev", "colour": "black", "steps": 3}]})
+    measure("its effect (3 black steps)", lambda: GAME.apply(taken, step))
+    measure("the choices tree's top level (first turn)", lambda: GAME.choices(fresh), 200)
+    measure("the ways to spend 3 black steps", lambda: GAME.choices(taken), 200)
+    playouts()
+
+
+def playouts(count: int = 20) -> None:
+    """Random playouts through the choices tree (what the conformance test does 200 times)."""
+    import random
+
+    from companion.core.choices import random_leaf
+
+    times, entries = [], 0
+    for seed in range(count):
+        rng = random.Random(seed)
+        state = GAME.setup([PlayerSpec(n) for n in ("A", "B", "C", "D")], {})
+        start = time.perf_counter()
+        while not GAME.is_over(state):
+            picked = random_leaf(GAME.choices(state), rng)
+            assert picked is not None and picked[1].action is not None
+            state = GAME.apply(state, picked[1].action)
+            entries += 1
+        times.append(time.perf_counter() - start)
+    print(
+        f"{'random 4-player playout through the tree':58s} median {statistics.median(times):.3f} s"
+        f", {entries / count:.0f} entries a game ({count} games)"
+    )
 
 
 if __name__ == "__main__":

@@ -300,7 +300,7 @@ def _white_masks(small: Image) -> list[Image]:
         # then erode (a thin ring would break).
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         filled = np.zeros_like(m)
-        cv2.drawContours(filled, contours, -1, 255, thickness=cv2.FILLED)
+        cv2.drawContours(filled, contours, -1, (255,), thickness=cv2.FILLED)
         out.append(np.asarray(cv2.erode(filled, kernel), np.uint8))
     return out
 

@@ -355,3 +355,127 @@ def export() -> Response:
         'attachment; filename="trackside-mini-express-board-table.json"'
     )
     return response
+
+
+# -- the generic "board figures" page: any game that declares owner-supplied figures ------------
+# A game declares them with ``board_figures(options)`` (every figure the rulebooks do not print:
+# key, description, value, confirmed, source, lo, hi) and ``board_figure_options(saved,
+# entered)``; the engine's ``save_board_table`` command saves them for new games. Mini Express's
+# figures are its board table: the grid above is its form of this page.
+FIGURE_MAX_CHARS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class FigureRow:
+    key: str
+    description: str
+    value: str
+    """What the input shows: the owner's value, or what was typed into a refused form."""
+    in_use: str
+    """The value games use now when the owner has not set one (``""``: unknown)."""
+    status: str
+    """``owner`` (set from the box), ``unverified`` (one source), ``unknown``."""
+    source: str
+    lo: int
+    hi: int
+
+
+def _figures_game(name: str) -> Any:
+    from companion.games import find_game
+
+    try:
+        game = find_game(name)
+    except TracksideError:
+        return None
+    return game if hasattr(game, "board_figures") else None
+
+
+def _figure_rows(game: Any, typed: Mapping[str, str] | None = None) -> list[FigureRow]:
+    service = _service()
+    options: dict[str, Any] = {}
+    if service is not None:
+        config, saved = service.setup_defaults(game.name)
+        options = {**config, **saved}
+    rows = []
+    for fig in game.board_figures(options):
+        owner = bool(fig["confirmed"]) and fig["value"] is not None and "owner" in fig["source"]
+        value = str(fig["value"]) if owner else ""
+        if typed is not None:
+            value = (typed.get(f"figure_{fig['key']}") or "").strip()
+        status = "owner" if owner else ("unverified" if fig["value"] is not None else "unknown")
+        in_use = "" if fig["value"] is None else str(fig["value"])
+        rows.append(
+            FigureRow(
+                str(fig["key"]),
+                str(fig["description"]),
+                value,
+                in_use,
+                status,
+                str(fig["source"]),
+                int(fig["lo"]),
+                int(fig["hi"]),
+            )
+        )
+    return rows
+
+
+def _figures_page(game: Any, typed: Mapping[str, str] | None = None, status: int = 200) -> Any:
+    rows = _figure_rows(game, typed)
+    return (
+        render_template(
+            "board_figures.html",
+            title=game.title,
+            game=game.name,
+            rows=rows,
+            owner=sum(1 for r in rows if r.status == "owner"),
+            unverified=sum(1 for r in rows if r.status == "unverified"),
+            unknown=sum(1 for r in rows if r.status == "unknown"),
+            messages=get_flashed_messages(with_categories=True),
+        ),
+        status,
+    )
+
+
+@blueprint.get("/table/board-figures/<game>")
+def figures_form(game: str) -> Any:
+    denied = _signed_in_or_login()
+    if denied is not None:
+        return denied
+    if game == GAME_NAME:
+        return redirect(url_for("board_table.form"), 303)
+    found = _figures_game(game)
+    if found is None:
+        return render_template("board_figures.html", missing=game), 404
+    return _figures_page(found)
+
+
+@blueprint.post("/table/board-figures/<game>")
+def figures_save(game: str) -> Any:
+    require_csrf()
+    denied = _signed_in_or_login()
+    if denied is not None:
+        return denied
+    found = _figures_game(game)
+    if found is None or game == GAME_NAME:
+        return render_template("board_figures.html", missing=game), 404
+    figures: dict[str, int | None] = {}
+    for row in _figure_rows(found):
+        raw = (request.form.get(f"figure_{row.key}") or "").strip()
+        if not raw:
+            figures[row.key] = None
+            continue
+        if (
+            len(raw) > FIGURE_MAX_CHARS
+            or not raw.isascii()
+            or not raw.isdigit()
+            or not row.lo <= int(raw) <= row.hi
+        ):
+            flash(
+                f"Not saved — {row.description}: expected a whole number {row.lo}–{row.hi}, "
+                f"got {raw!r}",
+                "error",
+            )
+            return _figures_page(found, typed=request.form, status=400)
+        figures[row.key] = int(raw)
+    guard().send("command", {"command": "save_board_table", "game": game, "figures": figures})
+    return redirect(url_for("board_table.figures_form", game=game), 303)

@@ -56,7 +56,7 @@ from companion.core.privacy import (
 )
 from companion.core.session import TableSession
 from companion.core.snapshot import Field
-from companion.games import find_game
+from companion.games import find_game, game_names
 from companion.games.mini_express import ShareValueTable
 from companion.service.enrolment import binding_for
 from companion.service.store import EventStore, InputOutcome, TagBinding
@@ -728,10 +728,20 @@ class Engine:
         return dict(self._game_options.get(game, {})), self.store.game_defaults(game)
 
     def _plan_save_board_table(self, doc: Field) -> _Plan:
-        """Save Mini Express's board table (the share values printed on the owner's board) for
-        the games that start later: the rulebook's cells merged in, a cell that contradicts
-        them refused by name. The whole saved table replaces the one saved before (a cell left
-        out is cleared); other saved options of the game stay."""
+        """Save the figures printed on the owner's board for the games that start later.
+
+        Mini Express: its board table (share values), the rulebook's cells merged in, a cell
+        that contradicts them refused by name; the whole saved table replaces the one saved
+        before. Any other game that declares owner-supplied figures (``board_figures`` /
+        ``board_figure_options``, e.g. Russian Railroads' unconfirmed figures): ``figures``
+        ``{key: value}`` (null clears one), checked by the game. Other saved options stay."""
+        figure_games = frozenset(
+            {"mini-express"}
+            | {n for n in game_names() if hasattr(find_game(n), "board_figure_options")}
+        )
+        game_name = doc.get("game").str(figure_games)
+        if game_name != "mini-express":
+            return self._plan_save_board_figures(doc, game_name)
         doc.only("command", "game", "share_values")
         game = doc.get("game").str(frozenset({"mini-express"}))
         entered = ShareValueTable.parse(doc.get("share_values"))
@@ -748,6 +758,22 @@ class Engine:
                 self._state.active,
             ),
             defaults=(game, options),
+        )
+
+    def _plan_save_board_figures(self, doc: Field, game_name: str) -> _Plan:
+        doc.only("command", "game", "figures")
+        game = find_game(game_name)
+        saver = game.board_figure_options  # type: ignore[attr-defined]
+        figures = doc.get("figures").obj()
+        options = saver(self.store.game_defaults(game.name), figures)
+        known = sum(1 for v in figures.values() if v is not None)
+        return _Plan(
+            InputOutcome(
+                "saved",
+                f"board figures saved for new {game.title} games: {known} set from the box",
+                self._state.active,
+            ),
+            defaults=(game.name, options),
         )
 
     def _plan_player_pin(self, doc: Field) -> _Plan:

@@ -54,9 +54,9 @@ def play_golden(engine: Engine, game: str, stop: Any = None) -> list[dict[str, A
 
 def test_russian_railroads_passed_players_and_the_round_end_sweep(engine: Engine) -> None:
     seen = play_golden(engine, "russian-railroads")
-    # Blue passes first in round 1: dimmed while the others still play
+    # Red passes first in round 1: dimmed while the others still play
     first_pass = next(s for s in seen if s["status"]["passed_players"])
-    assert first_pass["status"]["passed_players"] == [1]
+    assert first_pass["status"]["passed_players"] == [0]
     assert first_pass["cues"] == []
     # when the last player passes, the round is scored and the strip sweeps
     round_two = next(s for s in seen if s["status"]["round"] == 2)

@@ -53,8 +53,8 @@ def test_russian_railroads_chart_follows_the_golden_game_round_by_round(tmp_path
     values = {s.name: s.values for s in chart.series}
     # the golden game's totals after each round's last pass (its "totals" after the round
     # ends), then the final scoring
-    assert values["Red"] == (0, 1, 3, 8, 16, 27, 38, 49, 89)
-    assert values["Yellow"] == (0, 5, 13, 22, 36, 50, 69, 88, 88)
+    assert values["Red"] == (0, 6, 20, 38, 65, 102, 164, 224, 264)
+    assert values["Yellow"] == (0, 6, 26, 43, 71, 100, 163, 248, 248)
     assert [label for _, label in chart.x_labels] == [
         "start", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "final",
     ]  # fmt: skip

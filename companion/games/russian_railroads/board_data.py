@@ -199,14 +199,14 @@ class BoardFigure:
 
 _ONE_SOURCE_APP = (
     "single source: value picker of the 'Russian Railroads Companion' iOS app "
-    "(SMBEndRoundScoring.m); consistent with seed 000's industry example"
+    "(its end-of-round scoring); consistent with the rulebook's industry example"
 )
 
 # ****************************************************************************************
 # *  UNCONFIRMED BOARD FIGURES. Correct them from your own box in the config:             *
 # *  [russian_railroads.board] kiev_bonus_8 = 5   (a value set there counts as confirmed)  *
 # ****************************************************************************************
-UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
+_PRINTED_FIGURES: Final[tuple[BoardFigure, ...]] = (
     BoardFigure(
         "kiev_bonus_4",
         "Kiev space 4 bonus star (black + locomotive)",
@@ -253,8 +253,8 @@ UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
     *(
         BoardFigure(
             f"factory_function_{level}",
-            f"factory function on locomotive level {level} "
-            f"(index 1–9 into the seed's factory list: {', '.join(FACTORY_FUNCTIONS)})",
+            f"factory function on locomotive level {level} (1–9: its place in the "
+            "rulebook's list of factory functions)",
             None,
             False,
             "not found in public material (the table says which function it shows)",
@@ -272,7 +272,62 @@ UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
         for ability, text in ENGINEERS.items()
     ),
 )
+# Worker counts of the action spaces no public source prints for every player count (the
+# action board: ``action_board.SPACES``); the value in use is the one source's.
+_TWO_PLAYER_APPS = (
+    "reference sheet: two solo-helper apps give it for the 2-player side; the 3–4-player side "
+    "is not printed in any public source"
+)
+SPACE_WORKER_FIGURES: Final = (
+    ("black_2", "2 black steps", 1, "reference sheet: 3–4-player side, one source"),
+    ("grey_3", "3 grey steps", 2, _TWO_PLAYER_APPS),
+    ("brown_1", "1 brown step", 1, _TWO_PLAYER_APPS),
+    ("brown_2", "2 brown steps", 2, _TWO_PLAYER_APPS),
+    ("natural_1", "1 natural step", 1, _TWO_PLAYER_APPS),
+    ("natural_2", "2 natural steps", 2, _TWO_PLAYER_APPS),
+    ("white_1", "1 white step", 1, _TWO_PLAYER_APPS),
+    ("white_2", "2 white steps", 2, _TWO_PLAYER_APPS),
+    (
+        "industry_3",
+        "industry +3 (last round tile)",
+        1,
+        "the tile covers the one-worker turn order space; its own count is not in the text",
+    ),
+    (
+        "engineer",
+        "an engineer's action space",
+        1,
+        "seed 000's example places one worker; the other tiles' counts are not public",
+    ),
+)
+UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
+    *_PRINTED_FIGURES,
+    *(
+        BoardFigure(
+            f"space_workers_{key}",
+            f"workers the action space '{title}' needs",
+            value,
+            False,
+            source,
+        )
+        for key, title, value, source in SPACE_WORKER_FIGURES
+    ),
+)
+
 OWNER_SOURCE: Final = "set by the owner from their own box (config)"
+
+
+def figure_bounds(key: str) -> tuple[int, int]:
+    """The range an owner's value for ``key`` may take."""
+    if key == "industry_token_space":
+        return 0, INDUSTRY_LAST
+    if key.startswith("factory_function_"):
+        return 1, len(FACTORY_FUNCTIONS)
+    if key.startswith("engineer_number_"):
+        return 1, 99
+    if key.startswith("space_workers_"):
+        return 1, 3
+    return 0, 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,12 +348,7 @@ class BoardData:
         doc.only(*board.figures)
         figures = dict(board.figures)
         for key, item in doc.items():
-            hi = INDUSTRY_LAST if key == "industry_token_space" else 100
-            lo = 0
-            if key.startswith("factory_function_"):
-                lo, hi = 1, len(FACTORY_FUNCTIONS)
-            if key.startswith("engineer_number_"):
-                lo, hi = 1, 99
+            lo, hi = figure_bounds(key)
             value = item.int(lo=lo, hi=hi)
             figures[key] = replace(figures[key], value=value, confirmed=True, source=OWNER_SOURCE)
         return cls(MappingProxyType(figures))

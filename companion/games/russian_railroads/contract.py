@@ -24,10 +24,13 @@ from companion.games.russian_railroads.board_data import (
     LOCOMOTIVES_PER_LEVEL,
     LOCOMOTIVES_REMOVED,
     MAX_DOUBLERS,
+    NEW_RAILS_AT,
+    ROUNDS,
     TRACK_COLOURS,
     TRACK_LENGTH,
     TRACK_TITLES,
     TRACKS,
+    TRANS_SIBERIAN,
     BoardData,
 )
 from companion.games.russian_railroads.scoring import (
@@ -38,6 +41,7 @@ from companion.games.russian_railroads.scoring import (
     score_round,
 )
 
+BONUS_DECK = len(BONUS_CARDS) - 2  # two final bonus cards are removed unseen
 NAME = "russian-railroads"
 FORMAT = 1
 PLAYER_FIELDS = (
@@ -94,6 +98,21 @@ def parse_rails(doc: Field) -> dict[str, dict[str, int]]:
     return rails
 
 
+def check_colours_unlocked(doc: Field, rails: dict[str, dict[str, int]]) -> None:
+    """A colour is built only once black has reached its Trans-Siberian space: grey 2, brown 6,
+    natural 10, white 15 (seed 000, "BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV")."""
+    black = rails[TRANS_SIBERIAN].get("black", 0)
+    for space, colour in sorted(NEW_RAILS_AT.items()):
+        if black >= space:
+            continue
+        for track in TRACKS:
+            if rails[track].get(colour):
+                doc.get(track).get(colour).fail(
+                    f"{colour} rail on {TRACK_TITLES[track]}, but black on the Trans-Siberian "
+                    f"is on space {black}; {colour} rails come when it reaches space {space}"
+                )
+
+
 def parse_locomotives(doc: Field) -> dict[str, tuple[int, ...]]:
     doc.only(*TRACKS)
     locos: dict[str, tuple[int, ...]] = {}
@@ -145,19 +164,51 @@ def parse_player(doc: Field, final: bool) -> tuple[ScoringInput, int | None]:
     cards = tuple(c.str(BONUS_CARDS) for c in cards_doc.list(max_len=len(BONUS_CARDS)))
     if len(set(cards)) != len(cards):
         cards_doc.fail("a bonus card appears twice; each card exists once")
-    extra = (doc.get("extra_workers") if final else doc.get("extra_workers", 0)).int(lo=0, hi=3)
-    tokens = (doc.get("tokens_used") if final else doc.get("tokens_used", 0)).int(lo=0, hi=4)
+    # Default 0 in both scorings: they matter only with their bonus card.
+    extra = doc.get("extra_workers", 0).int(lo=0, hi=3)
+    tokens_doc = doc.get("tokens_used", 0)
+    tokens = tokens_doc.int(lo=0, hi=4)
     score_doc = doc.get("score", None)
     score = None if score_doc.value is None else score_doc.int(lo=0)
+    rails = parse_rails(doc.get("rails"))
+    check_colours_unlocked(doc.get("rails"), rails)
+    locomotives = parse_locomotives(doc.get("locomotives"))
+    ones = [t for t in TRACKS for lv in locomotives[t] if lv == 1]
+    if len(ones) > 1:
+        # Each player starts with one level-1 locomotive and the supply then starts at level 2
+        # (seed 004, Preparar; seed 000, "ZÁSADY PLATNÉ PŘI ZÍSKÁVÁNÍ LOKOMOTIV").
+        doc.get("locomotives").fail(
+            f"{len(ones)} level-1 locomotives; a player has only the one from the start (the "
+            "supply's level-1 locomotives all go out at setup)"
+        )
+    industry = parse_industry(doc.get("industry"), factories)
+    revaluation = doc.get("revaluation", False).bool()
+    kiev_medal = doc.get("kiev_medal", False).bool()
+    # Seed 000, "ŽETONY": the revaluation, the Kiev medal and the second industry marker each
+    # come from a "?" token.
+    needs = [
+        what
+        for what, present in (
+            ("the revaluation", revaluation),
+            ("the Kiev medal", kiev_medal),
+            ("the second industry marker", len(industry) == 2),
+        )
+        if present
+    ]
+    if doc.has("tokens_used") and tokens < len(needs):
+        tokens_doc.fail(
+            f"{tokens} '?' token(s) used, but {', '.join(needs)} need {len(needs)} "
+            "(each comes from a '?' token)"
+        )
     board = ScoringInput(
         name=name,
-        rails=parse_rails(doc.get("rails")),
-        locomotives=parse_locomotives(doc.get("locomotives")),
+        rails=rails,
+        locomotives=locomotives,
         doublers=doc.get("doublers", 0).int(lo=0, hi=MAX_DOUBLERS),
-        revaluation=doc.get("revaluation", False).bool(),
-        kiev_medal=doc.get("kiev_medal", False).bool(),
+        revaluation=revaluation,
+        kiev_medal=kiev_medal,
         factories=factories,
-        industry=parse_industry(doc.get("industry"), factories),
+        industry=industry,
         engineers=engineers,
         bonus_cards=cards,
         extra_workers=extra,
@@ -178,6 +229,19 @@ def _check_supplies(players: Field, boards: list[ScoringInput]) -> None:
                 f"{count} level-{level} locomotives on the boards; a {len(boards)}-player game "
                 f"has {limit}"
             )
+    # Final bonus cards: ten, two removed unseen (seed 000, "KARTY CÍLOVÝCH BONUSŮ").
+    cards = sum(len(b.bonus_cards) for b in boards)
+    if cards > BONUS_DECK:
+        players.fail(f"{cards} bonus cards held; {BONUS_DECK} are in play (two are removed)")
+    # At most one engineer hired a round, plus the one on its "?" card (seed 000, "VYUŽITÍ
+    # SCHOPNOSTÍ INŽENÝRŮ", "KARTY ?").
+    rounds = ROUNDS.get(len(boards), max(ROUNDS.values()))
+    hired = sum(len(b.engineers) for b in boards)
+    if hired > rounds + 1:
+        players.fail(
+            f"{hired} engineers hired; a {len(boards)}-player game of {rounds} rounds allows "
+            f"{rounds + 1} (one a round and the one on its '?' card)"
+        )
     if sum(b.doublers for b in boards) > DOUBLER_SUPPLY:
         players.fail(f"more than the {DOUBLER_SUPPLY} doublers in the box")
     for what, values in (

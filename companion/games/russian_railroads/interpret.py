@@ -29,7 +29,7 @@ from companion.games.russian_railroads.board_data import (
     TRACK_TITLES,
     TRACKS,
 )
-from companion.games.russian_railroads.state import PlayerBoard, RussianRailroadsState
+from companion.games.russian_railroads.state import Pending, PlayerBoard, RussianRailroadsState
 
 COMPONENTS: tuple[Component, ...] = (
     *(Component(f"engineer:{a}", f"Engineer: {text}", "engineer") for a, text in ENGINEERS.items()),
@@ -191,6 +191,10 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
             )
         return Action("question_card", who, {"card": ident})
     if kind == "engineer":
+        if not _space_gives(owed, ("hire",)):
+            return _space_first(
+                state, who, ("hire_engineer",), f"the engineer '{ENGINEERS[ident]}'"
+            )
         if state.engineer_row and ident != state.engineer_row[-1]:
             return Prompt(
                 f"the engineer '{ENGINEERS[ident]}' is not on the hiring space; if {name} used "
@@ -207,6 +211,13 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
         return Action("hire_engineer", who, {"number": number, "ability": ident})
     # a locomotive / factory tile
     level = int(ident)
+    if not _space_gives(owed, ("locomotive", "factory", "locomotive_or_factory")):
+        return _space_first(
+            state,
+            who,
+            ("locomotive_1", "locomotive_2", "locomotive_and_factory"),
+            f"a level-{level} tile",
+        )
     options: list[Action] = []
     if level in state.returned_factories:
         options.append(Action("build_factory", who, {"from": "returned", "level": level}))
@@ -233,6 +244,32 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
         ),
         who,
         tuple(options),
+    )
+
+
+def _space_gives(owed: Pending | None, kinds: tuple[str, ...]) -> bool:
+    """Whether the action space being done (or a token, card, factory) still gives one of
+    ``kinds`` — only then is a scanned tile its effect (a turn is one action space: seed 000,
+    "POPIS JEDNOHO TAHU HRÁČE")."""
+    if owed is None or owed.kind != "space":
+        return False
+    return any(g.split(":")[0] in kinds for g in owed.grants)
+
+
+def _space_first(
+    state: RussianRailroadsState, who: int, keys: tuple[str, ...], what: str
+) -> Prompt:
+    """A tile scanned before its action space: ask which space (and payment) it was; the
+    options are the ``take_space`` entries the rules accept now."""
+    from companion.games.russian_railroads.choices import payment_actions
+
+    options = tuple(a for key in keys for a in payment_actions(state, who, key))
+    name = state.players[who].name
+    return Prompt(
+        f"{name} scanned {what}: first say which action space {name} took and how it was "
+        "paid, then scan it again",
+        who,
+        options,
     )
 
 

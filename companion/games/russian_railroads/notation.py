@@ -44,7 +44,15 @@ from companion.games.russian_railroads.state import (
 
 PHASES = frozenset({"draft", "play", "after_round", "over"})
 PENDING_KINDS = frozenset(
-    {"token", "factory", "bonus_card", "question_card", "starting_bonus", "turn_order_move"}
+    {
+        "token",
+        "factory",
+        "bonus_card",
+        "question_card",
+        "starting_bonus",
+        "turn_order_move",
+        "space",
+    }
 )
 POINT_CATEGORIES = frozenset(
     {
@@ -93,6 +101,8 @@ def _player_to_json(b: PlayerBoard) -> JsonObject:
         "temporary": b.temporary,
         "temporary_used": b.temporary_used,
         "coins": b.coins,
+        "used_spaces": list(b.used_spaces),
+        "black_worker_used": b.black_worker_used,
         "points": [{"category": c, "points": p, "why": w} for c, p, w in b.points],
         "score": b.score,
     }
@@ -106,6 +116,8 @@ def state_to_json(s: RussianRailroadsState) -> JsonObject:
             "source": p.source,
             "level": p.level,
             "marker": p.marker,
+            "grants": list(p.grants),
+            "extra_black": p.extra_black,
         }
         for p in s.pending
     ]
@@ -129,6 +141,7 @@ def state_to_json(s: RussianRailroadsState) -> JsonObject:
         "engineer_hired": s.engineer_hired,
         "engineer_row": list(s.engineer_row),
         "temporary_taken": s.temporary_taken,
+        "occupied": list(s.occupied),
         "doubler_supply": s.doubler_supply,
         "pending": pending,
         "factory_functions": [{"level": lv, "function": f} for lv, f in s.factory_functions],
@@ -191,6 +204,8 @@ def _player_from_json(doc: Field) -> PlayerBoard:
         temporary=doc.get("temporary").int(lo=0, hi=2),
         temporary_used=doc.get("temporary_used").int(lo=0, hi=2),
         coins=doc.get("coins").int(lo=0),
+        used_spaces=tuple(u.str() for u in doc.get("used_spaces", []).list(max_len=40)),
+        black_worker_used=doc.get("black_worker_used", False).bool(),
         points=tuple(points),
     )
     if doc.has("score") and doc.get("score").int() != board.score:
@@ -224,7 +239,7 @@ def state_from_json(data: Any) -> RussianRailroadsState:
         claims_doc.fail("two turn order spaces (null when free)")
     pending = []
     for item in doc.get("pending").list(max_len=50):
-        item.only("kind", "player", "source", "level", "marker")
+        item.only("kind", "player", "source", "level", "marker", "grants", "extra_black")
         pending.append(
             Pending(
                 item.get("kind").str(PENDING_KINDS),
@@ -232,6 +247,8 @@ def state_from_json(data: Any) -> RussianRailroadsState:
                 item.get("source", "").str(),
                 item.get("level", 0).int(lo=0, hi=9),
                 item.get("marker", 0).int(lo=0, hi=1),
+                tuple(g.str() for g in item.get("grants", []).list(max_len=8)),
+                item.get("extra_black", False).bool(),
             )
         )
     functions = []
@@ -265,6 +282,7 @@ def state_from_json(data: Any) -> RussianRailroadsState:
         engineer_hired=doc.get("engineer_hired").bool(),
         engineer_row=_strs(doc.get("engineer_row"), tuple(ENGINEERS)),
         temporary_taken=doc.get("temporary_taken").bool(),
+        occupied=tuple(o.str() for o in doc.get("occupied", []).list(max_len=60)),
         doubler_supply=doc.get("doubler_supply").int(lo=0, hi=DOUBLER_SUPPLY),
         pending=tuple(pending),
         factory_functions=tuple(functions),

@@ -1,9 +1,10 @@
 """Russian Railroads: the Game protocol over the table state.
 
-The engine tracks EFFECTS (rail steps, a locomotive or factory taken, industry steps, doublers,
-coins, workers, engineers, tokens, cards), because the full action board is not public and the
-table decides which action space produced them; every effect is checked against the player
-board rules (``board_rules``), and the special spaces fire by themselves. Turns, passing, the
+A turn is one action space (``action_board``): ``take_space`` places its workers and coins,
+then its action's parts follow as effects (rail steps, a locomotive or factory, industry steps,
+a doubler, hiring the engineer), each bounded by what the space still gives; every effect is
+checked against the player board rules (``board_rules``), and the special spaces fire by
+themselves. Turns, passing, the
 round end with its scoring, the final scoring and the decisions the table owes (``pending``) are
 tracked here. Rulebook: seed 000 (Czech, complete); seed 004 (Spanish) for the starting bonus
 draft.
@@ -16,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
@@ -23,6 +25,26 @@ from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
 from companion.games.russian_railroads import board_rules as br
+from companion.games.russian_railroads.action_board import (
+    ENGINEER_GRANTS,
+    ENGINEER_SPACE_WORKERS,
+    FACTORY_GRANTS,
+    PUBLIC_ENGINEER_SPACES,
+    QUESTION_CARD_GRANTS,
+    S_BLACK_WORKER,
+    S_LOCO_AREA,
+    S_OWN_ENGINEERS,
+    S_REPEAT,
+    S_TWO_PLAYERS,
+    SPACE_BY_KEY,
+    TOKEN_GRANTS,
+    ActionSpace,
+    Grant,
+    grant_text,
+    parse_grant,
+)
+from companion.games.russian_railroads.action_board import S_COINS as S_COINS_RULE
+from companion.games.russian_railroads.action_board import S_PUBLIC_ENGINEERS as S_PUB
 from companion.games.russian_railroads.board_data import (
     BLACK,
     BONUS_CARD_INSTEAD_POINTS,
@@ -39,9 +61,11 @@ from companion.games.russian_railroads.board_data import (
     START_COINS,
     STARTING_BONUS_CARDS,
     TOKENS,
+    TRACK_TITLES,
     TRACKS,
     TRANS_SIBERIAN,
     BoardData,
+    figure_bounds,
 )
 from companion.games.russian_railroads.contract import NAME, score_contract_snapshot
 from companion.games.russian_railroads.interpret import COMPONENTS
@@ -73,20 +97,11 @@ S_START = "seed 004, Preparar (starting bonus cards: 4th, 3rd, 2nd player)"
 S_LAST_ROUND = "seed 000, PŘÍPRAVA DALŠÍHO KOLA (last round tile)"
 S_WORKERS = "seed 000, POPIS JEDNOHO TAHU HRÁČE"
 
+# Effects are the parts of an action space's action: entered only while a space taken this turn
+# (or a token, "?" card or factory function) still gives them (seed 000, "POPIS JEDNOHO TAHU
+# HRÁČE": one action space a turn, its action in full).
 EFFECTS = frozenset(
-    {
-        "build",
-        "take_locomotive",
-        "build_factory",
-        "industry",
-        "doublers",
-        "gain_coins",
-        "place_workers",
-        "take_temporary_workers",
-        "points",
-        "hire_engineer",
-        "turn_order",
-    }
+    {"build", "take_locomotive", "build_factory", "industry", "doublers", "hire_engineer"}
 )
 RESOLUTIONS = {
     "token": frozenset({"use_token", "decline"}),
@@ -94,8 +109,10 @@ RESOLUTIONS = {
     "bonus_card": frozenset({"bonus_card", "decline"}),
     "factory": frozenset({"factory_function"}),
     "starting_bonus": frozenset({"starting_bonus"}),
+    "space": EFFECTS | {"take_space", "decline"},
 }
 ACTION_KINDS = EFFECTS | {
+    "take_space",
     "pass",
     "use_token",
     "decline",
@@ -134,7 +151,7 @@ class RussianRailroads:
         n = len(players)
         if not self.min_players <= n <= self.max_players:
             raise refuse(f"{n} players; Russian Railroads takes 2–4", "player count")
-        opts = Field(dict(options), "options")
+        opts = Field(thaw(dict(options)), "options")  # the engine hands frozen JSON
         opts.only("turn_order", "board", "starting_bonus", "engineer_row")
         order_doc = opts.get("turn_order", list(range(n)))
         order = tuple(i.int(lo=0, hi=n - 1) for i in order_doc.list(max_len=n))
@@ -198,22 +215,33 @@ class RussianRailroads:
         args = Field(thaw(action.args), "args")
         try:
             state = self._check_turn(state, p, action.kind)
+            if action.kind in EFFECTS:
+                state = self._spend(state, p, action.kind, args)
             state = getattr(self, f"_do_{action.kind}")(state, p, args)
         except SnapshotError as exc:  # malformed arguments are refused like illegal moves
             raise refuse(str(exc), "action arguments") from exc
         return self._after(state)
 
     # -- whose turn -------------------------------------------------------------------------
+    def expected(self, state: RussianRailroadsState) -> int | None:
+        """Whose turn it is: the current player until they have taken their action space, then
+        the next player in turn order who has not passed."""
+        if state.current is None:
+            return state.turn_order[0] if state.turn_order else None
+        if state.acted:
+            return next_active(state, state.current)
+        return state.current
+
     def _check_turn(self, state: RussianRailroadsState, p: int, kind: str) -> RussianRailroadsState:
         name = state.players[p].name
         if state.pending:
             first = state.pending[0]
             who = state.players[first.player].name
             if first.kind == "turn_order_move":
-                if p != first.player or (kind not in EFFECTS and kind != "pass"):
+                if p != first.player or kind not in ("take_space", "pass"):
                     raise refuse(
-                        f"{name}: {kind} — waiting for {who} to use the worker from the turn "
-                        "order space (one more one-worker action, then pass)",
+                        f"{name}: {kind} — waiting for {who} to move the worker from the turn "
+                        "order space to a one-worker action space (or pass)",
                         "after the round, the turn order workers move, space 2 first",
                         S_TURN_MOVE,
                     )
@@ -223,15 +251,18 @@ class RussianRailroads:
                 raise refuse(
                     f"{name}: {kind} — waiting for {who} to decide: {describe(first)}",
                     "a decision owed is made before play goes on",
+                    S_WORKERS if first.kind == "space" else "",
                 )
             return state
-        if kind in (
-            "decline",
-            "question_card",
-            "bonus_card",
-            "factory_function",
-            "starting_bonus",
-        ) or (kind == "use_token" and state.phase != "play"):
+        if kind in EFFECTS:
+            raise refuse(
+                f"{name}: {kind} without an action space — take an action space first; its "
+                "action says what may be done",
+                "a turn is one action space: place its workers, then do its action at once "
+                "and in full",
+                S_WORKERS,
+            )
+        if kind in ("decline", "question_card", "bonus_card", "factory_function", "starting_bonus"):
             raise refuse(
                 f"{name}: {kind} — no such decision is owed",
                 "a choice is made only when a space, token or card asks for it",
@@ -248,17 +279,31 @@ class RussianRailroads:
                 "a player who passed is out of the round",
                 S_TURN,
             )
-        if state.current is None or p == state.current:
-            return replace(state, current=p, acted=True)
-        following = next_active(state, state.current)
-        if p != following or not state.acted:
-            expected = state.players[following].name if following is not None else "nobody"
+        if kind == "use_token":
+            # The industry "?" token space the table declares: right after that player's turn.
+            if p != state.current or not state.acted:
+                raise refuse(
+                    f"{name}: a '?' token only when a token space has just fired",
+                    "a token is used when a token space fires",
+                    br.S_SPECIAL,
+                )
+            return state
+        expected = self.expected(state)
+        if p != expected:
+            whose = state.players[expected].name if expected is not None else "nobody"
+            if p == state.current and state.acted:
+                raise refuse(
+                    f"{name} has taken an action space this turn; it is {whose}'s turn",
+                    "one action per turn, and a player acts or passes, not both",
+                    S_WORKERS,
+                )
             raise refuse(
-                f"{name} acted, but it is {state.players[state.current].name}'s turn "
-                f"(next: {expected})",
+                f"{name} acted, but it is {whose}'s turn",
                 "players take turns in turn order",
                 S_TURN,
             )
+        if kind == "pass":
+            return replace(state, current=p, acted=False)
         return replace(state, current=p, acted=True)
 
     # -- effects ----------------------------------------------------------------------------
@@ -415,81 +460,6 @@ class RussianRailroads:
         state = replace(state, doubler_supply=state.doubler_supply - used)
         return self._board(state, p, br.Outcome(placed))
 
-    def _do_gain_coins(
-        self, state: RussianRailroadsState, p: int, args: Field
-    ) -> RussianRailroadsState:
-        """Coins from the bank (2-coins space, a factory, a starting card); unlimited (seed 000
-        setup, footnote 2)."""
-        args.only("count", "source")
-        count = args.get("count").int(lo=1, hi=10)
-        board = state.players[p]
-        return self._board(state, p, br.Outcome(replace(board, coins=board.coins + count)))
-
-    def _do_place_workers(
-        self, state: RussianRailroadsState, p: int, args: Field
-    ) -> RussianRailroadsState:
-        """Workers, temporary workers and coins put on an action space (seed 000, "POPIS
-        JEDNOHO TAHU HRÁČE", "DALŠÍ AKCE": a coin may stand in for a worker). Optional: the
-        engine works from effects alone."""
-        args.only("workers", "temporary", "coins", "space")
-        workers = args.get("workers", 0).int(lo=0, hi=4)
-        temporary = args.get("temporary", 0).int(lo=0, hi=2)
-        coins = args.get("coins", 0).int(lo=0, hi=4)
-        if workers + temporary + coins == 0:
-            args.fail("place at least one worker or coin")
-        board = state.players[p]
-        own_left = board.workers(len(state.players)) - board.workers_used
-        if workers > own_left:
-            raise refuse(
-                f"{board.name} places {workers} worker(s) with {own_left} left",
-                "workers come from the player's own supply",
-                S_WORKERS,
-            )
-        if temporary > board.temporary - board.temporary_used:
-            raise refuse(
-                f"{board.name} has {board.temporary - board.temporary_used} temporary workers",
-                "temporary workers come from the 2-temporary-workers space, this round only",
-                S_EXTRA,
-            )
-        if coins > board.coins:
-            raise refuse(
-                f"{board.name} places {coins} coin(s) with {board.coins}",
-                "coins come from the player's own supply",
-                S_EXTRA,
-            )
-        board = replace(
-            board,
-            workers_used=board.workers_used + workers,
-            temporary_used=board.temporary_used + temporary,
-            coins=board.coins - coins,
-        )
-        return self._board(state, p, br.Outcome(board))
-
-    def _do_take_temporary_workers(
-        self, state: RussianRailroadsState, p: int, args: Field
-    ) -> RussianRailroadsState:
-        """The two temporary workers, usable this round only (seed 000, "2 SEZÓNÍ DĚLNÍCI");
-        the space is taken once a round (and cannot be repeated)."""
-        args.only("source")
-        if state.temporary_taken:
-            raise refuse(
-                "the temporary workers are already taken this round",
-                "each action space is used once a round; this one cannot be repeated",
-                S_EXTRA,
-            )
-        board = state.players[p]
-        state = replace(state, temporary_taken=True)
-        return self._board(state, p, br.Outcome(replace(board, temporary=board.temporary + 2)))
-
-    def _do_points(
-        self, state: RussianRailroadsState, p: int, args: Field
-    ) -> RussianRailroadsState:
-        """Points an engineer gives with its action (3 or 5; seed 000, "DESTIČKY INŽENÝRŮ")."""
-        args.only("points", "reason", "source")
-        points = args.get("points").int(lo=1, hi=5)
-        reason = args.get("reason", "engineer").str()
-        return self._add_points(state, p, "actions", points, reason)
-
     def _add_points(
         self, state: RussianRailroadsState, p: int, category: str, points: int, why: str
     ) -> RussianRailroadsState:
@@ -540,14 +510,12 @@ class RussianRailroads:
             ability = available
         return replace(self._hire(state, p, number, ability), engineer_hired=True)
 
-    def _do_turn_order(
-        self, state: RussianRailroadsState, p: int, args: Field
+    def _claim_turn_order(
+        self, state: RussianRailroadsState, p: int, space: int
     ) -> RussianRailroadsState:
         """A worker under turn order space 1 or 2 (seed 000, "ZMĚNA NA LIŠTĚ POŘADÍ NA TAHU"):
         never under one's own marker (allowed with 2 players, whose board side has only space
         1), never both spaces; not in the last round (the last round tile replaces it)."""
-        args.only("space", "source")
-        space = args.get("space").int(lo=1, hi=2)
         n = len(state.players)
         if state.round == state.rounds:
             raise refuse(
@@ -578,6 +546,376 @@ class RussianRailroads:
         claims = list(state.turn_order_claims)
         claims[space - 1] = p
         return replace(state, turn_order_claims=tuple(claims))
+
+    # -- action spaces ----------------------------------------------------------------------
+    def space_for(
+        self, state: RussianRailroadsState, p: int, key: str, ability: str = ""
+    ) -> ActionSpace:
+        """The action space ``key`` as this table has it (board spaces, public engineer spaces,
+        the player's own engineers)."""
+        n = len(state.players)
+        if key in SPACE_BY_KEY:
+            space = SPACE_BY_KEY[key]
+            if n not in space.players:
+                raise refuse(
+                    f"the space '{space.title}' is not on the board with {n} players",
+                    "the 2-player side of the board crosses some spaces out",
+                    S_TWO_PLAYERS,
+                )
+            last = state.round == state.rounds
+            if (space.last_round_only and not last) or (space.not_last_round and last):
+                raise refuse(
+                    f"the space '{space.title}' is not available in round {state.round}",
+                    "in the last round the turn order space is covered by the last round tile "
+                    "(industry +3)",
+                    S_LAST_ROUND,
+                )
+            return self._space_workers(state, space, space.key)
+        if key.startswith("own_engineer_"):
+            number = Field(key.removeprefix("own_engineer_"), "space").value
+            mine = [e for e in state.players[p].engineers if str(e.number) == number]
+            if not mine:
+                raise refuse(
+                    f"{state.players[p].name} has no engineer number {number}",
+                    "only a hired engineer's own action space may be used by its owner",
+                    S_OWN_ENGINEERS,
+                )
+            if not mine[0].ability:
+                raise refuse(
+                    f"engineer {number}: say which engineer it is (its ability) when hiring",
+                    "the engineer's action space is printed on its tile",
+                    S_OWN_ENGINEERS,
+                )
+            grants = tuple(
+                g if parse_grant(g).immediate or ":upto" in g or g == "repeat" else f"{g}:upto"
+                for g in ENGINEER_GRANTS[mine[0].ability]
+            )
+            own = ActionSpace(
+                key,
+                f"own engineer {number}: {ENGINEERS[mine[0].ability]}",
+                "engineers",
+                ENGINEER_SPACE_WORKERS,
+                0,
+                grants,
+                frozenset({2, 3, 4}),
+                S_OWN_ENGINEERS,
+                False,
+            )
+            return self._space_workers(state, own, "engineer")
+        if key.startswith("engineer_"):
+            ability = key.removeprefix("engineer_")
+            if ability not in ENGINEERS:
+                raise refuse(
+                    f"no engineer '{ability}'", "the engineers are listed in the rulebook", S_PUB
+                )
+            public = state.engineer_row[-PUBLIC_ENGINEER_SPACES:]
+            hired = {e.ability for b in state.players for e in b.engineers}
+            if (state.engineer_row and ability not in public) or ability in hired:
+                raise refuse(
+                    f"the engineer '{ENGINEERS[ability]}' is not on an engineer action space",
+                    "the engineers face up on the variable action spaces may be used by all",
+                    S_PUB,
+                )
+            shown = ActionSpace(
+                key,
+                f"engineer: {ENGINEERS[ability]}",
+                "engineers",
+                ENGINEER_SPACE_WORKERS,
+                0,
+                ENGINEER_GRANTS[ability],
+                frozenset({2, 3, 4}),
+                S_PUB,
+                False,
+            )
+            return self._space_workers(state, shown, "engineer")
+        raise refuse(
+            f"no action space '{key}'",
+            "the action spaces are the board's, the public engineers' and your own engineers'",
+            S_WORKERS,
+        )
+
+    @staticmethod
+    def _space_workers(
+        state: RussianRailroadsState, space: ActionSpace, figure: str
+    ) -> ActionSpace:
+        """A space whose worker count no public source confirms takes it from the board
+        figures (the owner's value from the box, else the one source's)."""
+        key = f"space_workers_{figure}"
+        if key not in state.board.figures or (
+            len(state.players) == 2 and figure in TWO_PLAYER_SIDE_KNOWN
+        ):
+            return space
+        value = state.board.figure(key).value
+        return space if value is None else replace(space, workers=value)
+
+    def _do_take_space(
+        self, state: RussianRailroadsState, p: int, args: Field
+    ) -> RussianRailroadsState:
+        """One turn = one action space (seed 000, "POPIS JEDNOHO TAHU HRÁČE"): free (or the
+        reusable one), exactly its workers from the player's own supply, a coin standing in for
+        a worker but never the reverse ("DALŠÍ AKCE"); the action follows at once and in full.
+        ``{"space": key, "workers": n, "temporary": n, "coins": n, "black_worker": bool}``."""
+        args.only("space", "workers", "temporary", "coins", "black_worker")
+        space = self.space_for(state, p, args.get("space").str())
+        board = state.players[p]
+        workers = args.get("workers", 0).int(lo=0, hi=4)
+        temporary = args.get("temporary", 0).int(lo=0, hi=2)
+        coins = args.get("coins", 0).int(lo=0, hi=4)
+        black = args.get("black_worker", False).bool()
+        first = state.pending[0] if state.pending else None
+        repeat = first is not None and first.kind == "space" and "repeat" in first.grants
+        moving = first is not None and first.kind == "turn_order_move"
+        if first is not None and first.kind == "space" and not repeat:
+            raise refuse(
+                f"{board.name}: finish {describe(first)} first",
+                "one action per turn",
+                S_WORKERS,
+            )
+        if repeat:
+            assert first is not None
+            if space.key not in board.used_spaces:
+                raise refuse(
+                    f"{board.name} has not used the one-worker space '{space.title}' this round",
+                    "a repeat takes a one-worker action the player used this round again "
+                    "(never the 2 temporary workers)",
+                    S_REPEAT,
+                )
+            if workers or temporary or coins or black:
+                raise refuse(
+                    "a repeated action places no workers or coins",
+                    "the repeat is the card's, factory's or engineer's own action",
+                    S_REPEAT,
+                )
+            rest = list(first.grants)
+            rest.remove("repeat")
+            state = replace(state, pending=(replace(first, grants=tuple(rest)), *state.pending[1:]))
+            state = self._drop_spent(state)
+            return self._grant(state, p, space.key, space.grants, False)
+        if not space.reusable and space.key in state.occupied:
+            raise refuse(
+                f"the space '{space.title}' is taken this round",
+                "an action space must be free: no worker or coin on it",
+                S_WORKERS,
+            )
+        if moving:
+            if space.workers != 1 or space.coins or temporary or coins or workers > 1:
+                raise refuse(
+                    f"{board.name}: the worker from the turn order space may go only to a "
+                    f"one-worker space, alone ('{space.title}' needs "
+                    f"{self.cost_text(space)})",
+                    "no temporary workers, coins or further own workers with this extra action",
+                    S_TURN_MOVE,
+                )
+            state = replace(state, pending=state.pending[1:])
+        else:
+            need = space.workers + space.coins
+            if coins < space.coins or workers + temporary + coins != need:
+                raise refuse(
+                    f"the space '{space.title}' needs {self.cost_text(space)}; "
+                    f"{board.name} placed {workers} worker(s), {temporary} temporary worker(s) "
+                    f"and {coins} coin(s)",
+                    "place exactly the workers the space shows; a coin may replace a worker, "
+                    "a worker never replaces a coin",
+                    S_COINS_RULE,
+                )
+            own_left = board.workers(len(state.players)) - board.workers_used
+            if workers > own_left:
+                raise refuse(
+                    f"{board.name} places {workers} worker(s) with {own_left} left",
+                    "workers come from the player's own supply",
+                    S_WORKERS,
+                )
+            temp_left = board.temporary - board.temporary_used
+            if temporary > temp_left:
+                raise refuse(
+                    f"{board.name} has {temp_left} temporary worker(s) left",
+                    "temporary workers come from the 2-temporary-workers space, this round only",
+                    S_EXTRA,
+                )
+            if coins > board.coins:
+                raise refuse(
+                    f"{board.name} places {coins} coin(s) with {board.coins}",
+                    "coins come from the player's own supply",
+                    S_COINS_RULE,
+                )
+            if black and (not board.black_worker or board.black_worker_used or workers < 1):
+                raise refuse(
+                    f"{board.name} has no black worker to place this round",
+                    "the black worker comes from its '?' card and is one of the own workers",
+                    S_BLACK_WORKER,
+                )
+            board = replace(
+                board,
+                workers_used=board.workers_used + workers,
+                temporary_used=board.temporary_used + temporary,
+                coins=board.coins - coins,
+                black_worker_used=board.black_worker_used or black,
+            )
+        self._check_doable(state, p, space)
+        if (
+            space.workers == 1
+            and not space.coins
+            and space.key != "temporary"
+            and not space.key.startswith("turn_order")
+        ):
+            board = replace(board, used_spaces=(*board.used_spaces, space.key))
+        state = self._board(state, p, br.Outcome(board))
+        figure = "engineer" if "engineer_" in space.key else space.key
+        used = state.board.figures.get(f"space_workers_{figure}")
+        two_player_side = len(state.players) == 2 and figure in TWO_PLAYER_SIDE_KNOWN
+        if used is not None and not used.confirmed and not two_player_side:
+            state = replace(state, figures_used=state.figures_used | {used.key})
+        if not space.reusable:
+            state = replace(state, occupied=(*state.occupied, space.key))
+        extra = black and any(
+            parse_grant(g).kind == "steps" and BLACK in parse_grant(g).colours for g in space.grants
+        )
+        return self._grant(state, p, space.key, space.grants, extra)
+
+    @staticmethod
+    def cost_text(space: ActionSpace) -> str:
+        parts = []
+        if space.workers:
+            parts.append(f"{space.workers} worker" + ("s" if space.workers > 1 else ""))
+        if space.coins:
+            parts.append(f"{space.coins} coin" + ("s" if space.coins > 1 else ""))
+        return " and ".join(parts)
+
+    def _check_doable(self, state: RussianRailroadsState, p: int, space: ActionSpace) -> None:
+        """An action must be done in full (seed 000, "POPIS JEDNOHO TAHU HRÁČE"): a space whose
+        action cannot be done is not taken; the 3-worker locomotive + factory space needs a
+        locomotive in the supply (seed 000, "ROZDÍLY AKČNÍCH POLÍ TÉTO OBLASTI")."""
+        from companion.games.russian_railroads.choices import grant_doable
+
+        if space.key == "locomotive_and_factory" and not any(state.locomotive_supply):
+            raise refuse(
+                "the locomotive + factory space needs a locomotive in the supply",
+                "this space cannot be taken when the supply has no locomotive",
+                S_LOCO_AREA,
+            )
+        if "hire" in space.grants and state.engineer_hired:
+            raise refuse(
+                "this round's engineer is already hired",
+                "at most one engineer can be hired each round",
+                S_ENGINEERS,
+            )
+        for g in space.grants:
+            grant = parse_grant(g)
+            if grant.immediate or grant.up_to:
+                continue
+            if not grant_doable(state, p, g):
+                raise refuse(
+                    f"the action of '{space.title}' ({grant_text(g)}) cannot be done in full "
+                    "on this board",
+                    "an action is done at once and in full, never partly",
+                    S_WORKERS,
+                )
+
+    def _grant(
+        self,
+        state: RussianRailroadsState,
+        p: int,
+        source: str,
+        grants: Sequence[str],
+        extra_black: bool,
+    ) -> RussianRailroadsState:
+        """Apply a space's (card's, token's, factory's) immediate gains; what needs a choice
+        waits as a ``space`` decision at the front."""
+        later = []
+        for g in grants:
+            grant = parse_grant(g)
+            if not grant.immediate:
+                later.append(g)
+                continue
+            board = state.players[p]
+            match grant.kind:
+                case "doublers":
+                    state = self._place_doublers(state, p, grant.count, up_to=True)
+                case "coins":
+                    board = replace(board, coins=board.coins + grant.count)
+                    state = self._board(state, p, br.Outcome(board))
+                case "temporary":
+                    board = replace(board, temporary=board.temporary + 2)
+                    state = self._board(state, p, br.Outcome(board))
+                    state = replace(state, temporary_taken=True)
+                case "points":
+                    state = self._add_points(
+                        state, p, "actions", grant.count, f"round {state.round}: {source}"
+                    )
+                case "turn_order":
+                    state = self._claim_turn_order(state, p, grant.count)
+        if later:
+            pending = Pending("space", p, source, grants=tuple(later), extra_black=extra_black)
+            state = replace(state, pending=(pending, *state.pending))
+        return state
+
+    def _drop_spent(self, state: RussianRailroadsState) -> RussianRailroadsState:
+        if state.pending and state.pending[0].kind == "space" and not state.pending[0].grants:
+            return replace(state, pending=state.pending[1:])
+        return state
+
+    def _spend(
+        self, state: RussianRailroadsState, p: int, kind: str, args: Field
+    ) -> RussianRailroadsState:
+        """An effect entered while a space still gives something: it must be one of those
+        things, no bigger than the space allows (seed 000, "POPIS JEDNOHO TAHU HRÁČE")."""
+        first = state.pending[0]
+        extra_used = False
+        for i, g in enumerate(first.grants):
+            fit = self._fits(parse_grant(g), kind, args, first.extra_black)
+            if fit is None:
+                continue
+            extra_used = fit
+            rest = first.grants[:i] + first.grants[i + 1 :]
+            spent = replace(first, grants=rest, extra_black=first.extra_black and not extra_used)
+            return self._drop_spent(replace(state, pending=(spent, *state.pending[1:])))
+        raise refuse(
+            f"{state.players[p].name}: {effect_text(kind, args)} is more than or other than "
+            f"what {source_text(first.source)} gives: "
+            f"{', '.join(grant_text(g) for g in first.grants)}",
+            "the action is the one the space shows, done in full and no more",
+            S_WORKERS,
+        )
+
+    @staticmethod
+    def _fits(grant: Grant, kind: str, args: Field, extra_black: bool) -> bool | None:
+        """``None``: the effect is not this grant; else whether the black worker's extra black
+        step was used."""
+        match kind:
+            case "build":
+                moves = [
+                    (m.get("colour").str(COLOURS), m.get("steps").int(lo=1, hi=15))
+                    for m in args.get("moves").list(max_len=10)
+                ]
+                total = sum(n for _, n in moves)
+                black = sum(n for c, n in moves if c == BLACK)
+                if grant.kind == "four_repeat":
+                    return False if moves == [(BLACK, 1)] else None
+                if grant.kind != "steps" or any(c not in grant.colours for c, _ in moves):
+                    return None
+                extra = extra_black and BLACK in grant.colours and black >= 2
+                top = grant.count + (1 if extra else 0)
+                if total > top or (total < grant.count and not grant.up_to):
+                    return None
+                return total > grant.count
+            case "industry":
+                steps = args.get("steps").int(lo=1, hi=INDUSTRY_LAST)
+                if grant.kind == "four_repeat":
+                    return False if steps == 1 else None
+                if grant.kind != "industry":
+                    return None
+                ok = steps == grant.count or (grant.up_to and steps < grant.count)
+                return False if ok else None
+            case "doublers":
+                count = args.get("count", 1).int(lo=1, hi=MAX_DOUBLERS)
+                return False if grant.kind == "four_repeat" and count == 1 else None
+            case "take_locomotive":
+                return False if grant.kind in ("locomotive", "locomotive_or_factory") else None
+            case "build_factory":
+                return False if grant.kind in ("factory", "locomotive_or_factory") else None
+            case "hire_engineer":
+                return False if grant.kind == "hire" else None
+        return None
 
     # -- passing and the round end ----------------------------------------------------------
     def _do_pass(self, state: RussianRailroadsState, p: int, args: Field) -> RussianRailroadsState:
@@ -653,7 +991,17 @@ class RussianRailroads:
             return replace(
                 state, players=tuple(final), phase="over", current=None, figures_used=used
             )
-        fresh = tuple(replace(b, workers_used=0, temporary=0, temporary_used=0) for b in boards)
+        fresh = tuple(
+            replace(
+                b,
+                workers_used=0,
+                temporary=0,
+                temporary_used=0,
+                used_spaces=(),
+                black_worker_used=False,
+            )
+            for b in boards
+        )
         return replace(
             state,
             players=fresh,
@@ -668,6 +1016,7 @@ class RussianRailroads:
             # on the hiring space leaves (hired, or back to the box when nobody hired it).
             engineer_row=state.engineer_row[:-1],
             temporary_taken=False,
+            occupied=(),
             figures_used=used,
         )
 
@@ -727,13 +1076,35 @@ class RussianRailroads:
                 )
             case "question_card":
                 return replace(state, pending=(Pending("question_card", p, token), *state.pending))
-        return state  # four_steps, industry_five: the table enters the steps next
+        # four_steps, industry_five: the steps follow as the token's action ("up to").
+        return self._grant(state, p, f"token {token}", TOKEN_GRANTS[token], False)
 
     def _do_decline(
         self, state: RussianRailroadsState, p: int, args: Field
     ) -> RussianRailroadsState:
-        """Decline a "may": a token space ("můžete si vybrat") or a bonus card from the deck."""
+        """Decline a "may": a token space ("můžete si vybrat"), a bonus card from the deck, or
+        the rest of an action that may be used partly (a hired engineer's space, the bottom
+        space's "up to 2 steps", a card's, token's or factory's "můžete"). A full action may
+        be left only where nothing of it can be done any more."""
         args.only()
+        first = state.pending[0]
+        if first.kind == "space":
+            from companion.games.russian_railroads.choices import grant_doable
+
+            owed = [
+                g
+                for g in first.grants
+                if not parse_grant(g).up_to
+                and g not in ("repeat", "four_repeat")
+                and grant_doable(state, p, g)
+            ]
+            if owed:
+                raise refuse(
+                    f"{state.players[p].name}: {', '.join(grant_text(g) for g in owed)} "
+                    f"of {source_text(first.source)} is still owed",
+                    "an action is done in full, never partly",
+                    S_WORKERS,
+                )
         return replace(state, pending=state.pending[1:])
 
     def _do_question_card(
@@ -764,7 +1135,8 @@ class RussianRailroads:
                     board, p, 9, self._placements(args.get("placements")), self._token_space(state)
                 )
                 return self._board(state, p, outcome)
-        return state  # four_actions, factory_and_industry: the table enters the effects
+        # four_actions, factory_and_industry: the card's actions, before its bonus card.
+        return self._grant(state, p, f"card {card}", QUESTION_CARD_GRANTS[card], False)
 
     def _do_bonus_card(
         self, state: RussianRailroadsState, p: int, args: Field
@@ -836,7 +1208,8 @@ class RussianRailroads:
                 levels = sorted((lv for t in TRACKS for lv in board.locos(t)), reverse=True)
                 total = sum(levels[:2])
                 return self._add_points(state, p, "actions", total, f"{why}: best two locomotives")
-        return state  # locomotive_or_factory, repeat_action, two_any_steps: entered as effects
+        # locomotive_or_factory, repeat_action, two_any_steps: the factory's action follows.
+        return self._grant(state, p, f"factory {function}", FACTORY_GRANTS[function], False)
 
     def _do_starting_bonus(
         self, state: RussianRailroadsState, p: int, args: Field
@@ -882,7 +1255,8 @@ class RussianRailroads:
                 round=state.round,
                 prompt=Prompt(describe(first), first.player, pending_options(state)),
             )
-        current = state.current if state.current is not None else state.turn_order[0]
+        expected = self.expected(state)
+        current = expected if expected is not None else state.turn_order[0]
         following = next_active(state, current)
         return TurnStatus(
             active_players=(current,),
@@ -923,6 +1297,49 @@ class RussianRailroads:
         from companion.games.russian_railroads.notation import find_problems
 
         return find_problems(state)
+
+    def choices(
+        self, state: RussianRailroadsState, viewer: int | None = None
+    ) -> tuple[Choice, ...]:
+        """What the table can enter now (``companion.core.choices``)."""
+        from companion.games.russian_railroads.choices import choices
+
+        return choices(state, viewer)
+
+    # -- owner-supplied board figures (the "board figures" page) ----------------------------
+    def board_figures(self, options: Mapping[str, Any]) -> tuple[JsonObject, ...]:
+        """Every figure the rulebooks do not print, as the owner's page lists it: ``key``,
+        ``description``, ``value`` (``None`` unknown), ``confirmed``, ``source``, ``lo``/``hi``.
+        ``options``: the game options in force (config and saved), whose ``board`` holds the
+        owner's values."""
+        board = BoardData.from_options(thaw(options.get("board", {})), "board")
+        out: list[JsonObject] = []
+        for key, fig in board.figures.items():
+            lo, hi = figure_bounds(key)
+            out.append(
+                {
+                    "key": key,
+                    "description": fig.description,
+                    "value": fig.value,
+                    "confirmed": fig.confirmed,
+                    "source": fig.source,
+                    "lo": lo,
+                    "hi": hi,
+                }
+            )
+        return tuple(out)
+
+    def board_figure_options(
+        self, saved: Mapping[str, Any], entered: Mapping[str, Any]
+    ) -> JsonObject:
+        """The saved game options with the owner's figures (``{key: value}``; ``None`` clears a
+        value): checked like the ``board`` option, a bad value refused by its key."""
+        figures = {k: v for k, v in dict(entered).items() if v is not None}
+        BoardData.from_options(figures, "figures")
+        options: JsonObject = {k: thaw(v) for k, v in saved.items() if k != "board"}
+        if figures:
+            options["board"] = figures
+        return options
 
     def interpret(
         self, state: RussianRailroadsState, player: int | None, component: str
@@ -967,6 +1384,16 @@ def figure_notes(board: BoardData, keys: frozenset[str]) -> tuple[str, ...]:
             f"board data unverified: turn order card pass points ({values}) "
             f"({board.figure(pass_keys[0]).source})"
         )
+    space_keys = sorted(k for k in keys if k.startswith("space_workers_"))
+    if space_keys:
+        counts = "; ".join(
+            f"{board.figure(k).description.removeprefix('workers the action space ')}: "
+            f"{board.figure(k).value}"
+            for k in space_keys
+            if not board.figure(k).confirmed
+        )
+        if counts:
+            notes.append(f"board data unverified: action space worker counts ({counts})")
     for key in sorted(k for k in keys if k.startswith("kiev_bonus_")):
         fig = board.figure(key)
         if fig.value is None:
@@ -974,6 +1401,13 @@ def figure_notes(board: BoardData, keys: frozenset[str]) -> tuple[str, ...]:
         elif not fig.confirmed:
             notes.append(f"board data unverified: {fig.description} = {fig.value} ({fig.source})")
     return tuple(notes)
+
+
+# The 2-player side of the action board is known exactly (reference sheet: two solo-helper
+# apps); these spaces' worker counts are unconfirmed only on the 3–4-player side.
+TWO_PLAYER_SIDE_KNOWN = frozenset(
+    {"grey_3", "brown_1", "brown_2", "natural_1", "natural_2", "white_1", "white_2"}
+)
 
 
 def next_active(state: RussianRailroadsState, after: int) -> int | None:
@@ -1064,8 +1498,48 @@ def describe(pending: Pending) -> str:
         case "starting_bonus":
             return "choose a starting bonus card"
         case "turn_order_move":
-            return f"move the worker from {pending.source} to a one-worker action, then pass"
+            return f"move the worker from {pending.source} to a one-worker action, or pass"
+        case "space":
+            gives = ", ".join(grant_text(g) for g in pending.grants)
+            return f"the rest of {source_text(pending.source)}: {gives}"
     return pending.kind
+
+
+def source_text(source: str) -> str:
+    """Plain words for what gave an action ("the space '3 black steps'", "the token …")."""
+    if source in SPACE_BY_KEY:
+        return f"the space '{SPACE_BY_KEY[source].title}'"
+    if source.startswith("engineer_") and source.removeprefix("engineer_") in ENGINEERS:
+        return f"the engineer space '{ENGINEERS[source.removeprefix('engineer_')]}'"
+    if source.startswith("own_engineer_"):
+        return f"own engineer {source.removeprefix('own_engineer_')}"
+    kind, _, what = source.partition(" ")
+    names = {"token": "the '?' token", "card": "the '?' card", "factory": "the factory"}
+    return f"{names.get(kind, kind)} '{what.replace('_', ' ')}'" if what else source
+
+
+def effect_text(kind: str, args: Field) -> str:
+    """Plain words for an effect entered (for refusals)."""
+    try:
+        match kind:
+            case "build":
+                parts = [
+                    f"{m.get('steps').value} {m.get('colour').value} step(s) on "
+                    f"{TRACK_TITLES.get(str(m.get('track').value), m.get('track').value)}"
+                    for m in args.get("moves").list(max_len=10)
+                ]
+                return ", ".join(parts) or "no steps"
+            case "industry":
+                return f"industry +{args.get('steps').value}"
+            case "doublers":
+                return f"{args.get('count', 1).value} doubler(s)"
+    except SnapshotError:
+        pass
+    return {
+        "take_locomotive": "a locomotive",
+        "build_factory": "a factory",
+        "hire_engineer": "hiring an engineer",
+    }.get(kind, kind)
 
 
 GAME = RussianRailroads()

@@ -32,7 +32,8 @@ class Pending:
     ``kind``: ``token`` (a "?" token space fired: choose a token), ``factory`` (an industry
     marker reached a factory: say its function; ``level`` = the factory's locomotive level,
     ``marker`` = which marker), ``bonus_card`` (choose a final bonus card or 10 points),
-    ``starting_bonus`` (the starting bonus draft), ``turn_order_move`` (a worker on a turn
+    ``starting_bonus`` (the starting bonus draft), ``space`` (the action space taken this turn
+    still owes the rest of its action, ``grants``), ``turn_order_move`` (a worker on a turn
     order space may take one more one-worker action after the round)."""
 
     kind: str
@@ -40,6 +41,11 @@ class Pending:
     source: str = ""
     level: int = 0
     marker: int = 0
+    grants: tuple[str, ...] = ()
+    """``space``: what the action space taken still gives (``action_board`` grant strings)."""
+    extra_black: bool = False
+    """``space``: the black worker stands on it — one more black step with the first black
+    build (seed 000, "KARTY ?", the black worker)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +76,9 @@ class PlayerBoard:
     temporary: int = 0
     temporary_used: int = 0
     coins: int = 0
+    used_spaces: tuple[str, ...] = ()
+    """One-worker action spaces this player used this round (a repeat may take them again)."""
+    black_worker_used: bool = False
     points: tuple[tuple[str, int, str], ...] = ()
     """Every point scored so far: (category, points, why)."""
 
@@ -140,6 +149,8 @@ class RussianRailroadsState:
     tracked); the rightmost can be hired this round."""
     """This round's engineer has been hired (at most one per round)."""
     temporary_taken: bool = False
+    occupied: tuple[str, ...] = ()
+    """Action spaces taken this round (the reusable one is never listed)."""
     doubler_supply: int = 20
     pending: tuple[Pending, ...] = ()
     factory_functions: tuple[tuple[int, str], ...] = ()

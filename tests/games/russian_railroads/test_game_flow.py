@@ -47,13 +47,14 @@ def test_setup_counts_follow_the_player_count() -> None:
 
 def test_players_act_in_turn_order_and_a_passed_player_is_out() -> None:
     s = new_game(3, turn_order=[2, 0, 1])
-    refused(s, "build", 0, "it is Yellow's turn", moves=moves((TS, "black", 1)))
-    s = act(s, "build", 2, moves=moves((TS, "black", 1)))
-    # Yellow's turn may hold more effects (e.g. a locomotive and a factory) until Red acts
-    s = act(s, "build_factory", 2)
+    refused(s, "take_space", 0, "it is Yellow's turn", space="black_3", workers=2)
+    s = act(s, "take_space", 2, space="black_3", workers=2)
+    s = act(s, "build", 2, moves=moves((TS, "black", 3)))
+    # one action per turn: Yellow's turn is over
+    refused(s, "take_space", 2, "one action per turn", space="industry_1", workers=1)
     s = act(s, "pass", 0)
-    refused(s, "build", 0, "has passed", moves=moves((TS, "black", 1)))
-    refused(s, "build", 2, "it is Blue's turn", moves=moves((TS, "black", 1)))
+    refused(s, "take_space", 0, "has passed", space="industry_1", workers=1)
+    refused(s, "take_space", 2, "it is Blue's turn", space="industry_1", workers=1)
 
 
 def test_pass_points_come_from_the_turn_order_card_and_are_marked_unverified() -> None:
@@ -98,33 +99,38 @@ def test_special_case_the_first_player_on_space_2_with_space_1_empty_changes_not
 
 def test_turn_order_space_rules() -> None:
     s = new_game(4)
-    refused(s, "turn_order", 0, "already on turn order space 1", space=1)
-    s = act(s, "turn_order", 0, space=2)
-    refused(s, "turn_order", 1, "taken this round", space=2)
+    refused(s, "take_space", 0, "already on turn order space 1", space="turn_order_1", workers=1)
+    s = act(s, "take_space", 0, space="turn_order_2", workers=1)
+    refused(s, "take_space", 1, "taken this round", space="turn_order_2", workers=1)
     s = act(s, "pass", 1)
     s = act(s, "pass", 2)
     s = act(s, "pass", 3)
-    refused(s, "turn_order", 0, "already has a worker", space=1)
+    refused(s, "take_space", 0, "already has a worker", space="turn_order_1", workers=1)
 
 
 def test_two_players_may_take_the_space_under_their_own_marker() -> None:
-    s = act(new_game(2), "turn_order", 0, space=1)
+    s = act(new_game(2), "take_space", 0, space="turn_order_1", workers=1)
     assert s.turn_order_claims == (0, None)
-    refused(new_game(2), "turn_order", 0, "one turn order space", space=2)
+    refused(
+        new_game(2), "take_space", 0, "not on the board with 2", space="turn_order_2", workers=1
+    )
 
 
 def test_after_the_round_the_turn_order_workers_take_one_more_action_space_2_first() -> None:
-    s = act(new_game(4), "turn_order", 0, space=2)
-    s = act(s, "turn_order", 1, space=1)
+    s = act(new_game(4), "take_space", 0, space="turn_order_2", workers=1)
+    s = act(s, "take_space", 1, space="turn_order_1", workers=1)
     s = all_pass(s, [2, 3, 0, 1])
     assert s.phase == "after_round"
     assert s.turn_order == (1, 0, 2, 3)
     assert [p.player for p in s.pending] == [0, 1]
-    refused(s, "build", 1, "waiting for Red", moves=moves((TS, "black", 1)))
+    refused(s, "take_space", 1, "waiting for Red", space="industry_1", workers=1)
+    # Seed 000, DALŠÍ VYUŽITÍ DĚLNÍKŮ …: only a one-worker space, no coins or more workers
+    refused(s, "take_space", 0, "only to a one-worker space", space="black_3", workers=2)
+    refused(s, "take_space", 0, "only to a one-worker space", space="any_2", coins=1)
+    s = act(s, "take_space", 0, space="black_or_grey")
     s = act(s, "build", 0, moves=moves((TS, "black", 1)))
-    s = act(s, "pass", 0)
+    s = act(s, "take_space", 1, space="industry_1")
     s = act(s, "industry", 1, steps=1)
-    s = act(s, "pass", 1)
     assert s.round == 2 and s.phase == "play"
     assert s.current == 1
     assert GAME.score(s).player("Blue").points("industry") == 1
@@ -135,9 +141,12 @@ def test_the_last_round_has_no_turn_order_space_and_the_game_ends_with_final_sco
     for _ in range(5):
         s = all_pass(s)
     assert s.round == 6 == s.rounds
-    refused(s, "turn_order", 0, "last round", space=1)
+    refused(s, "take_space", 0, "not available in round 6", space="turn_order_1", workers=1)
+    s = act(s, "take_space", 0, space="coins", workers=1)
+    s = act(s, "pass", 1)
+    s = act(s, "take_space", 0, space="hire_engineer", coins=1)
     s = act(s, "hire_engineer", 0, number=7)
-    s = all_pass(s)
+    s = all_pass(s, [0])
     assert GAME.is_over(s)
     sheet = GAME.score(s)
     assert sheet.player("Red").points("engineers") == 40
@@ -223,15 +232,20 @@ def test_the_engineer_question_card_hires_outside_the_round_limit_and_gives_a_co
 
 
 def test_workers_coins_and_temporary_workers_are_counted() -> None:
-    s = act(new_game(4), "place_workers", 0, workers=3)
-    refused(s, "place_workers", 0, "with 2 left", workers=3)
-    s = act(s, "take_temporary_workers", 0)
-    refused(s, "take_temporary_workers", 0, "already taken")
-    s = act(s, "place_workers", 0, temporary=2, coins=1)
-    refused(s, "place_workers", 0, "with 0", coins=1)
-    s = act(s, "gain_coins", 0, count=2)
-    assert board_of(s, 0).coins == 2
-    s = all_pass(s)
+    s = new_game(2)
+    s = act(s, "take_space", 0, space="locomotive_and_factory", workers=3)
+    s = act(s, "take_locomotive", 0, placements=[{"track": SP}])
+    s = act(s, "build_factory", 0)
+    s = act(s, "take_space", 1, space="coins", workers=1)
+    refused(s, "take_space", 0, "needs 2 workers; Red placed 4", space="black_3", workers=4)
+    s = act(s, "take_space", 0, space="temporary", workers=1)
+    s = act(s, "pass", 1)
+    refused(s, "take_space", 0, "taken this round", space="temporary", workers=1)
+    s = act(s, "take_space", 0, space="industry_2", temporary=2)
+    s = act(s, "industry", 0, steps=2)
+    refused(s, "take_space", 0, "has 0 temporary", space="industry_1", temporary=1)
+    assert board_of(s, 0).workers_used == 4 and board_of(s, 0).temporary_used == 2
+    s = all_pass(s, [0])
     assert board_of(s, 0).workers_used == 0 and board_of(s, 0).temporary == 0
 
 

@@ -30,6 +30,14 @@ def test_every_component_kind_is_listed_with_an_id() -> None:
 
 def test_an_engineer_scan_hires_when_the_owner_set_its_number_else_asks() -> None:
     s = new_game(board={"engineer_number_two_black": 12})
+    # before the hiring space is taken, the scan asks for it (a turn is one action space)
+    first = GAME.interpret(s, 0, "engineer:two_black")
+    assert isinstance(first, Prompt) and "first say which action space" in first.question
+    assert first.options == (
+        Action("take_space", 0, {"space": "hire_engineer", "workers": 0, "temporary": 0,
+                                 "coins": 1}),
+    )  # fmt: skip
+    s = GAME.apply(s, first.options[0])
     result = GAME.interpret(s, 0, "engineer:two_black")
     assert result == Action("hire_engineer", 0, {"number": 12, "ability": "two_black"})
     assert board_of(GAME.apply(s, result), 0).engineers[0].number == 12
@@ -39,6 +47,16 @@ def test_an_engineer_scan_hires_when_the_owner_set_its_number_else_asks() -> Non
 
 def test_a_locomotive_tile_scan_offers_every_legal_placement_and_the_factory() -> None:
     s = new_game()
+    first = GAME.interpret(s, 0, "locomotive:2")
+    assert isinstance(first, Prompt)
+    assert {o.arg("space") for o in first.options} == {
+        "locomotive_1",
+        "locomotive_2",
+        "locomotive_and_factory",
+    }
+    for option in first.options:
+        GAME.apply(s, option)
+    s = GAME.apply(s, first.options[0])
     ask = GAME.interpret(s, 0, "locomotive:2")
     assert isinstance(ask, Prompt)
     kinds = [(o.kind, o.arg("placements")) for o in ask.options]
@@ -51,6 +69,7 @@ def test_a_locomotive_tile_scan_offers_every_legal_placement_and_the_factory() -
 def test_a_full_board_offers_the_chains_and_the_optional_stop() -> None:
     s = with_board(new_game(), 0, locomotives=((3, 2), (4,), (2,)))
     s = replace(s, locomotive_supply=(0, 0, 0, 0, 4, 4, 4, 4, 4))
+    s = GAME.apply(s, Action("take_space", 0, {"space": "locomotive_1", "workers": 1}))
     ask = GAME.interpret(s, 0, "locomotive:5")
     assert isinstance(ask, Prompt)
     chains = [list(o.arg("placements")) for o in ask.options if o.kind == "take_locomotive"]
@@ -63,6 +82,7 @@ def test_a_full_board_offers_the_chains_and_the_optional_stop() -> None:
 
 def test_a_returned_factory_tile_can_be_built() -> None:
     s = replace(new_game(), returned_factories=(1,))
+    s = GAME.apply(s, Action("take_space", 0, {"space": "locomotive_1", "workers": 1}))
     ask = GAME.interpret(s, 0, "locomotive:1")
     assert isinstance(ask, Prompt)
     assert ask.options == (Action("build_factory", 0, {"from": "returned", "level": 1}),)

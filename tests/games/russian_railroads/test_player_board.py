@@ -183,8 +183,11 @@ def test_the_second_industry_marker_and_the_kiev_medal_tokens() -> None:
 
 
 def test_the_industry_token_space_is_declared_by_the_table_while_unknown() -> None:
-    s = act(new_game(), "use_token", 0, token="industry_five", space="industry")
+    s = act(new_game(), "take_space", 0, space="industry_1", workers=1)
+    s = act(s, "industry", 0, steps=1)
+    s = act(s, "use_token", 0, token="industry_five", space="industry")
     assert "industry" in board_of(s, 0).token_spaces
+    s = act(s, "decline", 0)  # the token's "up to 5" industry steps, not taken
     refused(s, "use_token", 0, "already used", token="four_steps", space="industry")
 
 
@@ -326,7 +329,8 @@ def test_factory_functions_that_act_by_themselves() -> None:
 
 
 def test_doublers_at_most_eight() -> None:
-    s = act(new_game(), "doublers", 0, count=5)
-    s = act(s, "doublers", 0, count=3)
+    s = new_game()
+    for _ in range(8):
+        s = act(s, "doublers", 0, count=1)
     refused(s, "doublers", 0, "at most 8 doublers", count=1)
     assert s.doubler_supply == 12

@@ -11,6 +11,7 @@ import pytest
 
 from companion.core import SnapshotError
 from companion.games import find_game
+from companion.games.russian_railroads.board_data import BONUS_CARDS
 
 GAME = find_game("russian-railroads")
 
@@ -272,7 +273,11 @@ def test_doublers_double_only_their_own_spaces_in_reach() -> None:
 def test_st_petersburg_7_with_grey_and_locomotive_doubles_the_track() -> None:
     player = board(
         "A",
-        rails={"st_petersburg": {"black": 9, "grey": 7, "brown": 2}},
+        # brown needs black on Trans-Siberian 6 (seed 000, "BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV")
+        rails={
+            "trans_siberian": {"black": 6},
+            "st_petersburg": {"black": 9, "grey": 7, "brown": 2},
+        },
         locomotives={"st_petersburg": [7]},
     )
     sheet = GAME.score_snapshot(snapshot(player))
@@ -285,7 +290,7 @@ def test_st_petersburg_7_with_grey_and_locomotive_doubles_the_track() -> None:
 def test_kiev_medal_needs_the_token_grey_and_a_locomotive_at_5() -> None:
     player = board(
         "A",
-        rails={"kiev": {"black": 6, "grey": 5}},
+        rails={"trans_siberian": {"black": 2}, "kiev": {"black": 6, "grey": 5}},
         locomotives={"kiev": [5]},
         kiev_medal=True,
     )
@@ -401,3 +406,75 @@ def test_malformed_documents_name_the_field(data: dict[str, Any], path: str) -> 
     with pytest.raises(SnapshotError) as info:
         GAME.score_snapshot(data)
     assert info.value.path == path
+
+
+# --- impossible boards the scorer refuses (each names the field and the rule) -------------
+
+
+def test_a_colour_before_black_reached_its_trans_siberian_space_is_refused() -> None:
+    """Seed 000, "BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV": grey at 2, brown 6, natural 10, white 15."""
+    cases = (
+        ({"trans_siberian": {"black": 1}, "kiev": {"black": 3, "grey": 1}}, "kiev.grey", 2),
+        ({"trans_siberian": {"black": 5, "grey": 4, "brown": 1}}, "trans_siberian.brown", 6),
+        ({"trans_siberian": {"black": 9, "grey": 4, "brown": 3, "natural": 1}}, "natural", 10),
+        (
+            {"trans_siberian": {"black": 14, "grey": 5, "brown": 4, "natural": 3, "white": 1}},
+            "white",
+            15,
+        ),
+    )
+    for rails, where, space in cases:
+        with pytest.raises(SnapshotError, match=rf"rails.*{where}.*reaches space {space}"):
+            GAME.score_snapshot(snapshot(board("A", rails=rails)))
+    fine = {"trans_siberian": {"black": 10, "grey": 4, "brown": 3, "natural": 1}}
+    GAME.score_snapshot(snapshot(board("A", rails=fine)))
+
+
+def test_more_engineers_than_the_rounds_allow_are_refused() -> None:
+    """One engineer a round plus the one on its "?" card: 8 in a 4-player game of 7 rounds."""
+    players = [
+        final(n, engineers=list(range(i * 3 + 1, i * 3 + 4))) for i, n in enumerate(("A", "B", "C"))
+    ]  # 9 engineers, 3 players: 6 rounds + 1 = 7 allowed
+    with pytest.raises(SnapshotError, match=r"9 engineers hired.*allows 7"):
+        GAME.score_snapshot(snapshot(*players, scoring="final"))
+
+
+def test_more_than_eight_bonus_cards_are_refused() -> None:
+    """Seed 000, "KARTY CÍLOVÝCH BONUSŮ": ten cards, two removed unseen."""
+    players = [
+        final("A", bonus_cards=list(BONUS_CARDS[:5])),
+        final("B", bonus_cards=list(BONUS_CARDS[5:])),
+    ]
+    with pytest.raises(SnapshotError, match="10 bonus cards held; 8 are in play"):
+        GAME.score_snapshot(snapshot(*players, scoring="final"))
+
+
+def test_token_effects_need_as_many_tokens_used() -> None:
+    """Seed 000, "ŽETONY": the revaluation, the Kiev medal and the second industry marker each
+    come from a "?" token."""
+    three = final(
+        "A",
+        revaluation=True,
+        kiev_medal=True,
+        industry=[2, 1],
+        rails={"trans_siberian": {"black": 2}, "kiev": {"black": 6, "grey": 5}},
+        locomotives={"kiev": [5]},
+        tokens_used=2,
+    )
+    with pytest.raises(SnapshotError, match=r"tokens_used: 2 .* need 3"):
+        GAME.score_snapshot(snapshot(three, scoring="final"))
+    GAME.score_snapshot(snapshot({**three, "tokens_used": 3}, scoring="final"))
+
+
+def test_two_level_1_locomotives_are_refused() -> None:
+    """Every player's level-1 locomotive comes out at setup; the supply starts at level 2."""
+    two = board("A", locomotives={"trans_siberian": [1], "kiev": [1]})
+    with pytest.raises(SnapshotError, match="2 level-1 locomotives"):
+        GAME.score_snapshot(snapshot(two))
+
+
+def test_final_snapshots_default_extra_workers_and_tokens_used_to_0() -> None:
+    player = final("A")
+    del player["extra_workers"], player["tokens_used"]
+    sheet = GAME.score_snapshot(snapshot(player, scoring="final"))
+    assert sheet.player("A").points("bonus_cards") == 0

@@ -1,0 +1,557 @@
+"""Russian Railroads: the choices tree — what the table can enter now (``companion.core.choices``).
+
+Top: the player whose turn it is picks a free (or the reusable) action space they can pay for,
+then how to pay; while a space (token, card, factory) still gives something, its parts: which
+tracks and colours the steps go to, where a locomotive goes, which industry marker moves; the
+decisions owed (bonus cards, factory functions, "?" tokens, the starting bonus draft); and pass.
+Every leaf is an :class:`Action` checked with ``apply`` before it is offered, so the property
+"every leaf the tree offers, ``apply`` accepts" holds by construction; big subtrees (ways to
+split steps, locomotive chains) are built only when opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import combinations_with_replacement
+from typing import TYPE_CHECKING, Any
+
+from companion.core.actions import Action
+from companion.core.choices import Choice
+from companion.core.errors import IllegalActionError
+from companion.core.messages import Message, msg
+from companion.games.russian_railroads import board_rules as br
+from companion.games.russian_railroads.action_board import (
+    PUBLIC_ENGINEER_SPACES,
+    SPACES,
+    grant_text,
+    parse_grant,
+)
+from companion.games.russian_railroads.board_data import (
+    BONUS_CARD_TITLES,
+    COLOURS,
+    LOCOMOTIVE_SLOTS,
+    TRACK_COLOURS,
+    TRACK_TITLES,
+    TRACKS,
+)
+from companion.games.russian_railroads.state import PlayerBoard, RussianRailroadsState
+
+if TYPE_CHECKING:
+    from companion.games.russian_railroads.rules import RussianRailroads
+
+Moves = tuple[tuple[str, str, int], ...]
+ENGINEER_NUMBERS = range(1, 16)
+
+
+def _game() -> RussianRailroads:
+    from companion.games.russian_railroads.rules import GAME
+
+    return GAME
+
+
+def _accepted(state: RussianRailroadsState, action: Action) -> bool:
+    try:
+        _game().apply(state, action)
+    except IllegalActionError:
+        return False
+    return True
+
+
+# -- what a grant can become --------------------------------------------------------------
+def step_moves(
+    board: PlayerBoard,
+    player: int,
+    colours: Sequence[str],
+    count: int,
+    *,
+    up_to: bool,
+    extra_black: bool,
+    token_space: int | None,
+) -> Iterator[Moves]:
+    """Every way to spend ``count`` steps (``up_to``: 1…count) of the given colours over the
+    tracks that the board rules allow (seed 000, "ZÁSADY STAVBY KOLEJÍ": split freely between
+    tracks); moves in colour order, black first, so a colour never waits on the one before."""
+    pairs = [
+        (t, c)
+        for c in COLOURS
+        if c in colours and c in board.colours
+        for t in TRACKS
+        if c in TRACK_COLOURS[t]
+    ]
+    totals = list(range(1, count + 1)) if up_to else [count]
+    if extra_black and "black" in colours:
+        totals.append(count + 1)
+    for total in totals:
+        for combo in combinations_with_replacement(pairs, total):
+            counts: dict[tuple[str, str], int] = {}
+            for pair in combo:
+                counts[pair] = counts.get(pair, 0) + 1
+            if total > count and sum(n for (_, c), n in counts.items() if c == "black") < 2:
+                continue
+            moves = tuple(
+                (t, c, n)
+                for (t, c), n in sorted(
+                    counts.items(), key=lambda kv: (COLOURS.index(kv[0][1]), TRACKS.index(kv[0][0]))
+                )
+            )
+            try:
+                br.build(board, player, list(moves), token_space)
+            except IllegalActionError:
+                continue
+            yield moves
+
+
+def locomotive_chains(board: PlayerBoard, level: int) -> Iterator[tuple[dict[str, object], ...]]:
+    """Every placement of a new level-``level`` locomotive with the chain it displaces
+    (seed 000, "ZVÝŠENÍ VÝKONU LOKOMOTIVY")."""
+
+    def walk(
+        b: PlayerBoard, carrying: int, first: bool, path: tuple[dict[str, object], ...]
+    ) -> Iterator[tuple[dict[str, object], ...]]:
+        free = [t for t in TRACKS if len(b.locos(t)) < LOCOMOTIVE_SLOTS[t]]
+        for t in free:
+            yield (*path, {"track": t})
+        if not first and not free:
+            yield (*path, {"factory": True})
+        if free:
+            return
+        for t in TRACKS:
+            for target in sorted(set(b.locos(t))):
+                if target >= carrying:
+                    continue
+                rest = list(b.locos(t))
+                rest.remove(target)
+                locos = list(b.locomotives)
+                locos[TRACKS.index(t)] = (*rest, carrying)
+                from dataclasses import replace
+
+                nb = replace(b, locomotives=tuple(locos))
+                yield from walk(nb, target, False, (*path, {"track": t, "replace": target}))
+
+    yield from walk(board, level, True, ())
+
+
+def _lowest(state: RussianRailroadsState) -> int | None:
+    return next((lv for lv, n in enumerate(state.locomotive_supply, start=1) if n > 0), None)
+
+
+def grant_actions(state: RussianRailroadsState, p: int, grant: str) -> Iterator[Action]:
+    """Candidate effects for one grant of the space being done (not yet checked by apply)."""
+    g = parse_grant(grant)
+    board = state.players[p]
+    token_space = state.board.figure("industry_token_space").value
+    first = state.pending[0] if state.pending else None
+    extra = bool(first and first.kind == "space" and first.extra_black)
+    if g.kind == "steps":
+        for moves in step_moves(
+            board, p, g.colours, g.count, up_to=g.up_to, extra_black=extra, token_space=token_space
+        ):
+            yield Action(
+                "build", p, {"moves": [{"track": t, "colour": c, "steps": n} for t, c, n in moves]}
+            )
+    if g.kind in ("locomotive", "locomotive_or_factory"):
+        level = _lowest(state)
+        if level is not None:
+            for chain in locomotive_chains(board, level):
+                yield Action("take_locomotive", p, {"placements": list(chain)})
+    if g.kind in ("factory", "locomotive_or_factory"):
+        slots: list[int | None] = [None] if len(board.factories) < 5 else [1, 2, 3, 4, 5]
+        for slot in slots:
+            extra_args = {} if slot is None else {"replace_slot": slot}
+            if _lowest(state) is not None:
+                yield Action("build_factory", p, {"from": "supply", **extra_args})
+            for level in sorted(set(state.returned_factories)):
+                yield Action("build_factory", p, {"from": "returned", "level": level, **extra_args})
+    if g.kind in {"industry", "four_repeat"}:
+        counts = (
+            [1]
+            if g.kind == "four_repeat"
+            else (list(range(1, g.count + 1)) if g.up_to else [g.count])
+        )
+        for marker in range(1, len(board.industry) + 1):
+            for n in counts:
+                yield Action("industry", p, {"steps": n, "marker": marker})
+    if g.kind == "four_repeat":
+        yield Action("doublers", p, {"count": 1})
+        for t in TRACKS:
+            yield Action("build", p, {"moves": [{"track": t, "colour": "black", "steps": 1}]})
+    if g.kind == "hire":
+        taken = {e.number for b in state.players for e in b.engineers}
+        ability = state.engineer_row[-1] if state.engineer_row else ""
+        for number in ENGINEER_NUMBERS:
+            if number not in taken:
+                args: dict[str, object] = {"number": number}
+                if ability:
+                    args["ability"] = ability
+                yield Action("hire_engineer", p, args)
+    if g.kind == "repeat":
+        for key in dict.fromkeys(board.used_spaces):
+            yield Action("take_space", p, {"space": key})
+
+
+def grant_doable(state: RussianRailroadsState, p: int, grant: str) -> bool:
+    """Whether some effect can spend this grant in full on this board (board rules only)."""
+    g = parse_grant(grant)
+    board = state.players[p]
+    token_space = state.board.figure("industry_token_space").value
+    match g.kind:
+        case "steps":
+            moves = step_moves(
+                board,
+                p,
+                g.colours,
+                g.count,
+                up_to=False,
+                extra_black=False,
+                token_space=token_space,
+            )
+            return next(moves, None) is not None
+        case "locomotive" | "locomotive_or_factory" | "factory":
+            loco = _lowest(state) is not None
+            if g.kind == "factory":
+                return loco or bool(state.returned_factories)
+            if g.kind == "locomotive":
+                return (
+                    loco and next(locomotive_chains(board, _lowest(state) or 1), None) is not None
+                )
+            return loco or bool(state.returned_factories)
+        case "industry":
+            for marker in range(len(board.industry)):
+                try:
+                    br.industry_steps(board, p, marker, g.count, token_space)
+                except IllegalActionError:
+                    continue
+                return True
+            return False
+        case "hire":
+            return not state.engineer_hired and (not state.engineer_row or bool(state.engineer_row))
+        case "repeat":
+            return bool(board.used_spaces)
+    return True
+
+
+# -- labels --------------------------------------------------------------------------------
+def effect_label(state: RussianRailroadsState, action: Action) -> Message:
+    from companion.core.jsonvalue import thaw
+
+    name = state.players[action.player or 0].name
+    args: dict[str, Any] = {k: thaw(v) for k, v in action.args.items()}
+    match action.kind:
+        case "build":
+            parts = []
+            for m in args["moves"]:
+                n = m["steps"]
+                parts.append(
+                    f"{TRACK_TITLES[m['track']]}: {n} {m['colour']} "
+                    + ("step" if n == 1 else "steps")
+                )
+            return msg("{player}: {steps}", player=name, steps=", ".join(parts))
+        case "take_locomotive":
+            chain = []
+            for pl in args["placements"]:
+                if pl.get("factory"):
+                    chain.append("the displaced one back to the supply as a factory")
+                elif pl.get("replace"):
+                    chain.append(f"to {TRACK_TITLES[pl['track']]} replacing level {pl['replace']}")
+                else:
+                    chain.append(f"to {TRACK_TITLES[pl['track']]}")
+            return msg(
+                "{player}: the level {level} locomotive {where}",
+                player=name,
+                level=_lowest(state) or 0,
+                where=", then ".join(chain),
+            )
+        case "build_factory":
+            level = args.get("level", _lowest(state) or 0)
+            slot = args.get("replace_slot")
+            where = f", replacing the factory in slot {slot}" if slot else ""
+            return msg(
+                "{player}: a level {level} factory{where}",
+                player=name,
+                level=level,
+                where=where,
+            )
+        case "industry":
+            return msg(
+                "{player}: industry marker {marker} +{steps}",
+                player=name,
+                marker=args["marker"],
+                steps=args["steps"],
+            )
+        case "doublers":
+            return msg("{player}: a doubler", player=name)
+        case "hire_engineer":
+            return msg(
+                "{player}: hire engineer number {number} (as printed on the tile)",
+                player=name,
+                number=args["number"],
+            )
+        case "take_space":
+            return msg(
+                "{player}: repeat {space}", player=name, space=_space_title(str(args["space"]))
+            )
+    return msg("{player}: {what}", player=name, what=action.kind)
+
+
+def _space_title(key: str) -> str:
+    from companion.games.russian_railroads.rules import source_text
+
+    return source_text(key)
+
+
+# -- the tree --------------------------------------------------------------------------------
+def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) -> Choice | None:
+    def children() -> tuple[Choice, ...]:
+        out: list[Choice] = []
+        seen: set[str] = set()
+        for action in grant_actions(state, p, grant):
+            key = _action_key(action)
+            if key in seen or not _accepted(state, action):
+                continue
+            seen.add(key)
+            out.append(Choice(key, effect_label(state, action), p, action=action))
+        return tuple(out)
+
+    # offered only when something is legal under it (the first accepted way is enough to
+    # know); the whole list — every split of the steps, every chain — is built when opened
+    if not any(_accepted(state, a) for a in grant_actions(state, p, grant)):
+        return None
+    return Choice(
+        f"grant-{index}",
+        msg("{player}: {what}", player=state.players[p].name, what=grant_text(grant)),
+        p,
+        children=children,
+    )
+
+
+def _action_key(action: Action) -> str:
+    import json
+
+    from companion.core.jsonvalue import thaw
+
+    text = json.dumps(thaw(action.args), sort_keys=True, separators=(",", ":"))
+    return f"{action.kind}:{text}".replace("/", "|")
+
+
+def _payments(state: RussianRailroadsState, p: int, key: str) -> tuple[Choice, ...]:
+    from companion.games.russian_railroads.rules import GAME
+
+    board = state.players[p]
+    name = board.name
+    out: list[Choice] = []
+    moving = bool(state.pending and state.pending[0].kind == "turn_order_move")
+    try:
+        space = GAME.space_for(state, p, key)
+    except IllegalActionError:
+        return ()
+    options: list[dict[str, int | bool]] = []
+    if moving:
+        options.append({})
+    else:
+        need = space.workers + space.coins
+        for coins in range(space.coins, min(board.coins, need) + 1):
+            for temporary in range(0, min(2, need - coins) + 1):
+                workers = need - coins - temporary
+                options.append({"workers": workers, "temporary": temporary, "coins": coins})
+                if workers and board.black_worker and not board.black_worker_used:
+                    options.append(
+                        {
+                            "workers": workers,
+                            "temporary": temporary,
+                            "coins": coins,
+                            "black_worker": True,
+                        }
+                    )
+    for pay in options:
+        action = Action("take_space", p, {"space": key, **pay})
+        if not _accepted(state, action):
+            continue
+        parts = []
+        if pay.get("workers"):
+            parts.append(f"{pay['workers']} worker" + ("s" if pay["workers"] != 1 else ""))
+        if pay.get("temporary"):
+            parts.append(f"{pay['temporary']} temporary")
+        if pay.get("coins"):
+            parts.append(f"{pay['coins']} coin" + ("s" if pay["coins"] != 1 else ""))
+        if pay.get("black_worker"):
+            parts.append("the black worker among them")
+        paid = ", ".join(parts) or "the worker from the turn order space"
+        out.append(
+            Choice(
+                "pay-" + "-".join(f"{k}{int(v)}" for k, v in sorted(pay.items())) or "pay",
+                msg("{player}: pay with {paid}", player=name, paid=paid),
+                p,
+                action=action,
+            )
+        )
+    return tuple(out)
+
+
+def payment_actions(state: RussianRailroadsState, p: int, key: str) -> tuple[Action, ...]:
+    """The ``take_space`` entries for space ``key`` the rules accept now (one per payment)."""
+    return tuple(c.action for c in _payments(state, p, key) if c.action is not None)
+
+
+def space_keys(state: RussianRailroadsState, p: int) -> list[str]:
+    keys = [s.key for s in SPACES]
+    row = state.engineer_row[-PUBLIC_ENGINEER_SPACES:]
+    keys += [f"engineer_{a}" for a in row]
+    keys += [f"own_engineer_{e.number}" for e in state.players[p].engineers if e.ability]
+    return keys
+
+
+def _space_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
+    from companion.games.russian_railroads.rules import GAME
+
+    name = state.players[p].name
+    nodes = []
+    for key in space_keys(state, p):
+        payments = _payments(state, p, key)
+        if not payments:
+            continue
+        space = GAME.space_for(state, p, key)
+        gives = ", ".join(grant_text(g) for g in space.grants)
+        cost = GAME.cost_text(space)
+        nodes.append(
+            Choice(
+                f"space-{key}",
+                msg(
+                    "{player}: {space} ({cost}: {gives})",
+                    player=name,
+                    space=space.title,
+                    cost=cost,
+                    gives=gives,
+                ),
+                p,
+                children=payments,
+            )
+        )
+    return nodes
+
+
+def _decision_nodes(state: RussianRailroadsState) -> list[Choice]:
+    from companion.games.russian_railroads.rules import pending_options
+
+    first = state.pending[0]
+    p = first.player
+    out: list[Choice] = []
+    candidates = list(pending_options(state))
+    if first.kind == "question_card":
+        taken = {e.number for b in state.players for e in b.engineers}
+        if "engineer_and_coin" in state.question_cards:
+            number = next(n for n in ENGINEER_NUMBERS if n not in taken)
+            candidates.append(
+                Action("question_card", p, {"card": "engineer_and_coin", "number": number})
+            )
+        if "locomotive_9" in state.question_cards:
+            for chain in locomotive_chains(state.players[p], 9):
+                candidates.append(
+                    Action(
+                        "question_card",
+                        p,
+                        {"card": "locomotive_9", "placements": list(chain)},
+                    )
+                )
+    seen: set[str] = set()
+    for action in candidates:
+        key = _action_key(action)
+        if key in seen or not _accepted(state, action):
+            continue
+        seen.add(key)
+        out.append(Choice(key, _decision_label(state, action), p, action=action))
+    return out
+
+
+def _decision_label(state: RussianRailroadsState, action: Action) -> Message:
+    from companion.core.jsonvalue import thaw
+
+    name = state.players[action.player or 0].name
+    args: dict[str, Any] = {k: thaw(v) for k, v in action.args.items()}
+    match action.kind:
+        case "use_token":
+            return msg(
+                "{player}: use the '?' token: {token}",
+                player=name,
+                token=str(args["token"]).replace("_", " "),
+            )
+        case "decline":
+            return msg("{player}: no thanks", player=name)
+        case "bonus_card":
+            if args.get("points_instead"):
+                return msg("{player}: 10 points instead of a bonus card", player=name)
+            return msg(
+                "{player}: the bonus card '{card}'",
+                player=name,
+                card=BONUS_CARD_TITLES[str(args["card"])],
+            )
+        case "factory_function":
+            return msg(
+                "{player}: the factory shows: {function}",
+                player=name,
+                function=str(args["function"]).replace("_", " "),
+            )
+        case "question_card":
+            return msg(
+                "{player}: the '?' card: {card}",
+                player=name,
+                card=str(args["card"]).replace("_", " "),
+            )
+        case "starting_bonus":
+            where = f" on {TRACK_TITLES[str(args['track'])]}" if "track" in args else ""
+            return msg(
+                "{player}: the starting card {card}{where}",
+                player=name,
+                card=str(args["card"]).replace("_", " "),
+                where=where,
+            )
+    return msg("{player}: {what}", player=name, what=action.kind)
+
+
+def choices(state: RussianRailroadsState, viewer: int | None = None) -> tuple[Choice, ...]:
+    """The tree of what the table can enter now (nothing in Russian Railroads is hidden, so
+    ``viewer`` changes nothing)."""
+    del viewer
+    game = _game()
+    if state.phase == "over":
+        return ()
+    if state.pending:
+        first = state.pending[0]
+        p = first.player
+        name = state.players[p].name
+        if first.kind == "space":
+            nodes: list[Choice] = []
+            for i, g in enumerate(dict.fromkeys(first.grants)):
+                node = _grant_node(state, p, i, g)
+                if node is not None:
+                    nodes.append(node)
+            stop = Action("decline", p)
+            if _accepted(state, stop):
+                nodes.append(
+                    Choice("stop", msg("{player}: leave the rest", player=name), p, action=stop)
+                )
+            return tuple(nodes)
+        if first.kind == "turn_order_move":
+            nodes = _space_nodes(state, p)
+            nodes.append(
+                Choice(
+                    "pass",
+                    msg("{player}: leave the worker", player=name),
+                    p,
+                    action=Action("pass", p),
+                )
+            )
+            return tuple(nodes)
+        return tuple(_decision_nodes(state))
+    turn = game.expected(state)
+    if turn is None:
+        return ()
+    name = state.players[turn].name
+    nodes = _space_nodes(state, turn)
+    if _accepted(state, Action("pass", turn)):
+        nodes.append(
+            Choice("pass", msg("{player}: pass", player=name), turn, action=Action("pass", turn))
+        )
+    return tuple(nodes)
+
+
+__all__ = ["choices", "grant_actions", "grant_doable", "payment_actions", "step_moves"]
