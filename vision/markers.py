@@ -57,6 +57,10 @@ class MarkerDetector:
         # whose "border" is mostly white; the default tolerance (0.35) let one such candidate
         # decode as a wrong id in 648 synthetic reads, 0.2 none (and 3 fewer true reads).
         params.maxErroneousBitsInBorderRate = 0.2
+        # No bit correction: DICT_4X4_100 can correct 1 bit, and with it OpenCV 4.11 read a 5×5
+        # marker of another dictionary as our id 48 (tests/vision/test_markers.py): on a table
+        # a wrong component is worse than a marker read one frame later.
+        params.errorCorrectionRate = 0.0
         # The default three adaptive-threshold windows (3, 13, 23 px) are kept: two (3, 23) were
         # a third faster at 1280×720 (5.8 → 3.8 ms) but read far fewer 28–32 px markers at
         # blur σ 1.5 (e.g. 28 px on a dark mat: 13/18 → 1/18).
@@ -73,6 +77,7 @@ class MarkerDetector:
             Marker(int(i), tuple((float(x), float(y)) for x, y in c.reshape(-1, 2)))
             for c, i in zip(corners, ids.reshape(-1), strict=True)
             if _has_quiet_zone(grey, np.asarray(c, np.float32).reshape(-1, 2))
+            and _cells_are_whole(grey, np.asarray(c, np.float32).reshape(-1, 2))
         ]
         return sorted(found, key=lambda m: m.marker_id)
 
@@ -96,3 +101,33 @@ def _has_quiet_zone(grey: npt.NDArray[np.uint8], quad: npt.NDArray[np.float32]) 
     inner = _ring_mean(grey, quad, 1.0 - 1.0 / 6.0)
     outer = _ring_mean(grey, quad, 1.0 + 1.0 / 6.0)
     return outer - inner > 25.0
+
+
+_CELLS = 6  # a 4×4 marker and its one-cell black border
+_CELL_PX = 10
+
+
+def _cells_are_whole(grey: npt.NDArray[np.uint8], quad: npt.NDArray[np.float32]) -> bool:
+    """Every one of the 6×6 cells is one colour in its middle. A marker of another dictionary
+    (5×5, 6×6 bits) read on a 6×6 grid has cells that straddle two of its own: half black,
+    half white. With OpenCV 4.11 a 5×5 marker decoded as our id 48 without any bit corrected;
+    its cells gave it away. Judged only where a cell is at least 8 px wide: smaller, the
+    uncorrected corners put a cell's middle too close to its neighbours to tell."""
+    sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
+    if float(sides.min()) < _CELLS * 8:
+        return True
+    side = _CELLS * _CELL_PX
+    target = np.asarray([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+    warp = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
+    square = cv2.warpPerspective(grey, warp, (side, side), flags=cv2.INTER_LINEAR)
+    low, high = float(np.percentile(square, 5)), float(np.percentile(square, 95))
+    if high - low < 30.0:
+        return False
+    cut = (low + high) / 2.0
+    margin = _CELL_PX // 4
+    cells = square.reshape(_CELLS, _CELL_PX, _CELLS, _CELL_PX).swapaxes(1, 2)
+    middles = cells[:, :, margin : _CELL_PX - margin, margin : _CELL_PX - margin]
+    dark = (middles < cut).reshape(_CELLS, _CELLS, -1).mean(axis=2)
+    # a whole cell is mostly one side of the cut (blur softens its edges); a straddling one is
+    # mixed
+    return bool(np.all((dark <= 0.35) | (dark >= 0.65)))
