@@ -136,6 +136,33 @@ def discovery_messages(
                 },
             )
         )
+    for command, name, icon in (
+        ("undo", "Undo last entry", "mdi:undo"),
+        ("redo", "Redo", "mdi:redo"),
+    ):
+        topic = f"{config.ha_prefix}/button/{node}/{command}/config"
+        if not getattr(config, "ha_buttons", False):
+            out.append((topic, None))  # removes a button an earlier config announced
+            continue
+        out.append(
+            (
+                topic,
+                {
+                    "name": name,
+                    "unique_id": f"{node}_{command}",
+                    "default_entity_id": f"button.{node}_{command}",
+                    "icon": icon,
+                    "command_topic": f"{base}/command",
+                    "payload_press": command,
+                    "qos": 1,
+                    "availability_topic": f"{base}/status",
+                    "payload_available": "online",
+                    "payload_not_available": "offline",
+                    "device": device,
+                    "origin": common["origin"],
+                },
+            )
+        )
     return out
 
 

@@ -62,6 +62,11 @@ QUEUE_HEADROOM = 100
 
 MAX_PAD_PAYLOAD = 1024
 """A seat pad's tag event is well under 100 bytes; larger messages are refused unread."""
+MAX_COMMAND_PAYLOAD = 16
+BUTTON_COMMANDS = ("undo", "redo")
+"""What a Home Assistant button may press: the table's own one-tap steps, nothing that starts,
+ends or changes a game's moves."""
+HA_COMMAND_SOURCE = "home-assistant"
 PAD_REFUSALS_PER_S = 2.0
 PAD_REFUSALS_BURST = 5.0
 
@@ -108,6 +113,10 @@ class MqttConfig:
     keepalive_s: int = 30
     ha_discovery: bool = False
     ha_prefix: str = "homeassistant"
+    ha_buttons: bool = False
+    """Undo and redo as Home Assistant buttons, pressed on ``trackside/<table>/command``. Only
+    with a broker login: the broker's ACL lets only Home Assistant's user write there (docs/mqtt.md,
+    "The broker"), which is what the table PIN is on the pages."""
     wled: tuple[str, ...] = ()
     wled_group: str | None = None
     ha_lights: tuple[HaLightConfig, ...] = ()
@@ -156,6 +165,13 @@ class MqttConfig:
                 raise bad("pads", f"{pad!r} cannot be one MQTT topic level")
             if not 1 <= seat <= 16:
                 raise bad(f"pads.{pad}", f"seat {seat!r} is not 1–16")
+        if self.ha_buttons and not self.ha_discovery:
+            raise bad("ha_buttons", "needs ha_discovery = true (the buttons are discovered)")
+        if self.ha_buttons and self.username is None:
+            raise bad(
+                "ha_buttons",
+                "needs a broker login (username): on an anonymous broker anyone could press undo",
+            )
         if self.seat_pads and not self.pads:
             raise bad(
                 "pads",
@@ -188,6 +204,7 @@ class MqttConfig:
             "keepalive_s": int,
             "ha_discovery": bool,
             "ha_prefix": str,
+            "ha_buttons": bool,
             "wled_group": str,
             "leds_per_seat": int,
             "seats": int,
@@ -284,6 +301,7 @@ class MqttBridge:
         self.state_topic = f"{base}/state"
         self.event_topic = f"{base}/event"
         self.request_topic = f"{base}/request"  # the club hub asks (docs/hub.md)
+        self.command_topic = f"{base}/command"  # Home Assistant's undo/redo buttons
         self.resend_topic = f"{base}/resend"  # the table answers
         self._lock = threading.Lock()
         self._state = "stopped"
@@ -338,6 +356,7 @@ class MqttBridge:
         self.pad_messages_unknown = 0
         self.pad_refusals_dropped = 0
         self.messages_failed = 0
+        self.commands_refused = 0
         self.network_restarts = 0
         self._pad_buckets: dict[str, tuple[float, float]] = {}
 
@@ -481,6 +500,8 @@ class MqttBridge:
             client.subscribe(pad_topic_filter(self.config.table_id), qos=1)
         if self._requests.handler is not None:
             client.subscribe(self.request_topic, qos=1)
+        if self._pad_sink is not None and self.config.ha_buttons:
+            client.subscribe(self.command_topic, qos=1)
         if self.config.ha_discovery:
             topics.append(f"{self.config.ha_prefix}/status")
             self._announce(state, force=True)
@@ -527,6 +548,9 @@ class MqttBridge:
     def _handle_message(self, message: paho.MQTTMessage) -> None:
         if message.topic == self.request_topic:
             self._requests.received(bytes(message.payload))
+            return
+        if self._pad_sink is not None and message.topic == self.command_topic:
+            self._command_message(bytes(message.payload))
             return
         if self._pad_sink is not None and "/pads/" in message.topic:
             self._pad_message(message.topic, bytes(message.payload))
@@ -584,6 +608,38 @@ class MqttBridge:
             self._pad_sink(observation)
         except Exception:  # the engine's queue never refuses; a bug must not kill paho's thread
             log.exception("MQTT: the seat pad sink failed")
+
+    def _command_message(self, payload: bytes) -> None:
+        """A Home Assistant button press: exactly ``undo`` or ``redo`` (checked before it is
+        decoded, at most ``MAX_COMMAND_PAYLOAD`` bytes), entered as the table page would enter
+        it. Anything else is counted and logged once; it never reaches the engine."""
+        assert self._pad_sink is not None
+        command = (
+            payload.strip().decode("ascii", "replace")
+            if len(payload) <= MAX_COMMAND_PAYLOAD
+            else ""
+        )
+        if command not in BUTTON_COMMANDS:
+            with self._lock:
+                self.commands_refused += 1
+                first = self.commands_refused == 1
+            if first:
+                log.warning(
+                    "MQTT: refused a command on %s: %s (only %s)",
+                    self.command_topic,
+                    _short(payload.decode("utf-8", "replace")),
+                    " or ".join(BUTTON_COMMANDS),
+                )
+            return
+        observation = Observation(
+            source=ReaderId(HA_COMMAND_SOURCE),
+            kind=ObservationKind.COMMAND,
+            payload={"command": command},
+        )
+        try:
+            self._pad_sink(observation)
+        except Exception:  # the engine's queue never refuses; a bug must not kill paho's thread
+            log.exception("MQTT: the command sink failed")
 
     def _refusal_allowed(self, pad: str) -> bool:
         now = time.monotonic()

@@ -131,6 +131,9 @@ def test_the_shipped_broker_config_gives_each_name_only_its_topics(broker: int) 
         stranger.pub("trackside/t/pads/pad-red/tag", "forged")
         stranger.pub("trackside/t/state", "overwritten", retain=True)
         ha.pub("trackside/t/state", "overwritten", retain=True)
+        ha.pub("trackside/t/command", "undo")  # its undo button: the one table topic it writes
+        red.pub("trackside/t/command", "forged")
+        stranger.pub("trackside/t/command", "forged")
         wled.pub("trackside/t/event", "forged")
         wled.pub("wled/wled-table/status", "online")
         wled.pub("wled/wled-hall/status", "forged")
@@ -139,6 +142,7 @@ def test_the_shipped_broker_config_gives_each_name_only_its_topics(broker: int) 
         time.sleep(1.0)
         got = [(t, p.decode()) for t, p in service.messages]
         assert ("trackside/t/pads/pad-red/tag", "mine") in got
+        assert ("trackside/t/command", "undo") in got
         assert ("wled/wled-table/status", "online") in got
         assert ("wled/wled-table/api", "frame") in got
         assert hall.messages == []  # one WLED does not hear (or drive) another
