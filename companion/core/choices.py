@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from companion.core.actions import Action
 from companion.core.errors import TracksideError
@@ -35,6 +36,8 @@ from companion.core.messages import Message
 Children = tuple["Choice", ...] | Callable[[], tuple["Choice", ...]]
 
 PATH_SEPARATOR = "/"
+
+S = TypeVar("S")
 
 
 class ChoicePathError(TracksideError, LookupError):
@@ -158,3 +161,37 @@ def check_tree(tree: Sequence[Choice], prefix: str = "", *, deep: bool = True) -
 
 def _keys(path: str) -> list[str]:
     return [k for k in path.split(PATH_SEPARATOR) if k] if path else []
+
+
+def accepts(apply: Callable[[S, Action], object], state: S, action: Action) -> bool:
+    """Whether ``apply`` takes ``action`` on ``state`` (a refusal is a ``TracksideError``).
+
+    A tree's leaves are checked with the game's own ``apply``, so the tree never offers what the
+    rules refuse, and no rule is written twice (once to check, once to offer)."""
+    try:
+        apply(state, action)
+    except TracksideError:
+        return False
+    return True
+
+
+def first_leaf(nodes: Sequence[Choice]) -> Choice | None:
+    """The first leaf under ``nodes`` (depth first), or ``None``."""
+    for node in nodes:
+        if node.is_leaf:
+            return node
+        found = first_leaf(node.expand())
+        if found is not None:
+            return found
+    return None
+
+
+def branch(
+    key: str, label: Message, player: int | None, build: Callable[[], tuple[Choice, ...]]
+) -> Choice | None:
+    """An inner node whose children ``build`` makes when opened, or ``None`` when it would be
+    empty (a node with nothing legal under it is not offered). The children are built once."""
+    built = build()
+    if not built:
+        return None
+    return Choice(key, label, player, children=built)
