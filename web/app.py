@@ -30,6 +30,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.actions import Action
+from companion.core.choices import Choice, ChoicePathError, children_at
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, private_actions
@@ -37,7 +38,7 @@ from companion.games import find_game, game_names
 from web import board_table, calibration, forms
 from web.boards import rr_chart, ttr_map
 from web.guard import EXTENSION, TableGuard, csrf_token, require_csrf
-from web.private import private_pages
+from web.private import pin_matches, private_pages
 
 log = logging.getLogger(__name__)
 SSE_PROTOCOL = 1
@@ -84,6 +85,12 @@ class TableService(Protocol):
     def games(self) -> list[dict[str, Any]]: ...
 
     def export(self, game_id: int, fmt: str) -> tuple[str, str]: ...
+
+    def choices(self, viewer: int | None = None) -> tuple[int, str, int, tuple[Choice, ...]] | None:
+        """The active game's log seq, game name, game id and choices tree; None with none."""
+        ...
+
+    def player_pin_hash(self, game_id: int, player: int) -> str | None: ...
 
     @property
     def trusted_subnets(self) -> tuple[str, ...]: ...
@@ -169,6 +176,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     app.register_blueprint(private_pages(service))
     _trusted, _signed_in, _limited = table_guard.trusted, table_guard.signed_in, table_guard.limited
     _pin_matches, _who = table_guard.pin_matches, table_guard.who
+    _count_failure = table_guard.count_failure
 
     # -- pages -----------------------------------------------------------------------------
     @app.get("/")
@@ -477,6 +485,67 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         status = 200 if outcome.get("outcome") not in ("rejected",) else 409
         return Response(json.dumps(outcome), status=status, mimetype="application/json")
 
+    @app.get("/api/choices")
+    def api_choices() -> Response:
+        """What the table can enter now (``../shared/contracts/choices.md``): the top of the
+        tree, or the children of ``?at=PATH``; ``?player=N`` with that player's own PIN
+        (``X-Trackside-Player-Pin``) adds their private choices."""
+        if not _signed_in():
+            denied = _check_pin()
+            if denied is not None:
+                return denied
+        at = request.args.get("at", "")
+        if len(at) > MAX_CHOICE_PATH:
+            return _error("at", f"a path of at most {MAX_CHOICE_PATH} characters", 400)
+        viewer, problem = _viewer()
+        if problem is not None:
+            return problem
+        lang = _lang()
+        built = service.choices(viewer)
+        if built is None:
+            body: dict[str, Any] = {
+                "seq": None, "game": None, "game_id": None, "lang": lang, "at": at, "choices": []
+            }  # fmt: skip
+            if at:
+                return _error("at", f"no choice {at!r}: no game is on the table", 404)
+            return Response(json.dumps(body), mimetype="application/json")
+        seq, game, game_id, tree = built
+        try:
+            nodes = children_at(tree, at)
+            if at and not nodes:
+                return _error("at", f"{at!r} is a complete input, it has no choices under it", 404)
+        except ChoicePathError as exc:
+            return _error("at", f"no choice at {at!r}: {exc}", 404)
+        body = {
+            "seq": seq,
+            "game": game,
+            "game_id": game_id,
+            "lang": lang,
+            "at": at,
+            "choices": [choice_json(c, seq) for c in nodes],
+        }
+        return Response(json.dumps(body), mimetype="application/json")
+
+    def _viewer() -> tuple[int | None, Response | None]:
+        raw = request.args.get("player")
+        if raw is None:
+            return None, None
+        if not raw.isdigit() or len(raw) > 2:
+            return None, _error("player", f"{raw!r} is not a player number", 400)
+        player = int(raw)
+        _, snapshot = service.latest()
+        game_id = snapshot.get("game_id")
+        given = request.headers.get("X-Trackside-Player-Pin") or ""
+        stored = service.player_pin_hash(game_id, player) if isinstance(game_id, int) else None
+        if stored is None or not given or not pin_matches(given, stored):
+            _count_failure()
+            return None, _error("player", "wrong or missing PIN for that player's choices", 401)
+        return player, None
+
+    def _lang() -> str:
+        asked = request.args.get("lang") or request.accept_languages.best or "en"
+        return asked.split("-")[0].lower()[:8] or "en"
+
     def _check_pin() -> Response | None:
         if service.pin is None:
             return _error("pin", "changes from the page are off: set [web] pin in the config", 403)
@@ -488,6 +557,28 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return None
 
     return app
+
+
+MAX_CHOICE_PATH = 1000
+
+
+def choice_json(choice: Choice, seq: int) -> dict[str, Any]:
+    """One node as ``GET /api/choices`` shows it: its label in words, and either ``input`` (a
+    complete ``POST /api/input`` body, carrying the seq the tree was for, so a stale tap is
+    refused) or ``more``."""
+    data: dict[str, Any] = {
+        "key": choice.key,
+        "label": choice.label.render(),
+        "player": choice.player,
+    }
+    made = choice.input_json()
+    if made is None:
+        data["more"] = True
+    else:
+        payload = made["payload"]
+        assert isinstance(payload, dict)
+        data["input"] = {"kind": made["kind"], "payload": {**payload, "seq": seq}}
+    return data
 
 
 def _error(field: str, message: str, status: int) -> Response:

@@ -61,17 +61,31 @@ class Choice:
     player: int | None = None
     action: Action | None = None
     children: Children = field(default=(), compare=False)
+    command: JsonObject | None = field(default=None, compare=False)
+    """A table-level leaf (undo, redo, a correction, ending the game): the command's payload,
+    as ``POST /api/input`` takes it with ``kind: command``. Games never set it."""
 
     def __post_init__(self) -> None:
         if not self.key or PATH_SEPARATOR in self.key:
             raise ValueError(f"choice key {self.key!r}: must be non-empty and without '/'")
         has_children = callable(self.children) or bool(self.children)
-        if (self.action is None) == (not has_children):
-            raise ValueError(f"choice {self.key!r}: needs exactly one of an action or children")
+        ends = (self.action is not None) + (self.command is not None) + has_children
+        if ends != 1:
+            raise ValueError(
+                f"choice {self.key!r}: needs exactly one of an action, a command or children"
+            )
 
     @property
     def is_leaf(self) -> bool:
-        return self.action is not None
+        return self.action is not None or self.command is not None
+
+    def input_json(self) -> JsonObject | None:
+        """The complete input a leaf stands for (the body of ``POST /api/input``)."""
+        if self.action is not None:
+            return {"kind": "action", "payload": {"action": self.action.to_json()}}
+        if self.command is not None:
+            return {"kind": "command", "payload": dict(self.command)}
+        return None
 
     def expand(self) -> tuple[Choice, ...]:
         """The children (built now when the game gave a function)."""
@@ -85,6 +99,8 @@ class Choice:
         data: JsonObject = {"key": self.key, "label": self.label.to_json(), "player": self.player}
         if self.action is not None:
             data["action"] = self.action.to_json()
+        elif self.command is not None:
+            data["command"] = dict(self.command)
         else:
             data["more"] = True
         return data

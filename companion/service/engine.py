@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice
 from companion.core.errors import (
     IllegalActionError,
     SnapshotError,
@@ -56,6 +57,7 @@ from companion.games import find_game
 from companion.games.mini_express import ShareValueTable
 from companion.service.enrolment import binding_for
 from companion.service.store import EventStore, InputOutcome, TagBinding
+from companion.service.table_choices import table_tree, tree_seq
 
 log = logging.getLogger(__name__)
 
@@ -356,6 +358,8 @@ class Engine:
 
     def _plan(self, obs: Observation) -> _Plan:
         kind = obs.kind
+        if kind in (ObservationKind.ACTION, ObservationKind.COMMAND):
+            self._check_seq(obs)
         if kind is ObservationKind.COMMAND:
             return self._plan_command(obs)
         if kind is ObservationKind.ACTION:
@@ -490,6 +494,14 @@ class Engine:
             reason = doc.get("reason", "finished" if over else "abandoned").str(
                 frozenset({"finished", "abandoned"})
             )
+            if reason == "finished" and not over:
+                # "finished" files a final score: refused while the rules say play goes on
+                waiting = session.game.status(session.state).waiting_for
+                raise IllegalActionError(
+                    "the game is not over by its rules"
+                    + (f" (waiting for: {waiting})" if waiting else "")
+                    + "; end it as abandoned, or play on"
+                )
             if reason == "finished" and over:
                 sheet = session.game.score(session.state)
                 if not sheet.winners:
@@ -622,6 +634,37 @@ class Engine:
             return None
         view: JsonObject = session.game.private_json(session.state, player)  # type: ignore[attr-defined]
         return view
+
+    def choices(
+        self, viewer: int | None = None
+    ) -> tuple[int, TableSession, GameId, tuple[Choice, ...]] | None:
+        """What the table (or, with ``viewer``, that player) can enter now, for the active game:
+        its log's last seq, the session, the game id and the tree (``table_choices``); ``None``
+        with no game on the table. Any thread: sessions are immutable."""
+        game_id = self._state.active
+        if game_id is None:
+            return None
+        session = self._state.sessions.get(game_id)
+        if session is None:
+            return None
+        tree = table_tree(session, viewer, self._state.prompt)
+        return tree_seq(session), session, game_id, tree
+
+    def _check_seq(self, obs: Observation) -> None:
+        """An input built from a tree carries the seq the tree was for; when the table has
+        moved on since, it is refused and nothing changes (the person sees the new tree)."""
+        if not isinstance(obs.payload, Mapping) or "seq" not in obs.payload:
+            return
+        seen = Field(thaw(obs.payload), "payload").get("seq").int(lo=0)
+        session = self.session()
+        if session is None:
+            return
+        now = tree_seq(session)
+        if seen != now:
+            raise IllegalActionError(
+                f"the table moved on: this choice was offered at entry #{seen}, the table is at "
+                f"#{now}; nothing was changed, choose again"
+            )
 
     def _plan_event(
         self, session: TableSession, game_id: GameId, event: GameEvent, obs: Observation, verb: str

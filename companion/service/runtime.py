@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from companion.core.choices import Choice
 from companion.core.errors import ConfigError
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
@@ -231,6 +232,14 @@ class Trackside:
 
     def private_view(self, game_id: int, player: int) -> dict[str, Any] | None:
         return self.engine.private_view(game_id, player)
+
+    def choices(self, viewer: int | None = None) -> tuple[int, str, int, tuple[Choice, ...]] | None:
+        """What the table (or player ``viewer``) can enter now, for ``GET /api/choices``."""
+        built = self.engine.choices(viewer)
+        if built is None:
+            return None
+        seq, session, game_id, tree = built
+        return seq, session.game.name, int(game_id), tree
 
     def scan(self, reader: str, uid: str | None = None, *, text: str | None = None) -> Observation:
         """Scan on a virtual reader (tests, the demo)."""
