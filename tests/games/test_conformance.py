@@ -131,7 +131,7 @@ def test_unknown_action_is_refused(name: str) -> None:
 
 # -- the choices tree: every offered input is accepted, and playouts reach the end ------------
 WITH_CHOICES = [n for n in ALL if callable(getattr(find_game(n), "choices", None))]
-PLAYERS = {"mini-express": 3, "tiny-race": 3, "ticket-to-ride-europe": 3}
+PLAYERS = {"mini-express": 3, "tiny-race": 3, "ticket-to-ride-europe": 3, "trains-and-stations": 3}
 # Playouts per game: each Ticket to Ride or Mini Express game is a few hundred steps with a tree
 # built at each; TRACKSIDE_PLAYOUTS=200 runs the full count on demand.
 PLAYOUTS = {"tiny-race": 200}
