@@ -30,7 +30,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.actions import Action
-from companion.core.choices import Choice, ChoicePathError, children_at
+from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, private_actions
@@ -231,18 +231,81 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             games=[find_game(n) for n in game_names(include_hidden=show_hidden)],
             # a player's private actions are entered on their own page (/me), never on the
             # shared table screen, where everyone would read the arguments
-            actions=[a for a in forms.ACTIONS.get(game or "", ()) if a.kind not in hidden_kinds],
             private_kinds=sorted(hidden_kinds),
             seat_colours=forms.SEAT_COLOURS,
-            rr_tracks=forms.RR_TRACKS,
-            ttr_cards=forms.TTR_CARD_KINDS,
-            ttr_routes=forms.TTR_ROUTE_REFS,
-            ttr_cities=forms.TTR_CITY_IDS,
+            enter=_enter_view(request.args.get("at", "")) if unfinished else None,
             who=session.get("who") or "",
             trusted=_trusted(),
             messages=get_flashed_messages(with_categories=True),
             max_players=forms.MAX_PLAYERS_ON_FORM,
         )
+
+    def _enter_view(at: str) -> dict[str, Any] | None:
+        """The "what happens now" panel: the crumbs walked so far and the choices under them,
+        from the game's tree (one generic renderer for every game)."""
+        built = service.choices(None)
+        if built is None:
+            return None
+        seq, _, _, tree = built
+        at = at[:MAX_CHOICE_PATH]
+        try:
+            nodes = children_at(tree, at)
+        except ChoicePathError:
+            flash("That choice is no longer offered: the table moved on. Choose again.", "error")
+            at, nodes = "", tree
+        keys = [k for k in at.split("/") if k]
+        crumbs = []
+        for i in range(len(keys)):
+            path = "/".join(keys[: i + 1])
+            crumbs.append({"label": node_at(tree, path).label.render(), "path": path})
+        items = [
+            {
+                "label": c.label.render(),
+                "path": "/".join([*keys, c.key]),
+                "leaf": c.is_leaf,
+                "player": c.player,
+                "table": c.key.startswith("table-") or c.key == "prompt",
+                "end": c.command is not None and c.command.get("command") == "end_game",
+            }
+            for c in nodes
+        ]
+        back = "/".join(keys[:-1])
+        return {"seq": seq, "at": at, "crumbs": crumbs, "items": items, "back": back}
+
+    @app.post("/table/choose")
+    def table_choose() -> BaseResponse:
+        """A leaf of the tree was tapped: send its input, as the tree built it, unless the
+        table moved on since the screen was drawn (then nothing changes)."""
+        require_csrf()
+        if not _signed_in():
+            flash("Enter the table PIN first.", "error")
+            return redirect(url_for("table"), 303)
+        path = (request.form.get("path") or "")[:MAX_CHOICE_PATH]
+        built = service.choices(None)
+        if built is None:
+            flash("No game is on the table: nothing was changed.", "error")
+            return redirect(url_for("table"), 303)
+        seq, _, _, tree = built
+        if request.form.get("seq") != str(seq):
+            flash(
+                "The table moved on since that screen was shown: nothing was changed. "
+                "Choose again.",
+                "error",
+            )
+            return redirect(url_for("table"), 303)
+        try:
+            node = node_at(tree, path)
+        except ChoicePathError:
+            flash("That choice is no longer offered: nothing was changed. Choose again.", "error")
+            return redirect(url_for("table"), 303)
+        made = node.input_json()
+        if made is None:
+            return redirect(url_for("table", at=path), 303)
+        payload = made["payload"]
+        assert isinstance(payload, dict)
+        table_guard.send(str(made["kind"]), {**payload, "seq": seq})
+        # back to the top: the tree is rebuilt for whoever acts now
+        return redirect(url_for("table") + "#enter", 303)
 
     @app.post("/table/login")
     def login() -> BaseResponse:
@@ -276,27 +339,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         ),
         "action": lambda f, s: (
             "action",
-            {
-                "action": forms.generic_action(
-                    f, s.get("game") or "", len(s.get("players") or []), _private_kinds(s)
-                )
-            },
-        ),
-        "rr_build": lambda f, s: (
-            "action",
-            {"action": forms.rr_build(f, len(s.get("players") or []))},
-        ),
-        "ttr_claim": lambda f, s: (
-            "action",
-            {"action": forms.ttr_claim(f, len(s.get("players") or []))},
-        ),
-        "ttr_draw": lambda f, s: (
-            "action",
-            {"action": forms.ttr_draw(f, len(s.get("players") or []))},
-        ),
-        "ttr_station": lambda f, s: (
-            "action",
-            {"action": forms.ttr_station(f, len(s.get("players") or []))},
+            {"action": forms.generic_action(f, len(s.get("players") or []), _private_kinds(s))},
         ),
         "prompt": lambda f, s: (
             "action",
@@ -309,9 +352,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             {
                 "command": "correct",
                 "target_seq": forms.integer(f, "target_seq", 1, 10**9),
-                "action": forms.generic_action(
-                    f, s.get("game") or "", len(s.get("players") or []), _private_kinds(s)
-                ),
+                "action": forms.generic_action(f, len(s.get("players") or []), _private_kinds(s)),
             },
         ),
         "enrol": lambda f, s: (
