@@ -233,17 +233,25 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             # shared table screen, where everyone would read the arguments
             private_kinds=sorted(hidden_kinds),
             seat_colours=forms.SEAT_COLOURS,
-            enter=_enter_view(request.args.get("at", "")) if unfinished else None,
+            enter=_enter_view(request.args.get("at", ""), snapshot) if unfinished else None,
             who=session.get("who") or "",
             trusted=_trusted(),
             messages=get_flashed_messages(with_categories=True),
             max_players=forms.MAX_PLAYERS_ON_FORM,
         )
 
-    def _enter_view(at: str) -> dict[str, Any] | None:
+    def _viewer_arg(raw: str | None, players: int) -> int | None:
+        if raw is None or not raw.isdigit() or int(raw) >= players:
+            return None
+        return int(raw)
+
+    def _enter_view(at: str, snapshot: Mapping[str, Any]) -> dict[str, Any] | None:
         """The "what happens now" panel: the crumbs walked so far and the choices under them,
-        from the game's tree (one generic renderer for every game)."""
-        built = service.choices(None)
+        from the game's tree (one generic renderer for every game). ``?viewer=N`` is player N's
+        own choices (their secret ones too: the phone is passed to them)."""
+        players = snapshot.get("players") or []
+        viewer = _viewer_arg(request.args.get("viewer"), len(players))
+        built = service.choices(viewer)
         if built is None:
             return None
         seq, _, _, tree = built
@@ -264,13 +272,31 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 "path": "/".join([*keys, c.key]),
                 "leaf": c.is_leaf,
                 "player": c.player,
-                "table": c.key.startswith("table-") or c.key == "prompt",
+                "table": c.key.startswith("table-"),
                 "end": c.command is not None and c.command.get("command") == "end_game",
             }
             for c in nodes
         ]
-        back = "/".join(keys[:-1])
-        return {"seq": seq, "at": at, "crumbs": crumbs, "items": items, "back": back}
+        secrets: list[dict[str, Any]] = []
+        if viewer is None and not keys:
+            shown = {c.key for c in tree}
+            active = (snapshot.get("status") or {}).get("active_players") or []
+            for p in active:
+                if not isinstance(p, int) or not 0 <= p < len(players):
+                    continue
+                theirs = service.choices(p)
+                if theirs is not None and any(c.key not in shown for c in theirs[3]):
+                    secrets.append({"player": p, "name": players[p].get("name", "")})
+        return {
+            "seq": seq,
+            "at": at,
+            "crumbs": crumbs,
+            "items": items,
+            "back": "/".join(keys[:-1]),
+            "viewer": viewer,
+            "viewer_name": None if viewer is None else players[viewer].get("name", ""),
+            "secrets": secrets,
+        }
 
     @app.post("/table/choose")
     def table_choose() -> BaseResponse:
@@ -281,7 +307,10 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             flash("Enter the table PIN first.", "error")
             return redirect(url_for("table"), 303)
         path = (request.form.get("path") or "")[:MAX_CHOICE_PATH]
-        built = service.choices(None)
+        _, snapshot = service.latest()
+        viewer = _viewer_arg(request.form.get("viewer"), len(snapshot.get("players") or []))
+        top = url_for("table", viewer=viewer) if viewer is not None else url_for("table")
+        built = service.choices(viewer)
         if built is None:
             flash("No game is on the table: nothing was changed.", "error")
             return redirect(url_for("table"), 303)
@@ -300,12 +329,12 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return redirect(url_for("table"), 303)
         made = node.input_json()
         if made is None:
-            return redirect(url_for("table", at=path), 303)
+            return redirect(url_for("table", at=path, viewer=viewer), 303)
         payload = made["payload"]
         assert isinstance(payload, dict)
         table_guard.send(str(made["kind"]), {**payload, "seq": seq})
         # back to the top: the tree is rebuilt for whoever acts now
-        return redirect(url_for("table") + "#enter", 303)
+        return redirect(top + "#enter", 303)
 
     @app.post("/table/login")
     def login() -> BaseResponse:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.core.actions import Action, Prompt
-from companion.core.choices import Choice
+from companion.core.choices import Choice, accepts
 from companion.core.errors import TracksideError
 from companion.core.jsonvalue import JsonObject
 from companion.core.messages import msg
@@ -70,13 +70,16 @@ def table_tree(
     if session.is_ended:
         return ()
     if prompt is not None and prompt.options:
+        # a reader's or the camera's question: only the answers the rules accept now (a route
+        # scanned: the payments the player can make, not every set of the right size)
         leaves = tuple(
             Choice(f"option-{i + 1}", msg("{option}", option=describe(session, a)), a.player, a)
             for i, a in enumerate(prompt.options)
+            if accepts(session.game.apply, session.state, a)
         )
-        found.append(
-            Choice("prompt", msg("{question}", question=prompt.question), None, children=leaves)
-        )
+        if leaves:
+            question = msg("{question}", question=prompt.question)
+            found.append(Choice("prompt", question, None, children=leaves))
     found.extend(game_tree(session, session.state, viewer))
     if session.applied:
         last = session.applied[-1]
@@ -113,8 +116,11 @@ def table_tree(
 
 def _end(session: TableSession) -> tuple[Choice, ...]:
     over = session.game.is_over(session.state)
+    # a game over whose final scoring still needs something (a board figure) is not filed as
+    # finished until the table has entered it (the game's tree asks for it)
+    scored = over and bool(session.game.score(session.state).winners)
     ends: list[Choice] = []
-    if over:
+    if scored:
         ends.append(
             Choice(
                 "finished",

@@ -10,9 +10,12 @@ are the rulebook's (seed 002, cs):
   city's demand token (two symbols, or none, step 6), the other company for a wild symbol, and
   whether the city is now full (step 7).
 
+- "ZÁVĚREČNÉ BODOVÁNÍ": the cells of the board's share-value table the final scoring needs (the
+  table is printed on the board, not in the rulebook), one cell at a time, values 0–20 (the
+  rulebook's known cells are 2–8; a larger printed value goes through the advanced form).
+
 Not offered yet (enter them with the advanced form): compensation to other companies (step 4),
-the automa's turns and tokens, the map variants' events (Golden Spike, Harbours) and the cells
-of the board's share-value table for the final scoring.
+the automa's turns and tokens, the map variants' events (Golden Spike, Harbours).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from companion.games.mini_express.data import COMPANIES
 from companion.games.mini_express.moves import WILD
 from companion.games.mini_express.rules import GAME
 from companion.games.mini_express.setup import next_drafter
-from companion.games.mini_express.state import DRAFT, PLAY, MiniExpressState
+from companion.games.mini_express.state import DRAFT, OVER, PLAY, MiniExpressState
 
 # the companies as players name them (the component's colour on the table)
 COMPANY_LABELS: dict[str, str] = {
@@ -51,6 +54,8 @@ def choices(state: MiniExpressState, viewer: int | None = None) -> tuple[Choice,
     """The tree for ``state`` (Mini Express has no hidden holdings: ``viewer`` adds nothing)."""
     if state.phase == DRAFT:
         return _draft(state)
+    if state.phase == OVER:
+        return _share_values(state)
     if state.phase != PLAY:
         return ()
     p = state.current_player
@@ -175,3 +180,28 @@ def _city_full(state: MiniExpressState, p: int, args: JsonObject) -> tuple[Choic
         if _ok(state, action):
             found.append(Choice(key, label, p, action=action))
     return tuple(found)
+
+
+SHARE_VALUES_OFFERED = range(21)
+RANK_LABELS = {"1st": "1st place", "2nd": "2nd place", "other": "3rd place or lower"}
+
+
+def _share_values(state: MiniExpressState) -> tuple[Choice, ...]:
+    needed = GAME.needed_share_values(state)
+    if not needed:
+        return ()
+    length, rank = needed[0]
+    leaves = tuple(
+        Choice(str(v), plural("{n} point", "{n} points", "n", n=v), None, action=a)
+        for v in SHARE_VALUES_OFFERED
+        if _ok(state, a := Action("share_values", None, {"cells": {str(length): {rank: v}}}))
+    )
+    if not leaves:
+        return ()
+    label = msg(
+        "Board table, final scoring: a share at track length {length}, {rank} ({left} to read)",
+        length=length,
+        rank=msg(RANK_LABELS[rank]),
+        left=len(needed),
+    )
+    return (Choice("share-values", label, None, children=leaves),)
