@@ -20,6 +20,7 @@ A Raspberry Pi 4 is roughly 3–4× slower per core than the machine this report
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import statistics
 import tempfile
@@ -85,59 +86,60 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50)
     args = parser.parse_args()
     for name in game_names(include_hidden=True):
-        game = find_game(name)
-        if not callable(getattr(game, "choices", None)):
-            continue
-        actions, state, size = heaviest(name)
-        choose: Callable[..., tuple[Choice, ...]] = game.choices  # type: ignore[attr-defined]
-        tree = choose(state)
-        wide, width = widest(tree)
-        top = percentiles(lambda: choose(state), args.runs)
-        open_wide = percentiles(
-            lambda: next(c for c in choose(state) if c.key == wide).expand() if wide else (),
-            args.runs,
-        )
-        full = percentiles(lambda: sum(1 for _ in leaves(choose(state))), max(5, args.runs // 10))
-        with tempfile.TemporaryDirectory() as folder:
-            settings = parse_settings(
-                {"web": {"host": "127.0.0.1", "port": 0, "pin": PIN}}, data_dir=Path(folder)
-            )
-            service = Trackside(settings)
-            service.start(web=False)
-            try:
-                players = [{"name": n} for n in PLAYERS]
-                start = {"command": "start_game", "game": name, "players": players}
-                send(service, "command", start)
-                for action in actions:
-                    send(service, "action", {"action": action.to_json()})
-                client = service.app.test_client()
-                with client.session_transaction() as session:
-                    session["pin_ok"] = True
-                    session["pin_fp"] = _fingerprint(service)
+        if callable(getattr(find_game(name), "choices", None)):
+            measure(name, args.runs)
 
-                def page(at: str = "") -> object:
-                    response = client.get("/table", query_string={"at": at} if at else {})
-                    assert response.status_code == 200
-                    assert 'id="enter"' in response.get_data(as_text=True)
-                    return response
 
-                page_top = percentiles(page, args.runs)
-                page_wide = percentiles(lambda: page(wide), args.runs) if wide else (0.0, 0.0)
-            finally:
-                service.stop()
-        print(
-            f"{name}: {len(actions)} inputs in, {size} leaves in all, widest step {wide!r} "
-            f"({width} choices)\n"
-            f"  top {top[0]:.2f} / {top[1]:.2f} ms   widest {open_wide[0]:.2f} / "
-            f"{open_wide[1]:.2f} ms   all {full[0]:.1f} / {full[1]:.1f} ms\n"
-            f"  page {page_top[0]:.1f} / {page_top[1]:.1f} ms   page-widest "
-            f"{page_wide[0]:.1f} / {page_wide[1]:.1f} ms   (median / p99)"
+def measure(name: str, runs: int) -> None:
+    game = find_game(name)
+    actions, state, size = heaviest(name)
+    choose: Callable[..., tuple[Choice, ...]] = game.choices  # type: ignore[attr-defined]
+    tree = choose(state)
+    wide, width = widest(tree)
+    top = percentiles(lambda: choose(state), runs)
+    open_wide = percentiles(
+        lambda: next(c for c in choose(state) if c.key == wide).expand() if wide else (),
+        runs,
+    )
+    full = percentiles(lambda: sum(1 for _ in leaves(choose(state))), max(5, runs // 10))
+    with tempfile.TemporaryDirectory() as folder:
+        settings = parse_settings(
+            {"web": {"host": "127.0.0.1", "port": 0, "pin": PIN}}, data_dir=Path(folder)
         )
+        service = Trackside(settings)
+        service.start(web=False)
+        try:
+            players = [{"name": n} for n in PLAYERS]
+            start = {"command": "start_game", "game": name, "players": players}
+            send(service, "command", start)
+            for action in actions:
+                send(service, "action", {"action": action.to_json()})
+            client = service.app.test_client()
+            with client.session_transaction() as session:
+                session["pin_ok"] = True
+                session["pin_fp"] = _fingerprint(service)
+
+            def page(at: str = "") -> object:
+                response = client.get("/table", query_string={"at": at} if at else {})
+                assert response.status_code == 200
+                assert 'id="enter"' in response.get_data(as_text=True)
+                return response
+
+            page_top = percentiles(page, runs)
+            page_wide = percentiles(lambda: page(wide), runs) if wide else (0.0, 0.0)
+        finally:
+            service.stop()
+    print(
+        f"{name}: {len(actions)} inputs in, {size} leaves in all, widest step {wide!r} "
+        f"({width} choices)\n"
+        f"  top {top[0]:.2f} / {top[1]:.2f} ms   widest {open_wide[0]:.2f} / "
+        f"{open_wide[1]:.2f} ms   all {full[0]:.1f} / {full[1]:.1f} ms\n"
+        f"  page {page_top[0]:.1f} / {page_top[1]:.1f} ms   page-widest "
+        f"{page_wide[0]:.1f} / {page_wide[1]:.1f} ms   (median / p99)"
+    )
 
 
 def _fingerprint(service: Trackside) -> str:
-    import hashlib
-
     return hashlib.sha256(b"trackside-pin:" + PIN.encode()).hexdigest()[:16]
 
 
