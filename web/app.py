@@ -233,7 +233,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             # shared table screen, where everyone would read the arguments
             private_kinds=sorted(hidden_kinds),
             seat_colours=forms.SEAT_COLOURS,
-            enter=_enter_view(request.args.get("at", ""), snapshot) if unfinished else None,
+            enter=_enter_view(request.args.get("at", ""), snapshot)
+            if isinstance(game_id, int)
+            else None,
             who=session.get("who") or "",
             trusted=_trusted(),
             messages=get_flashed_messages(with_categories=True),

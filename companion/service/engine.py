@@ -36,6 +36,7 @@ from companion.core.events import (
     ActionUndone,
     GameEnded,
     GameEvent,
+    GameReopened,
     GameStarted,
     LogEntry,
     event_to_json,
@@ -445,6 +446,7 @@ class Engine:
                     "select_game",
                     "save_board_table",
                     "set_player_pin",
+                    "reopen_game",
                 }
             )
         )
@@ -473,6 +475,8 @@ class Engine:
             if game_id not in self._state.sessions or self._state.sessions[game_id].is_ended:
                 raise IllegalActionError(f"game {game_id} is not an unfinished game")
             return _Plan(InputOutcome("selected", f"game {game_id}", game_id), select=game_id)
+        if command == "reopen_game":
+            return self._plan_reopen(doc, obs)
         session, game_id = self._active_session()
         event: GameEvent
         if command == "undo":
@@ -514,6 +518,24 @@ class Engine:
                     )
             event = GameEnded(reason)
         return self._plan_event(session, game_id, event, obs, command)
+
+    def _plan_reopen(self, doc: Field, obs: Observation) -> _Plan:
+        """The table takes up an ended game again (a wrong "end game" tap, or a game filed too
+        soon): a ``game_reopened`` event after its ``game_ended``; nothing is deleted."""
+        doc.only("command", "game_id", "seq")
+        shown = self._state.active
+        game_id = GameId(doc.get("game_id", shown or 0).int(lo=1))
+        session = self._state.sessions.get(game_id)
+        if session is None:
+            raise IllegalActionError(f"game {game_id} is not on the table: nothing to reopen")
+        if not session.is_ended:
+            raise IllegalActionError(f"game {game_id} has not ended: nothing to reopen")
+        running = self.session()
+        if running is not None and not running.is_ended and shown != game_id:
+            raise IllegalActionError(
+                f"game {shown} is running: end it before reopening game {game_id}"
+            )
+        return self._plan_event(session, game_id, GameReopened(), obs, "reopened game")
 
     def _plan_start(self, doc: Field, obs: Observation) -> _Plan:
         doc.only("command", "game", "players", "options")

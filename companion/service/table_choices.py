@@ -13,6 +13,8 @@ is, in order:
   under which every later action is still legal are offered.
 - ``table-end``: end the game, as ``finished`` (final scoring; offered only when the rules say
   the game is over) or ``abandoned`` (no winner); each label says what happens.
+- ``table-reopen``: the only choice once the game on show has ended: take it up again (a
+  ``game_reopened`` event; the end stays in the log).
 
 A table-level leaf carries a command (``Choice.command``) instead of an action. Nothing here
 reads the game's state beyond ``choices``/``is_over``/``apply``: one generic builder for every
@@ -68,7 +70,19 @@ def table_tree(
     """The whole tree for the table (or, with ``viewer``, for that player's own view)."""
     found: list[Choice] = []
     if session.is_ended:
-        return ()
+        # the game on show has ended: the table may take it up again (nothing is deleted)
+        what = "finished" if session.ended == "finished" else "abandoned"
+        return (
+            Choice(
+                "table-reopen",
+                msg(
+                    "Reopen this game (it was filed as " + what + "): play goes on where it "
+                    "stopped, and the end stays in the log"
+                ),
+                None,
+                command={"command": "reopen_game"},
+            ),
+        )
     if prompt is not None and prompt.options:
         # a reader's or the camera's question: only the answers the rules accept now (a route
         # scanned: the payments the player can make, not every set of the right size)

@@ -8,6 +8,18 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from companion.core import Action, PlayerSpec
+from companion.core.events import (
+    ActionApplied,
+    GameEnded,
+    GameReopened,
+    GameStarted,
+    LogEntry,
+    event_from_json,
+    event_to_json,
+)
+from companion.core.session import TableSession
+from companion.games import find_game
 from companion.service.runtime import Trackside
 
 from .conftest import PIN, start_payload
@@ -125,4 +137,39 @@ def test_ending_says_what_happens_and_finished_waits_for_the_rules(service: Trac
     assert [n["key"] for n in ends] == ["finished", "abandoned"]
     assert "final scoring" in ends[0]["label"]
     assert send(client, ends[0]["input"])["outcome"] == "applied"
-    assert get(client)["choices"] == []
+    after = get(client)["choices"]
+    assert [n["key"] for n in after] == ["table-reopen"]
+    assert "filed as finished" in after[0]["label"]
+
+
+def test_an_ended_game_can_be_reopened_as_an_event(service: Trackside) -> None:
+    client = service.app.test_client()
+    send(client, start_payload())
+    send(client, by_key(get(client, "advance")["choices"], "2")["input"])
+    abandon = by_key(get(client, "table-end")["choices"], "abandoned")
+    assert send(client, abandon["input"])["outcome"] == "applied"
+    top = get(client)["choices"]
+    assert [n["key"] for n in top] == ["table-reopen"]
+    assert "filed as abandoned" in top[0]["label"]
+    assert send(client, top[0]["input"])["outcome"] == "applied"
+    # play goes on where it stopped; the end and the reopening stay in the log
+    assert by_key(get(client)["choices"], "advance")["label"] == "Blue: advance"
+    kinds = [type(e.event).__name__ for e in service.store.entries(1)]
+    assert kinds[-2:] == ["GameEnded", "GameReopened"]
+    assert [g.id for g in service.store.unfinished_games()] == [1]
+
+
+def test_a_reopened_game_replays_from_its_log() -> None:
+    """After a restart the log is folded again: the end and the reopening both apply."""
+    game = find_game("tiny-race")
+    players = (PlayerSpec("Red"), PlayerSpec("Blue"))
+    entries = [
+        LogEntry(1, GameStarted("tiny-race", players)),
+        LogEntry(2, ActionApplied(Action("advance", 0, {"steps": 2}))),
+        LogEntry(3, GameEnded("abandoned")),
+        LogEntry(4, GameReopened()),
+        LogEntry(5, ActionApplied(Action("advance", 1, {"steps": 3}))),
+    ]
+    session = TableSession.replay(game, entries)
+    assert session.ended is None and session.state.positions == (2, 3)
+    assert event_from_json(event_to_json(GameReopened())) == GameReopened()
