@@ -23,8 +23,10 @@ from companion.games import find_game
 from companion.service.runtime import Trackside
 
 from .conftest import PIN, start_payload
+from .private_table import ANN_PIN, at_speculation, claim, csrf_of, signed_in_table
 
 TABLE = {"X-Trackside-Pin": PIN}
+PLAYER_PIN = "X-Trackside-Player-Pin"
 
 
 def get(client: FlaskClient, at: str = "", **params: str) -> Any:
@@ -173,3 +175,46 @@ def test_a_reopened_game_replays_from_its_log() -> None:
     session = TableSession.replay(game, entries)
     assert session.ended is None and session.state.positions == (2, 3)
     assert event_from_json(event_to_json(GameReopened())) == GameReopened()
+
+
+def test_secret_choices_only_with_the_players_own_pin(service: Trackside) -> None:
+    """A Trains & Stations speculation is secret: the table's tree never offers it; the player's
+    own PIN adds it, and the input it gives is accepted."""
+    table = at_speculation(service)
+    top = get(table)["choices"]
+    assert not any(n["key"] == "speculate" for n in top)
+    claim(service.app.test_client(), 0, ANN_PIN)
+    wrong = table.get(
+        "/api/choices", query_string={"player": "0"}, headers={**TABLE, PLAYER_PIN: "0000"}
+    )
+    assert wrong.status_code == 401 and wrong.get_json()["field"] == "player"
+    mine = table.get(
+        "/api/choices", query_string={"player": "0"}, headers={**TABLE, PLAYER_PIN: ANN_PIN}
+    )
+    assert mine.status_code == 200
+    speculate = by_key(mine.get_json()["choices"], "speculate")
+    assert speculate["player"] == 0 and speculate["label"].endswith("speculate (secret)")
+    trades = table.get(
+        "/api/choices",
+        query_string={"player": "0", "at": "speculate"},
+        headers={**TABLE, PLAYER_PIN: ANN_PIN},
+    ).get_json()["choices"]
+    assert trades[0]["label"] == "Trade nothing"
+    assert send(table, trades[0]["input"])["outcome"] == "applied"
+
+
+def test_the_table_page_refuses_a_stale_tap_and_changes_nothing(service: Trackside) -> None:
+    service.app.config["SHOW_HIDDEN_GAMES"] = True
+    client = signed_in_table(service)
+    send(client, start_payload())
+    page = client.get("/table?at=advance").get_data(as_text=True)
+    assert 'data-path="advance/3"' in page
+    form = {"csrf": csrf_of(page), "path": "advance/3", "seq": "1"}
+    assert client.post("/table/choose", data=form).status_code == 303
+    before = service.latest()[1]["seq"]
+    again = client.post("/table/choose", data=form, follow_redirects=True)
+    assert "The table moved on" in again.get_data(as_text=True)
+    assert service.latest()[1]["seq"] == before
+    gone = client.post("/table/choose", data={**form, "seq": "2", "path": "advance/9"})
+    assert gone.status_code == 303
+    assert service.latest()[1]["seq"] == before
