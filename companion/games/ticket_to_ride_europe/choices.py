@@ -92,13 +92,26 @@ def cards_label(cards: dict[str, int]) -> Message:
 
 
 def route_label(route: RouteSpec) -> Message:
-    what = "tunnel" if route.tunnel else "ferry" if route.ferry_locomotives else "route"
-    return msg(
-        "{a} – {b} ({colour}, {length}, " + what + ")",
-        a=city_name(route.a),
-        b=city_name(route.b),
-        colour=msg(route.colour, context="route colour"),
-        length=route.length,
+    """ "Paris – Wien: 3 purple spaces, tunnel"."""
+    params: tuple[tuple[str, str | int | Message], ...] = (
+        ("a", city_name(route.a)),
+        ("b", city_name(route.b)),
+        ("n", route.length),
+        ("colour", msg(route.colour, context="route colour")),
+        ("locos", route.ferry_locomotives),
+    )
+    what = (
+        ", tunnel"
+        if route.tunnel
+        else ", ferry ({locos}× locomotive)"
+        if route.ferry_locomotives
+        else ""
+    )
+    return Message(
+        "{a} – {b}: {n} {colour} space" + what,
+        params,
+        plural="{a} – {b}: {n} {colour} spaces" + what,
+        count="n",
     )
 
 
