@@ -33,7 +33,7 @@ from companion.core.actions import Action
 from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
-from companion.core.privacy import PRIVATE_NOTE, private_actions
+from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms
 from web.boards import rr_chart, ttr_map
@@ -243,7 +243,14 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         )
 
     def _viewer_arg(raw: str | None, players: int) -> int | None:
+        """A player's own choices on the passed phone, for games whose secrets the table page
+        may show to the player holding it; a game with players' private views (``/me``, behind
+        each player's PIN) takes its secret choices there, never on the shared screen."""
         if raw is None or not raw.isdigit() or int(raw) >= players:
+            return None
+        _, snapshot = service.latest()
+        game = snapshot.get("game")
+        if isinstance(game, str) and has_private_view(find_game(game)):
             return None
         return int(raw)
 
@@ -280,7 +287,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             for c in nodes
         ]
         secrets: list[dict[str, Any]] = []
-        if viewer is None and not keys:
+        game_name = snapshot.get("game")
+        private_view = isinstance(game_name, str) and has_private_view(find_game(game_name))
+        if viewer is None and not keys and not private_view:
             shown = {c.key for c in tree}
             active = (snapshot.get("status") or {}).get("active_players") or []
             for p in active:

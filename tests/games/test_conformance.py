@@ -181,7 +181,7 @@ def _playout(game: Game[Any], seed: int) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(60 + 6 * DEFAULT_PLAYOUTS)
 @pytest.mark.parametrize("name", WITH_CHOICES)
 def test_random_playouts_through_the_tree_are_accepted_and_end(name: str) -> None:
     game = find_game(name)

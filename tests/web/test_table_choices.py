@@ -218,3 +218,16 @@ def test_the_table_page_refuses_a_stale_tap_and_changes_nothing(service: Tracksi
     gone = client.post("/table/choose", data={**form, "seq": "2", "path": "advance/9"})
     assert gone.status_code == 303
     assert service.latest()[1]["seq"] == before
+
+
+def test_a_game_with_private_views_keeps_secret_choices_off_the_shared_screen(
+    service: Trackside,
+) -> None:
+    """Trains & Stations players trade on their own page behind their PIN (/me): the table
+    page offers no "pass the phone" view that would list a player's goods."""
+    at_speculation(service)
+    table = signed_in_table(service)
+    page = table.get("/table").get_data(as_text=True)
+    assert "secret choices" not in page
+    passed = table.get("/table?viewer=0").get_data(as_text=True)
+    assert "Only <b>" not in passed and "Trade nothing" not in passed

@@ -162,6 +162,9 @@ def _turnable(state: TtrState, kind_action: Callable[[str], Action]) -> list[tup
     (after a reshuffle too, when the cards that made the new deck may since have been drawn
     blind and played)."""
     seen = seen_cards(state)
+    if state.deck == 0:
+        # the discards are shuffled into a new deck before the card is turned
+        seen = tc.sub(seen, state.discard)
     return [
         (k, kind_action(k))
         for k in tc.KINDS
