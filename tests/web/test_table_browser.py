@@ -48,6 +48,12 @@ GAMES = [
     Plan("mini-express", ("Jana", "Petr", "Eva"), prefer=("build", "share")),
     Plan("trains-and-stations", ("Jana", "Petr", "Eva")),
 ]
+KNOWN_FAILING = {
+    # Known failure, kept visible: the game's second speculation (silver, late in the game)
+    # is not offered on the players' own pages (/me shows their goods but no speculation
+    # form), so the table waits for answers nobody can give. The first speculation works.
+    "trains-and-stations": "second speculation not offered on /me (reported in issue 13)",
+}
 
 
 @dataclass
@@ -184,7 +190,19 @@ def shoot(page: Page, name: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(int(TIME_LIMIT_S) + 60)
-@pytest.mark.parametrize("plan", GAMES, ids=[g.game for g in GAMES])
+@pytest.mark.parametrize(
+    "plan",
+    [
+        pytest.param(
+            g,
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_FAILING[g.game])]
+            if g.game in KNOWN_FAILING
+            else [],
+        )
+        for g in GAMES
+    ],
+    ids=[g.game for g in GAMES],
+)
 def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: Plan) -> None:
     service.app.config["SHOW_HIDDEN_GAMES"] = True
     base = f"http://127.0.0.1:{service.web_port}"
