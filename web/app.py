@@ -31,9 +31,10 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.actions import Action
+from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
-from companion.core.privacy import PRIVATE_NOTE, private_actions
+from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms, setup
 from web.boards import rr_chart, ttr_map
@@ -49,7 +50,7 @@ from web.guard import (
     too_deep,
 )
 from web.join import join_context
-from web.private import private_pages
+from web.private import pin_matches, private_pages
 
 log = logging.getLogger(__name__)
 SSE_PROTOCOL = 1
@@ -96,6 +97,12 @@ class TableService(Protocol):
     def games(self) -> list[dict[str, Any]]: ...
 
     def export(self, game_id: int, fmt: str) -> tuple[str, str]: ...
+
+    def choices(self, viewer: int | None = None) -> tuple[int, str, int, tuple[Choice, ...]] | None:
+        """The active game's log seq, game name, game id and choices tree; None with none."""
+        ...
+
+    def player_pin_hash(self, game_id: int, player: int) -> str | None: ...
 
     @property
     def trusted_subnets(self) -> tuple[str, ...]: ...
@@ -264,18 +271,121 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             games=[find_game(n) for n in game_names(include_hidden=show_hidden)],
             # a player's private actions are entered on their own page (/me), never on the
             # shared table screen, where everyone would read the arguments
-            actions=[a for a in forms.ACTIONS.get(game or "", ()) if a.kind not in hidden_kinds],
             private_kinds=sorted(hidden_kinds),
             seat_colours=forms.SEAT_COLOURS,
-            rr_tracks=forms.RR_TRACKS,
-            ttr_cards=forms.TTR_CARD_KINDS,
-            ttr_routes=forms.TTR_ROUTE_REFS,
-            ttr_cities=forms.TTR_CITY_IDS,
+            enter=_enter_view(request.args.get("at", ""), snapshot)
+            if isinstance(game_id, int)
+            else None,
             who=session.get("who") or "",
             trusted=_trusted(),
             messages=get_flashed_messages(with_categories=True),
             max_players=forms.MAX_PLAYERS_ON_FORM,
         )
+
+    def _viewer_arg(raw: str | None, players: int) -> int | None:
+        """A player's own choices on the passed phone, for games whose secrets the table page
+        may show to the player holding it; a game with players' private views (``/me``, behind
+        each player's PIN) takes its secret choices there, never on the shared screen."""
+        if raw is None or not raw.isdigit() or int(raw) >= players:
+            return None
+        _, snapshot = service.latest()
+        game = snapshot.get("game")
+        if isinstance(game, str) and has_private_view(find_game(game)):
+            return None
+        return int(raw)
+
+    def _enter_view(at: str, snapshot: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The "what happens now" panel: the crumbs walked so far and the choices under them,
+        from the game's tree (one generic renderer for every game). ``?viewer=N`` is player N's
+        own choices (their secret ones too: the phone is passed to them)."""
+        players = snapshot.get("players") or []
+        viewer = _viewer_arg(request.args.get("viewer"), len(players))
+        built = service.choices(viewer)
+        if built is None:
+            return None
+        seq, _, _, tree = built
+        at = at[:MAX_CHOICE_PATH]
+        try:
+            nodes = children_at(tree, at)
+        except ChoicePathError:
+            flash("That choice is no longer offered: the table moved on. Choose again.", "error")
+            at, nodes = "", tree
+        keys = [k for k in at.split("/") if k]
+        crumbs = []
+        for i in range(len(keys)):
+            path = "/".join(keys[: i + 1])
+            crumbs.append({"label": node_at(tree, path).label.render(), "path": path})
+        items = [
+            {
+                "label": c.label.render(),
+                "path": "/".join([*keys, c.key]),
+                "leaf": c.is_leaf,
+                "player": c.player,
+                "table": c.key.startswith("table-"),
+                "end": c.command is not None and c.command.get("command") == "end_game",
+            }
+            for c in nodes
+        ]
+        secrets: list[dict[str, Any]] = []
+        game_name = snapshot.get("game")
+        private_view = isinstance(game_name, str) and has_private_view(find_game(game_name))
+        if viewer is None and not keys and not private_view:
+            shown = {c.key for c in tree}
+            active = (snapshot.get("status") or {}).get("active_players") or []
+            for p in active:
+                if not isinstance(p, int) or not 0 <= p < len(players):
+                    continue
+                theirs = service.choices(p)
+                if theirs is not None and any(c.key not in shown for c in theirs[3]):
+                    secrets.append({"player": p, "name": players[p].get("name", "")})
+        return {
+            "seq": seq,
+            "at": at,
+            "crumbs": crumbs,
+            "items": items,
+            "back": "/".join(keys[:-1]),
+            "viewer": viewer,
+            "viewer_name": None if viewer is None else players[viewer].get("name", ""),
+            "secrets": secrets,
+        }
+
+    @app.post("/table/choose")
+    def table_choose() -> BaseResponse:
+        """A leaf of the tree was tapped: send its input, as the tree built it, unless the
+        table moved on since the screen was drawn (then nothing changes)."""
+        require_csrf()
+        if not _signed_in():
+            flash("Enter the table PIN first.", "error")
+            return redirect(url_for("table"), 303)
+        path = (request.form.get("path") or "")[:MAX_CHOICE_PATH]
+        _, snapshot = service.latest()
+        viewer = _viewer_arg(request.form.get("viewer"), len(snapshot.get("players") or []))
+        top = url_for("table", viewer=viewer) if viewer is not None else url_for("table")
+        built = service.choices(viewer)
+        if built is None:
+            flash("No game is on the table: nothing was changed.", "error")
+            return redirect(url_for("table"), 303)
+        seq, _, _, tree = built
+        if request.form.get("seq") != str(seq):
+            flash(
+                "The table moved on since that screen was shown: nothing was changed. "
+                "Choose again.",
+                "error",
+            )
+            return redirect(url_for("table"), 303)
+        try:
+            node = node_at(tree, path)
+        except ChoicePathError:
+            flash("That choice is no longer offered: nothing was changed. Choose again.", "error")
+            return redirect(url_for("table"), 303)
+        made = node.input_json()
+        if made is None:
+            return redirect(url_for("table", at=path, viewer=viewer), 303)
+        payload = made["payload"]
+        assert isinstance(payload, dict)
+        table_guard.send(str(made["kind"]), {**payload, "seq": seq})
+        # back to the top: the tree is rebuilt for whoever acts now
+        return redirect(top + "#enter", 303)
 
     @app.post("/table/login")
     def login() -> BaseResponse:
@@ -318,27 +428,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         ),
         "action": lambda f, s: (
             "action",
-            {
-                "action": forms.generic_action(
-                    f, s.get("game") or "", len(s.get("players") or []), _private_kinds(s)
-                )
-            },
-        ),
-        "rr_build": lambda f, s: (
-            "action",
-            {"action": forms.rr_build(f, len(s.get("players") or []))},
-        ),
-        "ttr_claim": lambda f, s: (
-            "action",
-            {"action": forms.ttr_claim(f, len(s.get("players") or []))},
-        ),
-        "ttr_draw": lambda f, s: (
-            "action",
-            {"action": forms.ttr_draw(f, len(s.get("players") or []))},
-        ),
-        "ttr_station": lambda f, s: (
-            "action",
-            {"action": forms.ttr_station(f, len(s.get("players") or []))},
+            {"action": forms.generic_action(f, len(s.get("players") or []), _private_kinds(s))},
         ),
         "prompt": lambda f, s: (
             "action",
@@ -351,9 +441,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             {
                 "command": "correct",
                 "target_seq": forms.integer(f, "target_seq", 1, 10**9),
-                "action": forms.generic_action(
-                    f, s.get("game") or "", len(s.get("players") or []), _private_kinds(s)
-                ),
+                "action": forms.generic_action(f, len(s.get("players") or []), _private_kinds(s)),
             },
         ),
         "enrol": lambda f, s: (
@@ -544,6 +632,74 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         status = 200 if outcome.get("outcome") not in ("rejected",) else 409
         return Response(json.dumps(outcome), status=status, mimetype="application/json")
 
+    @app.get("/api/choices")
+    def api_choices() -> Response:
+        """What the table can enter now (``../shared/contracts/choices.md``): the top of the
+        tree, or the children of ``?at=PATH``; ``?player=N`` with that player's own PIN
+        (``X-Trackside-Player-Pin``) adds their private choices."""
+        if not _signed_in():
+            denied = _check_pin()
+            if denied is not None:
+                return denied
+        at = request.args.get("at", "")
+        if len(at) > MAX_CHOICE_PATH:
+            return _error("at", f"a path of at most {MAX_CHOICE_PATH} characters", 400)
+        viewer, problem = _viewer()
+        if problem is not None:
+            return problem
+        lang = _lang()
+        built = service.choices(viewer)
+        if built is None:
+            body: dict[str, Any] = {
+                "seq": None, "game": None, "game_id": None, "lang": lang, "at": at, "choices": []
+            }  # fmt: skip
+            if at:
+                return _error("at", f"no choice {at!r}: no game is on the table", 404)
+            return Response(json.dumps(body), mimetype="application/json")
+        seq, game, game_id, tree = built
+        try:
+            nodes = children_at(tree, at)
+            if at and not nodes:
+                return _error("at", f"{at!r} is a complete input, it has no choices under it", 404)
+        except ChoicePathError as exc:
+            return _error("at", f"no choice at {at!r}: {exc}", 404)
+        body = {
+            "seq": seq,
+            "game": game,
+            "game_id": game_id,
+            "lang": lang,
+            "at": at,
+            "choices": [choice_json(c, seq) for c in nodes],
+        }
+        return Response(json.dumps(body), mimetype="application/json")
+
+    def _viewer() -> tuple[int | None, Response | None]:
+        raw = request.args.get("player")
+        if raw is None:
+            return None, None
+        if not raw.isdigit() or len(raw) > 2:
+            return None, _error("player", f"{raw!r} is not a player number", 400)
+        player = int(raw)
+        _, snapshot = service.latest()
+        game_id = snapshot.get("game_id")
+        given = request.headers.get("X-Trackside-Player-Pin") or ""
+        stored = service.player_pin_hash(game_id, player) if isinstance(game_id, int) else None
+        try:  # counted before it is hashed, in one of the few hashing slots (web/guard.py)
+            matched = (
+                stored is not None
+                and bool(given)
+                and table_guard.hashed_pin_matches(lambda: pin_matches(given, stored))
+            )
+        except PinRefusedError as exc:
+            return None, _error("player", str(exc), exc.status)
+        if not matched:
+            return None, _error("player", "wrong or missing PIN for that player's choices", 401)
+        return player, None
+
+    def _lang() -> str:
+        asked = request.args.get("lang") or request.accept_languages.best or "en"
+        return asked.split("-")[0].lower()[:8] or "en"
+
     def _check_pin() -> Response | None:
         if service.pin is None:
             return _error("pin", "changes from the page are off: set [web] pin in the config", 403)
@@ -577,6 +733,28 @@ class _StreamCount:
     def release(self) -> None:
         with self.lock:
             self.open -= 1
+
+
+MAX_CHOICE_PATH = 1000
+
+
+def choice_json(choice: Choice, seq: int) -> dict[str, Any]:
+    """One node as ``GET /api/choices`` shows it: its label in words, and either ``input`` (a
+    complete ``POST /api/input`` body, carrying the seq the tree was for, so a stale tap is
+    refused) or ``more``."""
+    data: dict[str, Any] = {
+        "key": choice.key,
+        "label": choice.label.render(),
+        "player": choice.player,
+    }
+    made = choice.input_json()
+    if made is None:
+        data["more"] = True
+    else:
+        payload = made["payload"]
+        assert isinstance(payload, dict)
+        data["input"] = {"kind": made["kind"], "payload": {**payload, "seq": seq}}
+    return data
 
 
 def _error(field: str, message: str, status: int) -> Response:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from companion.core.actions import Action
 from companion.core.errors import TracksideError
@@ -35,6 +36,8 @@ from companion.core.messages import Message
 Children = tuple["Choice", ...] | Callable[[], tuple["Choice", ...]]
 
 PATH_SEPARATOR = "/"
+
+S = TypeVar("S")
 
 
 class ChoicePathError(TracksideError, LookupError):
@@ -58,17 +61,31 @@ class Choice:
     player: int | None = None
     action: Action | None = None
     children: Children = field(default=(), compare=False)
+    command: JsonObject | None = field(default=None, compare=False)
+    """A table-level leaf (undo, redo, a correction, ending the game): the command's payload,
+    as ``POST /api/input`` takes it with ``kind: command``. Games never set it."""
 
     def __post_init__(self) -> None:
         if not self.key or PATH_SEPARATOR in self.key:
             raise ValueError(f"choice key {self.key!r}: must be non-empty and without '/'")
         has_children = callable(self.children) or bool(self.children)
-        if (self.action is None) == (not has_children):
-            raise ValueError(f"choice {self.key!r}: needs exactly one of an action or children")
+        ends = (self.action is not None) + (self.command is not None) + has_children
+        if ends != 1:
+            raise ValueError(
+                f"choice {self.key!r}: needs exactly one of an action, a command or children"
+            )
 
     @property
     def is_leaf(self) -> bool:
-        return self.action is not None
+        return self.action is not None or self.command is not None
+
+    def input_json(self) -> JsonObject | None:
+        """The complete input a leaf stands for (the body of ``POST /api/input``)."""
+        if self.action is not None:
+            return {"kind": "action", "payload": {"action": self.action.to_json()}}
+        if self.command is not None:
+            return {"kind": "command", "payload": dict(self.command)}
+        return None
 
     def expand(self) -> tuple[Choice, ...]:
         """The children (built now when the game gave a function)."""
@@ -82,6 +99,8 @@ class Choice:
         data: JsonObject = {"key": self.key, "label": self.label.to_json(), "player": self.player}
         if self.action is not None:
             data["action"] = self.action.to_json()
+        elif self.command is not None:
+            data["command"] = dict(self.command)
         else:
             data["more"] = True
         return data
@@ -158,3 +177,37 @@ def check_tree(tree: Sequence[Choice], prefix: str = "", *, deep: bool = True) -
 
 def _keys(path: str) -> list[str]:
     return [k for k in path.split(PATH_SEPARATOR) if k] if path else []
+
+
+def accepts(apply: Callable[[S, Action], object], state: S, action: Action) -> bool:
+    """Whether ``apply`` takes ``action`` on ``state`` (a refusal is a ``TracksideError``).
+
+    A tree's leaves are checked with the game's own ``apply``, so the tree never offers what the
+    rules refuse, and no rule is written twice (once to check, once to offer)."""
+    try:
+        apply(state, action)
+    except TracksideError:
+        return False
+    return True
+
+
+def first_leaf(nodes: Sequence[Choice]) -> Choice | None:
+    """The first leaf under ``nodes`` (depth first), or ``None``."""
+    for node in nodes:
+        if node.is_leaf:
+            return node
+        found = first_leaf(node.expand())
+        if found is not None:
+            return found
+    return None
+
+
+def branch(
+    key: str, label: Message, player: int | None, build: Callable[[], tuple[Choice, ...]]
+) -> Choice | None:
+    """An inner node whose children ``build`` makes when opened, or ``None`` when it would be
+    empty (a node with nothing legal under it is not offered). The children are built once."""
+    built = build()
+    if not built:
+        return None
+    return Choice(key, label, player, children=built)

@@ -57,7 +57,21 @@ class GameEnded:
     reason: str = "finished"  # "finished" | "abandoned"
 
 
-GameEvent = GameStarted | ActionApplied | ActionUndone | ActionRedone | ActionCorrected | GameEnded
+@dataclass(frozen=True, slots=True)
+class GameReopened:
+    """An ended game taken up again by the table: its end stays in the log (nothing is ever
+    deleted), and play goes on from where it stopped."""
+
+
+GameEvent = (
+    GameStarted
+    | ActionApplied
+    | ActionUndone
+    | ActionRedone
+    | ActionCorrected
+    | GameEnded
+    | GameReopened
+)
 
 EVENT_TYPES: dict[str, type[Any]] = {
     "game_started": GameStarted,
@@ -66,6 +80,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     "action_redone": ActionRedone,
     "action_corrected": ActionCorrected,
     "game_ended": GameEnded,
+    "game_reopened": GameReopened,
 }
 _TYPE_NAMES = {cls: name for name, cls in EVENT_TYPES.items()}
 
@@ -130,4 +145,6 @@ def event_from_json(data: Any, path: str = "event") -> GameEvent:
         )
     if kind == "game_ended":
         return GameEnded(doc.get("reason", "finished").str(frozenset({"finished", "abandoned"})))
+    if kind == "game_reopened":
+        return GameReopened()
     raise SnapshotError(f"{path}.type", f"unhandled event type {kind!r}")  # pragma: no cover

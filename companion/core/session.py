@@ -18,6 +18,7 @@ from companion.core.events import (
     ActionRedone,
     ActionUndone,
     GameEnded,
+    GameReopened,
     GameStarted,
     LogEntry,
 )
@@ -87,9 +88,9 @@ class TableSession:
             raise TracksideError(
                 f"log entry seq {entry.seq} out of order; expected {self.next_seq}"
             )
-        if self.ended is not None:
-            raise IllegalActionError(f"the game has ended ({self.ended}); nothing more applies")
         event = entry.event
+        if self.ended is not None and not isinstance(event, GameReopened):
+            raise IllegalActionError(f"the game has ended ({self.ended}); nothing more applies")
         entries = (*self.entries, entry)
         match event:
             case ActionApplied(action=action):
@@ -153,6 +154,10 @@ class TableSession:
                 )
             case GameEnded(reason=reason):
                 return replace(self, entries=entries, ended=reason)
+            case GameReopened():
+                if self.ended is None:
+                    raise IllegalActionError("the game has not ended: nothing to reopen")
+                return replace(self, entries=entries, ended=None)
             case GameStarted():
                 raise TracksideError("game_started may only open a log")
         raise TracksideError(f"unknown event {event!r}")  # pragma: no cover

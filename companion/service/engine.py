@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice
 from companion.core.errors import (
     IllegalActionError,
     SnapshotError,
@@ -35,6 +36,7 @@ from companion.core.events import (
     ActionUndone,
     GameEnded,
     GameEvent,
+    GameReopened,
     GameStarted,
     LogEntry,
     event_to_json,
@@ -60,6 +62,7 @@ from companion.games import find_game, game_names
 from companion.games.mini_express import ShareValueTable
 from companion.service.enrolment import binding_for
 from companion.service.store import EventStore, InputOutcome, TagBinding
+from companion.service.table_choices import table_tree, tree_seq
 
 log = logging.getLogger(__name__)
 
@@ -523,6 +526,8 @@ class Engine:
 
     def _plan(self, obs: Observation) -> _Plan:
         kind = obs.kind
+        if kind in (ObservationKind.ACTION, ObservationKind.COMMAND):
+            self._check_seq(obs)
         if kind is ObservationKind.COMMAND:
             return self._plan_command(obs)
         if kind is ObservationKind.ACTION:
@@ -609,6 +614,7 @@ class Engine:
                     "select_game",
                     "save_board_table",
                     "set_player_pin",
+                    "reopen_game",
                 }
             )
         )
@@ -648,6 +654,8 @@ class Engine:
             if game_id not in self._state.sessions or self._state.sessions[game_id].is_ended:
                 raise IllegalActionError(f"game {game_id} is not an unfinished game")
             return _Plan(InputOutcome("selected", f"game {game_id}", game_id), select=game_id)
+        if command == "reopen_game":
+            return self._plan_reopen(doc, obs)
         session, game_id = self._active_session()
         event: GameEvent
         if command == "undo":
@@ -669,6 +677,14 @@ class Engine:
             reason = doc.get("reason", "finished" if over else "abandoned").str(
                 frozenset({"finished", "abandoned"})
             )
+            if reason == "finished" and not over:
+                # "finished" files a final score: refused while the rules say play goes on
+                waiting = session.game.status(session.state).waiting_for
+                raise IllegalActionError(
+                    "the game is not over by its rules"
+                    + (f" (waiting for: {waiting})" if waiting else "")
+                    + "; end it as abandoned, or play on"
+                )
             if reason == "finished" and over:
                 sheet = session.game.score(session.state)
                 if not sheet.winners:
@@ -681,6 +697,24 @@ class Engine:
                     )
             event = GameEnded(reason)
         return self._plan_event(session, game_id, event, obs, command)
+
+    def _plan_reopen(self, doc: Field, obs: Observation) -> _Plan:
+        """The table takes up an ended game again (a wrong "end game" tap, or a game filed too
+        soon): a ``game_reopened`` event after its ``game_ended``; nothing is deleted."""
+        doc.only("command", "game_id", "seq")
+        shown = self._state.active
+        game_id = GameId(doc.get("game_id", shown or 0).int(lo=1))
+        session = self._state.sessions.get(game_id)
+        if session is None:
+            raise IllegalActionError(f"game {game_id} is not on the table: nothing to reopen")
+        if not session.is_ended:
+            raise IllegalActionError(f"game {game_id} has not ended: nothing to reopen")
+        running = self.session()
+        if running is not None and not running.is_ended and shown != game_id:
+            raise IllegalActionError(
+                f"game {shown} is running: end it before reopening game {game_id}"
+            )
+        return self._plan_event(session, game_id, GameReopened(), obs, "reopened game")
 
     def _plan_start(self, doc: Field, obs: Observation) -> _Plan:
         doc.only("command", "game", "players", "options")
@@ -830,6 +864,37 @@ class Engine:
         if notes:  # what was told only to this player (a refusal that reads their cards)
             view = {**view, "private_messages": notes}  # type: ignore[dict-item]
         return view
+
+    def choices(
+        self, viewer: int | None = None
+    ) -> tuple[int, TableSession, GameId, tuple[Choice, ...]] | None:
+        """What the table (or, with ``viewer``, that player) can enter now, for the active game:
+        its log's last seq, the session, the game id and the tree (``table_choices``); ``None``
+        with no game on the table. Any thread: sessions are immutable."""
+        game_id = self._state.active
+        if game_id is None:
+            return None
+        session = self._state.sessions.get(game_id)
+        if session is None:
+            return None
+        tree = table_tree(session, viewer, self._state.prompt)
+        return tree_seq(session), session, game_id, tree
+
+    def _check_seq(self, obs: Observation) -> None:
+        """An input built from a tree carries the seq the tree was for; when the table has
+        moved on since, it is refused and nothing changes (the person sees the new tree)."""
+        if not isinstance(obs.payload, Mapping) or "seq" not in obs.payload:
+            return
+        seen = Field(thaw(obs.payload), "payload").get("seq").int(lo=0)
+        session = self.session()
+        if session is None:
+            return
+        now = tree_seq(session)
+        if seen != now:
+            raise IllegalActionError(
+                f"the table moved on: this choice was offered at entry #{seen}, the table is at "
+                f"#{now}; nothing was changed, choose again"
+            )
 
     def _plan_event(
         self, session: TableSession, game_id: GameId, event: GameEvent, obs: Observation, verb: str

@@ -14,6 +14,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from companion.core.choices import Choice
 from companion.core.errors import ConfigError
 from companion.core.jsonvalue import JsonObject
 from companion.core.observation import Observation
@@ -376,6 +377,14 @@ class Trackside:
 
     def private_view(self, game_id: int, player: int) -> dict[str, Any] | None:
         return self.engine.private_view(game_id, player)
+
+    def choices(self, viewer: int | None = None) -> tuple[int, str, int, tuple[Choice, ...]] | None:
+        """What the table (or player ``viewer``) can enter now, for ``GET /api/choices``."""
+        built = self.engine.choices(viewer)
+        if built is None:
+            return None
+        seq, session, game_id, tree = built
+        return seq, session.game.name, int(game_id), tree
 
     def scan(self, reader: str, uid: str | None = None, *, text: str | None = None) -> Observation:
         """Scan on a virtual reader (tests, the demo)."""

@@ -30,6 +30,7 @@ from companion.core.errors import (
 )
 from companion.core.events import (
     GameEnded,
+    GameReopened,
     LogEntry,
     event_from_json,
     event_to_json,
@@ -341,6 +342,12 @@ class EventStore:
                     conn.execute(
                         "UPDATE games SET ended_at = ?, end_reason = ? WHERE id = ?",
                         (entry.wall_time_s, entry.event.reason, game_id),
+                    )
+                elif isinstance(entry.event, GameReopened):
+                    # the ended_at mark is derived from the log: a reopened game is unfinished
+                    conn.execute(
+                        "UPDATE games SET ended_at = NULL, end_reason = NULL WHERE id = ?",
+                        (game_id,),
                     )
             if enrol is not None:
                 self._insert_tag(conn, enrol)

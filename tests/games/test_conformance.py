@@ -8,13 +8,17 @@ final result, checked by hand. The machinery here is the same for every game.
 from __future__ import annotations
 
 import json
+import os
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from companion.core import Action, Game, IllegalActionError, PlayerSpec, ScoreSheet
+from companion.core.choices import check_tree, leaves, random_leaf
 from companion.core.jsonvalue import dumps
+from companion.core.privacy import private_actions
 from companion.games import find_game, game_names
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -123,3 +127,86 @@ def test_unknown_action_is_refused(name: str) -> None:
     state = setup(game, load_golden(name))
     with pytest.raises(IllegalActionError):
         game.apply(state, Action("no-such-action", 0))
+
+
+# -- the choices tree: every offered input is accepted, and playouts reach the end ------------
+WITH_CHOICES = [n for n in ALL if callable(getattr(find_game(n), "choices", None))]
+PLAYERS = {"mini-express": 3, "tiny-race": 3, "ticket-to-ride-europe": 3, "trains-and-stations": 3}
+# Playouts per game: each Ticket to Ride or Mini Express game is a few hundred steps with a tree
+# built at each; TRACKSIDE_PLAYOUTS=200 runs the full count on demand.
+PLAYOUTS = {"tiny-race": 200}
+DEFAULT_PLAYOUTS = int(os.environ.get("TRACKSIDE_PLAYOUTS", "8"))
+SECRET_KINDS = {"ticket-to-ride-europe": frozenset({"keep_ticket"})}
+"""Actions the table's tree (viewer None) must never offer beyond the game's
+``private_actions``: which tickets a player keeps is secret ("LÍZNUTÍ KARET CÍLOVÝCH STANIC")."""
+MAX_STEPS = 5000
+
+
+def _secret(game: Game[Any]) -> frozenset[str]:
+    return private_actions(game) | SECRET_KINDS.get(game.name, frozenset())
+
+
+def _playout(game: Game[Any], seed: int) -> int:
+    rng = random.Random(seed)
+    n = PLAYERS.get(game.name, game.min_players)
+    state = game.setup([PlayerSpec(f"P{i}") for i in range(n)], {})
+    secret = _secret(game)
+    choose = game.choices  # type: ignore[attr-defined]
+    for step in range(MAX_STEPS):
+        table = choose(state)
+        check_tree(table, deep=False)
+        for node in table:
+            # the table's view never offers a secret action (checked on the nodes a phone
+            # shows first and on every leaf of the path taken below)
+            assert node.action is None or node.action.kind not in secret, (seed, step, node)
+        if game.is_over(state) and not table:
+            return step
+        active = game.status(state).active_players
+        viewer = rng.choice(active) if active else None
+        tree = choose(state, viewer)
+        picked = random_leaf(tree, rng)
+        assert picked is not None, f"seed {seed} step {step}: nothing to enter, game not over"
+        path, leaf = picked
+        assert leaf.action is not None
+        if viewer is not None and leaf.action.kind in secret:
+            assert leaf.action.player == viewer, (seed, step, path)
+        elif leaf.action.kind in secret:
+            pytest.fail(f"seed {seed} step {step}: {path} offers a secret action to the table")
+        try:
+            state = game.apply(state, leaf.action)
+        except IllegalActionError as exc:
+            pytest.fail(f"seed {seed} step {step}: the tree offered {path}, apply refused: {exc}")
+        assert game.problems(state) == (), f"seed {seed} step {step}: {path} made problems"
+    pytest.fail(f"seed {seed}: no end after {MAX_STEPS} steps")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60 + 6 * DEFAULT_PLAYOUTS)
+@pytest.mark.parametrize("name", WITH_CHOICES)
+def test_random_playouts_through_the_tree_are_accepted_and_end(name: str) -> None:
+    game = find_game(name)
+    count = PLAYOUTS.get(name, DEFAULT_PLAYOUTS)
+    steps = [_playout(game, seed) for seed in range(count)]
+    assert len(steps) == count and all(s > 0 for s in steps)
+
+
+@pytest.mark.parametrize("name", WITH_CHOICES)
+def test_every_leaf_of_the_first_trees_is_accepted(name: str) -> None:
+    """The whole tree, every branch expanded, for the first states of a playout."""
+    game = find_game(name)
+    rng = random.Random(7)
+    n = PLAYERS.get(name, game.min_players)
+    state = game.setup([PlayerSpec(f"P{i}") for i in range(n)], {})
+    for _ in range(30):
+        active = game.status(state).active_players
+        viewer = active[0] if active else None
+        tree = game.choices(state, viewer)  # type: ignore[attr-defined]
+        check_tree(tree)
+        for path, leaf in leaves(tree):
+            assert leaf.action is not None
+            game.apply(state, leaf.action)  # raises (fails the test) when refused
+            assert path
+        picked = random_leaf(tree, rng)
+        if picked is None:
+            break
+        state = game.apply(state, picked[1].action)

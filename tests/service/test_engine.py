@@ -211,7 +211,7 @@ def test_after_a_restart_the_last_ended_game_stays_on_the_scoreboard(db_path: Pa
     engine = Engine(store)
     engine.handle(start_tiny())
     engine.handle(action("advance", 0, steps=3))
-    engine.handle(command({"command": "end_game", "reason": "finished"}))
+    engine.handle(command({"command": "end_game", "reason": "abandoned"}))
     before = engine.latest()[1]
     store.close()
     store2 = EventStore(db_path)

@@ -1,6 +1,6 @@
 """The table, history and scoreboard pages in a real browser (Debian's Chromium): the PIN
 guards every change, a game is played through the table page to its final sheet, Ticket to
-Ride is claimed through its own forms, and every page is photographed at TV and phone size
+Ride is claimed by taps on the choices tree, and every page is photographed at TV and phone size
 (``test-artifacts/``) for a human to look at."""
 
 from __future__ import annotations
@@ -126,31 +126,39 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
     page.click("#start button[type=submit]")
     expect(page.locator(".flash.ok")).to_have_text("Tiny Race (test game) started")
 
+    def tap(path: str) -> None:
+        page.click(f'#enter .choice[data-path="{path}"]')
+
     def advance(steps: int) -> None:
-        page.select_option("#any-action select[name=kind]", "advance")
-        page.fill("#any-action textarea[name=args]", json.dumps({"steps": steps}))
+        tap("advance")  # the active player's turn is at the top of the tree
+        tap(f"advance/{steps}")
+
+    def raw(kind: str, args: str) -> None:
+        if not page.locator("#any-action").evaluate("d => d.open"):
+            page.click("#any-action summary")
+        page.fill("#any-action input[name=kind]", kind)
+        page.fill("#any-action textarea[name=args]", args)
         page.click("#any-action button[type=submit]")
 
-    advance(3)  # Red (the active player is preselected)
+    advance(3)  # Red
     expect(page.locator(".flash.ok")).to_have_text("Red: advance steps=3")
     advance(2)  # Blue
-    # a refused move shows the rule, changes nothing
-    page.select_option("#any-action select[name=kind]", "advance")
-    page.fill("#any-action textarea[name=args]", '{"steps": 7}')
-    page.click("#any-action button[type=submit]")
+    # the tree offers 1–3 only; a refused move typed in the advanced form shows the rule and
+    # changes nothing
+    expect(page.locator('#enter .choice[data-path="advance"]')).to_have_text("Red: advance")
+    raw("advance", '{"steps": 7}')
     expect(page.locator(".flash.error")).to_contain_text("Refused:")
     # bad JSON never reaches the engine
-    page.fill("#any-action textarea[name=args]", "{steps: 1")
-    page.click("#any-action button[type=submit]")
+    raw("advance", "{steps: 1")
     expect(page.locator(".flash.error")).to_contain_text("Not sent — args: not JSON")
     advance(1)  # Red, a mistake: undo it (appended to the log, with who and when)
-    page.click("text=↶ Undo last")
+    tap("table-undo")
     expect(page.locator(".flash.ok")).to_have_text("undo #4")
     expect(page.locator("#log li").first).to_contain_text("#5")
     expect(page.locator("#log li").first).to_contain_text("Ann")
     expect(page.locator("#log li").first).to_contain_text("undo #4")
-    page.click("text=↷ Redo")
-    page.click("text=↶ Undo last")
+    tap("table-redo")
+    tap("table-undo")
     shoot(page, "table-tiny-race")
     # Red rolls a die nobody has enrolled: the page asks for it, by its UID
     service.scan("red-seat", "04D1E5000099")
@@ -166,8 +174,9 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
     page.goto(f"{base}/table")  # Red reaches 5: the race is over
     expect(page.locator("#game .waiting")).to_contain_text("winner: Red")
     shoot(page, "table-tiny-race-over")
-    page.select_option("#end select[name=reason]", "finished")
-    page.click("#end button[type=submit]")
+    tap("table-end")  # a confirmation that says what happens
+    expect(page.locator("#enter")).to_contain_text("do the final scoring")
+    tap("table-end/finished")
     expect(page.locator(".flash.ok")).to_have_text("end_game #9")
     expect(page.locator("#start")).to_be_visible()  # ready for the next game
     page.goto(f"{base}/history")
@@ -190,28 +199,27 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
 
 
 @pytest.mark.slow
-def test_ticket_to_ride_claims_and_tunnel_through_the_forms(
-    service: Trackside, browser: Browser
-) -> None:
+def test_ticket_to_ride_claims_and_tunnel_by_taps(service: Trackside, browser: Browser) -> None:
     golden_steps(service, "ticket-to-ride-europe", 18)  # up to Red's first claim
     base = f"http://127.0.0.1:{service.web_port}"
     page = browser.new_page(viewport=TV)
     sign_in(page, base, "Ben")
-    # Red claims Paris–Bruxelles (the red one of the double) with a red card and a locomotive
-    page.fill("#ttr-claim input[name=route]", "paris-bruxelles:red")
-    page.fill("#ttr-claim input[name=card_red]", "1")
-    page.fill("#ttr-claim input[name=card_locomotive]", "1")
-    page.click("#ttr-claim button[type=submit]")
+
+    def tap(path: str) -> None:
+        page.click(f'#enter .choice[data-path="{path}"]')
+
+    # Red claims Paris–Bruxelles (the red one of the double) with a red card and a locomotive:
+    # three taps, the claim, the route, the cards
+    tap("claim")
+    tap("claim/bruxelles-paris-red")
+    tap("claim/bruxelles-paris-red/1red+1locomotive")
     expect(page.locator(".flash.ok")).to_contain_text("Red: claim route")
     expect(page.locator(".mini-players li", has_text="Red")).to_contain_text("2")
-    # Blue tries the München–Venezia tunnel with red cards: refused with the rule
-    page.fill("#ttr-claim input[name=route]", "munchen-venezia")
-    page.fill("#ttr-claim input[name=card_red]", "2")
-    page.click("#ttr-claim button[type=submit]")
-    expect(page.locator(".flash.error")).to_contain_text("red cards cannot pay")
-    page.fill("#ttr-claim input[name=route]", "munchen-venezia")
-    page.fill("#ttr-claim input[name=card_blue]", "2")
-    page.click("#ttr-claim button[type=submit]")
+    # Blue's München–Venezia tunnel: red cards are never offered for a blue route
+    tap("claim")
+    tap("claim/munchen-venezia")
+    expect(page.locator('#enter .choice[data-path="claim/munchen-venezia/2red"]')).to_have_count(0)
+    tap("claim/munchen-venezia/2blue")
     # the table turns three cards on the readers: blue, green, locomotive → two more owed
     for card in ("blue", "green", "locomotive"):
         obs = Observation(
@@ -221,13 +229,12 @@ def test_ticket_to_ride_claims_and_tunnel_through_the_forms(
         )
         service.submit_and_wait(obs, 10)
     page.goto(f"{base}/table")
-    expect(page.locator("#prompt")).to_be_visible()
     shoot(page, "table-ttr-tunnel")
-    page.locator("#prompt button", has_text="cards: 1 blue + 1 locomotive").first.click()
+    tap("pay-1blue+1locomotive")
     expect(page.locator(".mini-players li", has_text="Blue")).to_contain_text("2")
-    # Red's next turn: a blind draw through the draw form
-    page.select_option("#ttr-draw select[name=draw]", "blind")
-    page.click("#ttr-draw button[type=submit]")
+    # Red's next turn: a blind draw, two taps
+    tap("draw")
+    tap("draw/blind")
     expect(page.locator(".flash.ok")).to_contain_text("Red: draw blind")
     # the scoreboard's map shows both claims in the players' colours
     page.goto(f"{base}/")
@@ -251,13 +258,13 @@ def test_russian_railroads_rail_steps_and_the_round_chart(
     base = f"http://127.0.0.1:{service.web_port}"
     page = browser.new_page(viewport=TV)
     sign_in(page, base, "Cleo")
-    # the golden game's first build, entered through the rail-steps form
-    page.select_option("#rr-build select[name=player]", str(step["action"]["player"]))
-    for i, move in enumerate(step["action"]["args"]["moves"]):
-        page.select_option(f"#rr-build select[name=track_{i}]", move["track"])
-        page.select_option(f"#rr-build select[name=colour_{i}]", move["colour"])
-        page.fill(f"#rr-build input[name=steps_{i}]", str(move["steps"]))
-    page.click("#rr-build button[type=submit]")
+    # the golden game's first build, entered through the advanced form until Russian
+    # Railroads has its choices tree (the action-board issue)
+    page.click("#any-action summary")
+    page.fill("#any-action input[name=kind]", "build")
+    page.select_option("#any-action select[name=player]", str(step["action"]["player"]))
+    page.fill("#any-action textarea[name=args]", json.dumps(step["action"]["args"]))
+    page.click("#any-action button[type=submit]")
     expect(page.locator(".flash.ok")).to_contain_text("build moves=")
     shoot(page, "table-russian-railroads")
     # the rest of the golden game through the service; the chart shows every round

@@ -326,13 +326,9 @@ def test_the_shared_table_screen_does_not_take_private_actions(service: Tracksid
     at_speculation(service)
     table = signed_in_table(service)
     page = table.get("/table").get_data(as_text=True)
-    any_action = page[page.index('id="any-action"') : page.index('id="fix"')]
-    assert 'value="speculate"' not in any_action
-    assert 'value="report_special_goods"' not in any_action
-    assert 'value="deliver"' in any_action
-    assert "report special goods, speculate: each player enters these on their own phone" in (
-        any_action
-    )
+    enter = page[page.index('id="enter"') : page.index('id="any-action"')]
+    assert 'data-path="speculate' not in enter and "Trade nothing" not in enter
+    assert "report special goods, speculate: each player enters these on their own phone" in (enter)
     inputs_before = len(service.store.inputs(1000))
     for op in ("action", "correct"):
         response = table.post(

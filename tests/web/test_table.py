@@ -11,7 +11,6 @@ from flask.testing import FlaskClient
 
 from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
-from web import forms
 
 from .conftest import PIN
 
@@ -86,7 +85,7 @@ def test_refusals_and_bad_fields_are_messages_not_errors(service: Trackside) -> 
     page = post(client, "prompt", option="0")
     assert "Not sent — option: there is no question to answer now" in page
     page = post(client, "action", kind="fly", args="{}")
-    assert "Not sent — kind: tiny-race has no action &#39;fly&#39;" in page
+    assert "Refused: unknown action &#39;fly&#39;; Tiny Race knows &#39;advance&#39;" in page
     page = post(client, "action", kind="advance", player="1", args='{"steps": 1}')
     assert "Refused: " in page and "seat order" in page
     assert service.app.test_client().get("/history/99").status_code == 404
@@ -119,55 +118,3 @@ def test_trusted_subnets_skip_the_pin(tmp_path: Path, subnet: str, trusted: bool
         assert ('name="pin"' in page) is not trusted
     finally:
         svc.stop()
-
-
-def test_rail_steps_form() -> None:
-    form = {
-        "player": "2",
-        "track_0": "trans_siberian",
-        "colour_0": "black",
-        "steps_0": "3",
-        "track_1": "kiev",
-        "colour_1": "grey",
-        "steps_1": "1",
-        "track_2": "",
-    }
-    assert forms.rr_build(form, 4) == {
-        "kind": "build",
-        "player": 2,
-        "args": {
-            "moves": [
-                {"track": "trans_siberian", "colour": "black", "steps": 3},
-                {"track": "kiev", "colour": "grey", "steps": 1},
-            ]
-        },
-    }
-    with pytest.raises(forms.FormError, match="colour_0: kiev takes black, grey, brown"):
-        forms.rr_build({**form, "track_0": "kiev", "colour_0": "white"}, 4)
-    with pytest.raises(forms.FormError, match="player: expected 0–3, got 7"):
-        forms.rr_build({**form, "player": "7"}, 4)
-
-
-def test_ticket_to_ride_forms() -> None:
-    claim = forms.ttr_claim(
-        {"player": "1", "route": "Paris-Bruxelles:red", "card_red": "1", "card_locomotive": "1"},
-        2,
-    )
-    assert claim == {
-        "kind": "claim_route",
-        "player": 1,
-        "args": {"route": "paris-bruxelles:red", "cards": {"red": 1, "locomotive": 1}},
-    }
-    with pytest.raises(forms.FormError, match="no city 'atlantis'"):
-        forms.ttr_claim({"route": "paris-atlantis", "card_red": "1"}, 2)
-    with pytest.raises(forms.FormError, match="how many cards"):
-        forms.ttr_claim({"route": "paris-wien"}, 2)
-    assert forms.ttr_draw({"player": "0", "draw": "locomotive"}, 2) == {
-        "kind": "take_face_up",
-        "player": 0,
-        "args": {"card": "locomotive"},
-    }
-    assert forms.ttr_draw({"player": "0", "draw": "blind"}, 2) == {
-        "kind": "draw_blind",
-        "player": 0,
-    }

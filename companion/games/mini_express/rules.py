@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
@@ -321,6 +322,13 @@ class MiniExpress:
                 who = state.current_player if player is None else player
                 return Action("take_share", who, {"company": c})
         raise UnknownComponentError(f"Mini Express has no component {component!r}")
+
+    # -- what the table can enter now ----------------------------------------------------------
+    def choices(self, state: MiniExpressState, viewer: int | None = None) -> tuple[Choice, ...]:
+        """The choices tree (see ``choices.py`` beside this module)."""
+        from companion.games.mini_express.choices import choices
+
+        return choices(state, viewer)
 
     # -- checks --------------------------------------------------------------------------------
     def problems(self, state: MiniExpressState) -> tuple[Problem, ...]:

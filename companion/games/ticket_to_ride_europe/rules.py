@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
@@ -424,6 +425,13 @@ class TicketToRideEurope:
         if kind == "route":
             return _claim_prompt(state, who, ident)
         return _station_prompt(state, who, ident)
+
+    # -- what the table can enter now ---------------------------------------------------------
+    def choices(self, state: TtrState, viewer: int | None = None) -> tuple[Choice, ...]:
+        """The choices tree (see ``choices.py`` beside this module)."""
+        from companion.games.ticket_to_ride_europe.choices import choices
+
+        return choices(state, viewer)
 
     def interpret_cards(self, state: TtrState, colours: Sequence[str]) -> Action | Prompt:
         """The camera read train cards lying in its reveal area: the cards turned for a tunnel

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject
@@ -90,6 +91,12 @@ class TinyRace:
                 who = state.turn if player is None else player
                 return Action("advance", who, {"steps": steps})
         raise UnknownComponentError(f"Tiny Race has no component {component!r}")
+
+    def choices(self, state: TinyRaceState, viewer: int | None = None) -> tuple[Choice, ...]:
+        """The choices tree (see ``choices.py`` beside this module)."""
+        from companion.games.tiny_race.choices import choices
+
+        return choices(state, viewer)
 
     def problems(self, state: TinyRaceState) -> tuple[Problem, ...]:
         found: list[Problem] = []

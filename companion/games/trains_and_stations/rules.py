@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
@@ -889,6 +890,12 @@ class TrainsAndStations:
         return self._next_turn(state)
 
     # -- reading the table ------------------------------------------------------------------
+    def choices(self, state: TSState, viewer: int | None = None) -> tuple[Choice, ...]:
+        """The choices tree (see ``choices.py`` beside this module)."""
+        from companion.games.trains_and_stations.choices import choices
+
+        return choices(state, viewer)
+
     def interpret(self, state: TSState, player: int | None, component: str) -> Action | Prompt:
         who = state.turn.player if player is None else player
         if component == "end-turn":

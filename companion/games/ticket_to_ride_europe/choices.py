@@ -1,0 +1,419 @@
+"""What the table can enter now in Ticket to Ride: Europe, as a tree of choices.
+
+Built from the state and the rules (``companion.core.choices``): every leaf is an action the
+game's ``apply`` accepts, checked with ``apply`` itself, so no rule is written twice. Sections
+cited are the Czech headings of the rulebook (seed 001).
+
+- "LÍZNUTÍ KARET VAGÓNŮ": the cards to take are the five face up (only those showing), or a
+  blind draw; a card turned face up (after a take, at set-up, after three locomotives) is
+  offered as each kind that can still be in the deck.
+- "OBSAZOVÁNÍ TRATÍ" / "TRAJEKTY" / "TUNELY": the routes the player can still claim, each with
+  the card sets that could pay for it (the hand's size and what the table has seen decide).
+- "TUNELY": the three turned cards one at a time (kinds still possible), then the extra
+  payments the player can make, or withdraw.
+- "LÍZNUTÍ KARET CÍLOVÝCH STANIC" / "ZAČÁTEK HRY": which tickets a player keeps is secret, so
+  keeping a ticket is offered only in that player's own view (``viewer``); the table sees only
+  "done" once enough are kept.
+- "STAVBA NÁDRAŽÍ": the free cities, with the card sets the station costs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from companion.core.actions import Action
+from companion.core.choices import Choice, accepts
+from companion.core.messages import Message, msg, plural
+from companion.games.ticket_to_ride_europe import cards as tc
+from companion.games.ticket_to_ride_europe.board import (
+    CITIES,
+    LOCOMOTIVE,
+    ROUTE_BY_ID,
+    ROUTES,
+    STATION_COSTS,
+    STATIONS_PER_PLAYER,
+    TICKETS,
+    RouteSpec,
+    TicketSpec,
+)
+from companion.games.ticket_to_ride_europe.final import city_name, route_ref
+from companion.games.ticket_to_ride_europe.rules import GAME, TtrState, seen_cards
+
+
+def _ok(state: TtrState, action: Action) -> bool:
+    return accepts(GAME.apply, state, action)
+
+
+def could_hold(state: TtrState, player: int, cards: dict[str, int]) -> bool:
+    """Whether the player can hold ``cards``, as far as the table knows: the cards seen going
+    into the hand, and for the rest the hand's unseen cards, each of a kind not all seen
+    elsewhere ("every card exists once")."""
+    me = state.players[player]
+    unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    from_unknown = 0
+    for kind, n in cards.items():
+        i = tc.INDEX[kind]
+        beyond = max(0, n - me.known[i])
+        if beyond > unseen[i]:
+            return False
+        from_unknown += beyond
+    if from_unknown > me.hand - tc.total(me.known):
+        return False
+    if state.deck_pool is None:
+        return True
+    # After a reshuffle the deck holds only cards of the discards that made it: a card played
+    # from a hand cannot be one the deck still needs ("LÍZNUTÍ KARET VAGÓNŮ").
+    left = list(unseen)
+    for kind, n in cards.items():
+        i = tc.INDEX[kind]
+        left[i] -= max(0, n - me.known[i])
+    room = sum(min(p, u) for p, u in zip(state.deck_pool, left, strict=True))
+    return room >= state.deck
+
+
+def _pays(state: TtrState, player: int, action: Action) -> bool:
+    return could_hold(state, player, dict(action.arg("cards"))) and _ok(state, action)
+
+
+def card_name(kind: str) -> Message:
+    """A train card's colour as players say it ("purple" is the rulebook's pink-violet)."""
+    return msg(kind, context="train card")
+
+
+def cards_label(cards: dict[str, int]) -> Message:
+    """``{"red": 3, "locomotive": 1}`` → "3 red + 1 locomotive"."""
+    parts = [
+        plural("{n} {card}", "{n} {card}", "n", n=n, card=card_name(kind))
+        for kind, n in cards.items()
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    return msg("{first} + {second}", first=parts[0], second=parts[1])
+
+
+def route_label(route: RouteSpec) -> Message:
+    """ "Paris – Wien: 3 purple spaces, tunnel"."""
+    params: tuple[tuple[str, str | int | Message], ...] = (
+        ("a", city_name(route.a)),
+        ("b", city_name(route.b)),
+        ("n", route.length),
+        ("colour", msg(route.colour, context="route colour")),
+        ("locos", route.ferry_locomotives),
+    )
+    what = (
+        ", tunnel"
+        if route.tunnel
+        else ", ferry ({locos}× locomotive)"
+        if route.ferry_locomotives
+        else ""
+    )
+    return Message(
+        "{a} – {b}: {n} {colour} space" + what,
+        params,
+        plural="{a} – {b}: {n} {colour} spaces" + what,
+        count="n",
+    )
+
+
+def ticket_label(t: TicketSpec) -> Message:
+    return msg("{a} – {b} ({points} points)", a=city_name(t.a), b=city_name(t.b), points=t.points)
+
+
+def payments(colour: str, length: int, locos_needed: int) -> list[dict[str, int]]:
+    """Every set of ``length`` cards that pays for a space of this colour: one colour (any, for
+    grey) plus locomotives, at least ``locos_needed`` of them (ferries)."""
+    colours = [c for c in tc.KINDS if c != LOCOMOTIVE] if colour in ("grey", "any") else [colour]
+    found: list[dict[str, int]] = []
+    for c in colours:
+        for locos in range(locos_needed, length):
+            found.append({c: length - locos, **({LOCOMOTIVE: locos} if locos else {})})
+    found.append({LOCOMOTIVE: length})
+    return found
+
+
+def _key(cards: dict[str, int]) -> str:
+    return "+".join(f"{n}{kind}" for kind, n in cards.items())
+
+
+def choices(state: TtrState, viewer: int | None = None) -> tuple[Choice, ...]:
+    """The tree for ``state``; ``viewer`` adds that player's secret choices (tickets kept)."""
+    if state.phase == "over":
+        return tuple(_reveal_face_up(state)) if state.face_up_due else ()
+    if state.face_up_due:
+        # "LÍZNUTÍ KARET VAGÓNŮ": a card taken face up is replaced at once; nothing else first
+        # (the set-up ticket choice goes on meanwhile)
+        return (*_reveal_face_up(state), *(_setup(state, viewer) if state.phase == "setup" else ()))
+    if state.phase == "setup":
+        return _setup(state, viewer)
+    t = state.tunnel
+    if t is not None:
+        if len(t.revealed) < t.reveal:
+            return _reveal_tunnel(state)
+        return _pay_tunnel(state)
+    if state.ticket_draw is not None:
+        return _ticket_draw(state, viewer)
+    return _turn(state)
+
+
+# -- cards turned face up, tunnel cards -------------------------------------------------------
+def _turnable(state: TtrState, kind_action: Callable[[str], Action]) -> list[tuple[str, Action]]:
+    """The kinds a card turned from the deck can still be: every card exists once ("OBSAH
+    BALENÍ": 12 of each colour, 14 locomotives), so a kind all seen elsewhere is not offered
+    (after a reshuffle too, when the cards that made the new deck may since have been drawn
+    blind and played)."""
+    seen = seen_cards(state)
+    if state.deck == 0:
+        # the discards are shuffled into a new deck before the card is turned
+        seen = tc.sub(seen, state.discard)
+    return [
+        (k, kind_action(k))
+        for k in tc.KINDS
+        if seen[tc.INDEX[k]] < tc.FULL_DECK[tc.INDEX[k]] and _ok(state, kind_action(k))
+    ]
+
+
+def _reveal_face_up(state: TtrState) -> tuple[Choice, ...]:
+    options = _turnable(state, lambda k: Action("reveal_face_up", None, {"cards": [k]}))
+    if not options:
+        return ()
+    leaves = tuple(Choice(k, card_name(k), None, action=a) for k, a in options)
+    label = plural(
+        "Turn a card face up ({n} to turn)",
+        "Turn a card face up ({n} to turn)",
+        "n",
+        n=state.face_up_due,
+    )
+    return (Choice("face-up", label, None, children=leaves),)
+
+
+def _reveal_tunnel(state: TtrState) -> tuple[Choice, ...]:
+    t = state.tunnel
+    assert t is not None
+    options = _turnable(state, lambda k: Action("reveal_tunnel", t.player, {"cards": [k]}))
+    leaves = tuple(Choice(k, card_name(k), t.player, action=a) for k, a in options)
+    if not leaves:
+        return ()
+    label = msg(
+        "Tunnel {route}: card {n} of {of} turned",
+        route=route_ref(ROUTE_BY_ID[t.route]),
+        n=len(t.revealed) + 1,
+        of=t.reveal,
+    )
+    return (Choice("tunnel-card", label, t.player, children=leaves),)
+
+
+def _pay_tunnel(state: TtrState) -> tuple[Choice, ...]:
+    t = state.tunnel
+    assert t is not None
+    name = state.players[t.player].name
+    colour = tc.played_colour(t.played)
+    pays: list[dict[str, int]] = []
+    if colour is not None:
+        pays += [
+            {colour: t.extra - locos, **({LOCOMOTIVE: locos} if locos else {})}
+            for locos in range(t.extra)
+        ]
+    pays.append({LOCOMOTIVE: t.extra})
+    found: list[Choice] = []
+    for pay in pays:
+        action = Action("pay_tunnel", t.player, {"cards": pay})
+        if _pays(state, t.player, action):
+            label = msg("{player}: pay {cards}", player=name, cards=cards_label(pay))
+            found.append(Choice("pay-" + _key(pay), label, t.player, action=action))
+    withdraw = Action("withdraw_tunnel", t.player)
+    if _ok(state, withdraw):
+        found.append(
+            Choice(
+                "withdraw",
+                msg("{player}: withdraw, take the cards back", player=name),
+                t.player,
+                action=withdraw,
+            )
+        )
+    return tuple(found)
+
+
+# -- tickets ----------------------------------------------------------------------------------
+def _keep(state: TtrState, player: int) -> Choice | None:
+    name = state.players[player].name
+    found = []
+    for t in sorted(TICKETS, key=lambda t: (city_name(t.a), city_name(t.b))):
+        action = Action("keep_ticket", player, {"ticket": t.id})
+        if _ok(state, action):
+            found.append(Choice(t.id, ticket_label(t), player, action=action))
+    if not found:
+        return None
+    return Choice(
+        "keep", msg("{player}: keep a ticket", player=name), player, children=tuple(found)
+    )
+
+
+def _done(state: TtrState, player: int) -> Choice | None:
+    action = Action("done_tickets", player)
+    if not _ok(state, action):
+        return None
+    name = state.players[player].name
+    return Choice(
+        f"done-{player}",
+        msg("{player}: done choosing tickets", player=name),
+        player,
+        action=action,
+    )
+
+
+def _setup(state: TtrState, viewer: int | None) -> tuple[Choice, ...]:
+    # "ZAČÁTEK HRY": every player keeps at least two of the tickets dealt, at the same time
+    found: list[Choice] = []
+    for i, p in enumerate(state.players):
+        if p.ready:
+            continue
+        if viewer == i:
+            keep = _keep(state, i)
+            if keep is not None:
+                found.append(keep)
+        done = _done(state, i)
+        if done is not None:
+            found.append(done)
+    return tuple(found)
+
+
+def _ticket_draw(state: TtrState, viewer: int | None) -> tuple[Choice, ...]:
+    d = state.ticket_draw
+    assert d is not None
+    found: list[Choice] = []
+    if viewer == d.player:
+        keep = _keep(state, d.player)
+        if keep is not None:
+            found.append(keep)
+    done = _done(state, d.player)
+    if done is not None:
+        found.append(done)
+    return tuple(found)
+
+
+# -- a turn -----------------------------------------------------------------------------------
+def _turn(state: TtrState) -> tuple[Choice, ...]:
+    p = state.turn
+    name = state.players[p].name
+    found: list[Choice] = []
+    draw = _draw(state, p)
+    if draw:
+        label = (
+            msg("{player}: second train card", player=name)
+            if state.cards_drawn
+            else msg("{player}: draw train cards", player=name)
+        )
+        found.append(Choice("draw", label, p, children=draw))
+    if state.cards_drawn:
+        return tuple(found)
+    if _claimable(state, p, first_only=True):
+        found.append(
+            Choice(
+                "claim",
+                msg("{player}: claim a route", player=name),
+                p,
+                children=lambda: tuple(_claimable(state, p, first_only=False)),
+            )
+        )
+    tickets = Action("draw_tickets", p)
+    if _ok(state, tickets):
+        found.append(
+            Choice(
+                "tickets",
+                msg("{player}: draw destination tickets", player=name),
+                p,
+                action=tickets,
+            )
+        )
+    if _stations(state, p, first_only=True):
+        found.append(
+            Choice(
+                "station",
+                msg("{player}: build a station", player=name),
+                p,
+                children=lambda: tuple(_stations(state, p, first_only=False)),
+            )
+        )
+    return tuple(found)
+
+
+def _draw(state: TtrState, p: int) -> tuple[Choice, ...]:
+    found: list[Choice] = []
+    for kind in dict.fromkeys(c for c in state.face_up if c is not None):
+        action = Action("take_face_up", p, {"card": kind})
+        if _ok(state, action):
+            found.append(
+                Choice(kind, msg("{card} (face up)", card=card_name(kind)), p, action=action)
+            )
+    blind = Action("draw_blind", p)
+    if _ok(state, blind):
+        found.append(Choice("blind", msg("From the deck (blind)"), p, action=blind))
+    return tuple(found)
+
+
+def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
+    found: list[Choice] = []
+    seen_refs: set[str] = set()
+    for route in sorted(ROUTES, key=lambda r: (city_name(r.a), city_name(r.b), r.colour)):
+        ref = route_ref(route)
+        if ref in seen_refs:
+            continue  # the twin grey ferries are one choice
+        options = [
+            Action("claim_route", p, {"route": ref, "cards": pay})
+            for pay in payments(route.colour, route.length, route.ferry_locomotives)
+        ]
+        first = next((a for a in options if _pays(state, p, a)), None)
+        if first is None:
+            continue
+        seen_refs.add(ref)
+        found.append(
+            Choice(
+                ref.replace(":", "-"),
+                route_label(route),
+                p,
+                children=_payment_children(state, p, options),
+            )
+        )
+        if first_only:
+            break
+    return found
+
+
+def _payment_children(
+    state: TtrState, p: int, options: list[Action]
+) -> Callable[[], tuple[Choice, ...]]:
+    def build() -> tuple[Choice, ...]:
+        found = []
+        for action in options:
+            if _pays(state, p, action):
+                cards = dict(action.arg("cards"))
+                found.append(Choice(_key(cards), cards_label(cards), p, action=action))
+        return tuple(found)
+
+    return build
+
+
+def _stations(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
+    built = len(state.players[p].stations)
+    if built >= STATIONS_PER_PLAYER:
+        return []
+    cost = STATION_COSTS[built]
+    found: list[Choice] = []
+    for c in sorted(CITIES, key=lambda c: c.name):
+        options = [
+            Action("build_station", p, {"city": c.id, "cards": pay})
+            for pay in payments("any", cost, 0)
+        ]
+        if not any(_pays(state, p, a) for a in options):
+            continue
+        found.append(
+            Choice(
+                c.id,
+                msg("Station in {city}", city=c.name),
+                p,
+                children=_payment_children(state, p, options),
+            )
+        )
+        if first_only:
+            break
+    return found

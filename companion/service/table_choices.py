@@ -1,0 +1,238 @@
+"""The table's whole choices tree: the game's tree plus the table's own steps.
+
+``GET /api/choices`` (``../shared/contracts/choices.md``) answers from here. The top of the tree
+is, in order:
+
+- ``prompt``: the question the engine is asking (a scan that needs a choice: which route, which
+  payment); its options are leaves. A seat reader's or the camera's question is answered here
+  like any other step.
+- the game's own nodes (``game.choices(state, viewer)``), unchanged: their keys are the game's.
+- ``table-undo`` / ``table-redo``: one tap each (the action they undo or redo is in the label).
+- ``table-correct``: pick a line of the log ("Anna: claim route …"), then the same guided choices
+  the game offered before that action; the leaf is a ``correct`` command. Only corrections
+  under which every later action is still legal are offered.
+- ``table-end``: end the game, as ``finished`` (final scoring; offered only when the rules say
+  the game is over) or ``abandoned`` (no winner); each label says what happens.
+- ``table-reopen``: the only choice once the game on show has ended: take it up again (a
+  ``game_reopened`` event; the end stays in the log).
+
+A table-level leaf carries a command (``Choice.command``) instead of an action. Nothing here
+reads the game's state beyond ``choices``/``is_over``/``apply``: one generic builder for every
+game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice, accepts
+from companion.core.errors import TracksideError
+from companion.core.jsonvalue import JsonObject
+from companion.core.messages import msg
+from companion.core.privacy import private_actions
+from companion.core.session import TableSession
+
+LOG_LINES_OFFERED = 40
+"""Corrections reach back this many actions (the most recent first)."""
+
+
+def has_choices(game: object) -> bool:
+    return callable(getattr(game, "choices", None))
+
+
+def game_tree(session: TableSession, state: Any, viewer: int | None) -> tuple[Choice, ...]:
+    if not has_choices(session.game):
+        return ()
+    tree: tuple[Choice, ...] = session.game.choices(state, viewer)  # type: ignore[attr-defined]
+    return tree
+
+
+def _name(session: TableSession, player: int | None) -> str:
+    players = session.started.players
+    if player is None or not 0 <= player < len(players):
+        return "Table"
+    return players[player].name
+
+
+def describe(session: TableSession, action: Action) -> str:
+    """A log line for people: ``Anna: claim route route=paris-wien cards=3×red``; a private
+    action keeps its secret until the game is over."""
+    if action.kind in private_actions(session.game) and not session.game.is_over(session.state):
+        return f"{_name(session, action.player)}: {action.kind.replace('_', ' ')} (private)"
+    return f"{_name(session, action.player)}: {action.describe()}"
+
+
+def table_tree(
+    session: TableSession, viewer: int | None, prompt: Prompt | None = None
+) -> tuple[Choice, ...]:
+    """The whole tree for the table (or, with ``viewer``, for that player's own view)."""
+    found: list[Choice] = []
+    if session.is_ended:
+        # the game on show has ended: the table may take it up again (nothing is deleted)
+        what = "finished" if session.ended == "finished" else "abandoned"
+        return (
+            Choice(
+                "table-reopen",
+                msg(
+                    "Reopen this game (it was filed as " + what + "): play goes on where it "
+                    "stopped, and the end stays in the log"
+                ),
+                None,
+                command={"command": "reopen_game"},
+            ),
+        )
+    if prompt is not None and prompt.options:
+        # a reader's or the camera's question: only the answers the rules accept now (a route
+        # scanned: the payments the player can make, not every set of the right size)
+        leaves = tuple(
+            Choice(f"option-{i + 1}", msg("{option}", option=describe(session, a)), a.player, a)
+            for i, a in enumerate(prompt.options)
+            if accepts(session.game.apply, session.state, a)
+        )
+        if leaves:
+            question = msg("{question}", question=prompt.question)
+            found.append(Choice("prompt", question, None, children=leaves))
+    found.extend(game_tree(session, session.state, viewer))
+    if session.applied:
+        last = session.applied[-1]
+        found.append(
+            Choice(
+                "table-undo",
+                msg("Undo: {line}", line=describe(session, last.action)),
+                None,
+                command={"command": "undo", "target_seq": last.seq},
+            )
+        )
+    if session.redo_stack:
+        again = session.redo_stack[-1]
+        found.append(
+            Choice(
+                "table-redo",
+                msg("Redo: {line}", line=describe(session, again.action)),
+                None,
+                command={"command": "redo", "target_seq": again.seq},
+            )
+        )
+    if session.applied and has_choices(session.game):
+        found.append(
+            Choice(
+                "table-correct",
+                msg("Correct an earlier entry"),
+                None,
+                children=lambda: _corrections(session, viewer),
+            )
+        )
+    found.append(Choice("table-end", msg("End the game…"), None, children=_end(session)))
+    return tuple(found)
+
+
+def _end(session: TableSession) -> tuple[Choice, ...]:
+    over = session.game.is_over(session.state)
+    # a game over whose final scoring still needs something (a board figure) is not filed as
+    # finished until the table has entered it (the game's tree asks for it)
+    scored = over and bool(session.game.score(session.state).winners)
+    ends: list[Choice] = []
+    if scored:
+        ends.append(
+            Choice(
+                "finished",
+                msg("Yes, the game is over: do the final scoring and file it as finished"),
+                None,
+                command={"command": "end_game", "reason": "finished"},
+            )
+        )
+    ends.append(
+        Choice(
+            "abandoned",
+            msg(
+                "Abandon the game: file it with no winner (it can be reopened later)"
+                if over
+                else "The game is not over by the rules: abandon it, with no winner "
+                "(it can be reopened later)"
+            ),
+            None,
+            command={"command": "end_game", "reason": "abandoned"},
+        )
+    )
+    return tuple(ends)
+
+
+def _corrections(session: TableSession, viewer: int | None) -> tuple[Choice, ...]:
+    found: list[Choice] = []
+    start = max(0, len(session.applied) - LOG_LINES_OFFERED)
+    for index in range(len(session.applied) - 1, start - 1, -1):
+        applied = session.applied[index]
+        before = session.states[index]
+        if applied.action.kind in private_actions(session.game) and viewer != applied.action.player:
+            continue  # a secret action is corrected on its player's own view
+        tree = game_tree(session, before, viewer)
+        if not tree:
+            continue
+        check = _still_legal(session, index)
+        found.append(
+            Choice(
+                f"seq-{applied.seq}",
+                msg("#{seq} {line}", seq=applied.seq, line=describe(session, applied.action)),
+                applied.action.player,
+                children=_rewrap(tree, applied.seq, check),
+            )
+        )
+    return tuple(found)
+
+
+def _still_legal(session: TableSession, index: int) -> Callable[[Action], bool]:
+    """Whether replacing action ``index`` by another keeps every later action legal."""
+    later = [a.action for a in session.applied[index + 1 :]]
+    game = session.game
+    before = session.states[index]
+
+    def check(action: Action) -> bool:
+        try:
+            state = game.apply(before, action)
+            for a in later:
+                state = game.apply(state, a)
+        except TracksideError:
+            return False
+        return True
+
+    return check
+
+
+def _rewrap(
+    nodes: tuple[Choice, ...], target: int, check: Callable[[Action], bool]
+) -> Callable[[], tuple[Choice, ...]]:
+    """The game's nodes with each leaf turned into a ``correct`` command for ``target``."""
+
+    def build() -> tuple[Choice, ...]:
+        found: list[Choice] = []
+        for node in nodes:
+            if node.action is not None:
+                if check(node.action):
+                    command: JsonObject = {
+                        "command": "correct",
+                        "target_seq": target,
+                        "action": node.action.to_json(),
+                    }
+                    found.append(Choice(node.key, node.label, node.player, command=command))
+            elif not node.is_leaf and _any_leaf(node, check):
+                below = _rewrap(node.expand(), target, check)
+                found.append(Choice(node.key, node.label, node.player, children=below))
+        return tuple(found)
+
+    return build
+
+
+def _any_leaf(node: Choice, check: Callable[[Action], bool]) -> bool:
+    """Whether some leaf under ``node`` passes ``check`` (stops at the first)."""
+    if node.action is not None:
+        return check(node.action)
+    if node.is_leaf:
+        return False
+    return any(_any_leaf(child, check) for child in node.expand())
+
+
+def tree_seq(session: TableSession) -> int:
+    """The table's sequence number a tree is built for (its log's last entry)."""
+    return session.entries[-1].seq

@@ -1,0 +1,271 @@
+"""Whole games on the table page by taps only (Debian's Chromium at 390×844): the driver reads
+the buttons the page shows (the game's choices tree) and taps one by a simple seeded policy;
+nothing is typed except the player names at the start. Each game includes one mistake undone and
+one entry corrected, and the taps per turn kind are printed (``-s``) for the issue note.
+
+The driver knows no game: add a game to ``GAMES`` (name, players, preferred keys) and it plays.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from companion.service.runtime import Trackside
+
+from .conftest import ARTIFACTS, PIN
+
+PHONE = {"width": 390, "height": 844}
+DESK = {"width": 1280, "height": 800}
+MAX_TAPS = 4000
+TIME_LIMIT_S = 400.0
+
+
+@dataclass(frozen=True)
+class Plan:
+    game: str
+    players: tuple[str, ...]
+    prefer: tuple[str, ...] = ()
+    """Keys tapped first when offered (a policy that ends the game sooner); else random."""
+    avoid: tuple[str, ...] = ()
+
+
+GAMES = [
+    Plan("tiny-race", ("Jana", "Petr")),
+    # claim routes whenever the cards allow, the longest first; otherwise draw
+    Plan(
+        "ticket-to-ride-europe",
+        ("Jana", "Petr"),
+        prefer=("claim", "pay-", "draw", "face-up", "tunnel-card", "keep", "done-"),
+        avoid=("tickets", "station", "withdraw"),
+    ),
+    Plan("mini-express", ("Jana", "Petr", "Eva"), prefer=("build", "share")),
+    Plan("trains-and-stations", ("Jana", "Petr", "Eva")),
+]
+KNOWN_FAILING = {
+    # Known failure, kept visible: the game's second speculation (silver, late in the game)
+    # is not offered on the players' own pages (/me shows their goods but no speculation
+    # form), so the table waits for answers nobody can give. The first speculation works.
+    "trains-and-stations": "second speculation not offered on /me (reported in issue 13)",
+}
+
+
+@dataclass
+class Tally:
+    taps: int = 0
+    turns: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+
+    def report(self, game: str) -> str:
+        lines = [f"{game}: {self.taps} taps"]
+        for kind, counts in sorted(self.turns.items()):
+            lines.append(
+                f"  {kind}: {len(counts)}×, taps median {statistics.median(counts)}, "
+                f"max {max(counts)}"
+            )
+        return "\n".join(lines)
+
+
+def sign_in(page: Page, base: str) -> None:
+    page.goto(f"{base}/table")
+    page.fill("input[name=pin]", PIN)
+    page.fill("input[name=who]", "Scorekeeper")
+    page.click("main form button[type=submit]")
+    expect(page.locator(".who")).to_contain_text("Signed in")
+
+
+def start(page: Page, plan: Plan) -> None:
+    page.select_option("#start select[name=game]", plan.game)
+    for i, name in enumerate(plan.players):
+        page.fill(f"#start input[name=name_{i}]", name)  # the only typing
+    page.click("#start button[type=submit]")
+    expect(page.locator("#enter")).to_be_visible()
+
+
+def buttons(page: Page) -> list[tuple[str, str]]:
+    """(path, label) of every choice on the screen."""
+    found = []
+    for el in page.locator("#enter .choice").all():
+        path = el.get_attribute("data-path") or ""
+        found.append((path, el.inner_text().strip()))
+    return found
+
+
+def tap(page: Page, path: str, tally: Tally) -> None:
+    page.locator(f'#enter .choice[data-path="{path}"]').first.click()
+    page.wait_for_load_state("domcontentloaded")
+    tally.taps += 1
+
+
+def last_key(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def pick(options: list[tuple[str, str]], plan: Plan, rng: random.Random) -> str:
+    game = [p for p, _ in options if not last_key(p).startswith("table-")]
+    usable = [p for p in game if not any(last_key(p).startswith(a) for a in plan.avoid)] or game
+    for key in plan.prefer:
+        hits = [p for p in usable if last_key(p).startswith(key)]
+        if hits:
+            if key == "claim" or "/" in hits[0]:
+                return rng.choice(hits)
+            return hits[0]
+    return rng.choice(usable)
+
+
+def walk_to_leaf(page: Page, plan: Plan, rng: random.Random, tally: Tally, first: str) -> str:
+    """Tap ``first`` and then one choice per screen until a leaf was posted; returns the turn
+    kind (the first key) and records the taps it took."""
+    taps = 0
+    path = first
+    while True:
+        leaf = page.locator(f'#enter button.choice[data-path="{path}"]').count() > 0
+        tap(page, path, tally)
+        taps += 1
+        if leaf:
+            break
+        if path.startswith("~viewer"):
+            # the phone is passed to that player: their own tree, from its top
+            options = [(p, label) for p, label in buttons(page) if not p.startswith("table-")]
+        else:
+            options = [(p, label) for p, label in buttons(page) if p.startswith(path + "/")]
+        assert options, f"{plan.game}: nothing under {path}"
+        path = pick(options, plan, rng)
+    kind = first.split("/", maxsplit=1)[0]
+    kind = "secret choices" if kind.startswith("~viewer") else kind
+    tally.turns[kind].append(taps)
+    return kind
+
+
+def no_refusal(page: Page) -> None:
+    flashes = page.locator(".flash.error, .messages .error").all_inner_texts()
+    assert not flashes, flashes
+
+
+PLAYER_PIN = "2468"
+
+
+def private_phones(browser: Browser, base: str, plan: Plan, tally: Tally) -> bool:
+    """A game with players' own pages (/me, behind each player's PIN) takes its secret choices
+    there, never on the shared screen: each player's phone signs in (the PIN is typed: the one
+    exception to "taps only") and taps "Trade nothing" when a speculation waits for them.
+    Returns whether any player answered."""
+    answered = False
+    for i in range(len(plan.players)):
+        phone = browser.new_context(viewport=PHONE, has_touch=True)
+        me = phone.new_page()
+        try:
+            me.goto(f"{base}/me/{i}")
+            if me.locator("input[name=pin]").count():
+                me.fill("input[name=pin]", PLAYER_PIN)
+                if me.locator("input[name=pin_again]").count():
+                    me.fill("input[name=pin_again]", PLAYER_PIN)
+                me.click("main form button[type=submit]")
+            me.locator("#holdings").wait_for(timeout=10_000)  # the player's own page
+            nothing = me.locator("#speculate button", has_text="Trade nothing")
+            if nothing.count():
+                nothing.click()
+                tally.taps += 1
+                tally.turns["speculate (own phone)"].append(1)
+                answered = True
+        finally:
+            phone.close()
+    return answered
+
+
+def shoot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"table-{name}-390x844.png"), full_page=False)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"{name} is {width} px wide on a phone"
+    page.set_viewport_size(DESK)
+    page.screenshot(path=str(ARTIFACTS / f"table-{name}-1280x800.png"), full_page=False)
+    page.set_viewport_size(PHONE)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(int(TIME_LIMIT_S) + 60)
+@pytest.mark.parametrize(
+    "plan",
+    [
+        pytest.param(
+            g,
+            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_FAILING[g.game])]
+            if g.game in KNOWN_FAILING
+            else [],
+        )
+        for g in GAMES
+    ],
+    ids=[g.game for g in GAMES],
+)
+def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: Plan) -> None:
+    service.app.config["SHOW_HIDDEN_GAMES"] = True
+    base = f"http://127.0.0.1:{service.web_port}"
+    context = browser.new_context(viewport=PHONE, device_scale_factor=1, has_touch=True)
+    page = context.new_page()
+    rng = random.Random(13)
+    tally = Tally()
+    began = time.monotonic()
+    try:
+        sign_in(page, base)
+        start(page, plan)
+        leaves = 0
+        undone = corrected = shot = False
+        while tally.taps < MAX_TAPS:
+            assert time.monotonic() - began < TIME_LIMIT_S, tally.report(plan.game)
+            page.goto(f"{base}/table#enter")
+            top = buttons(page)
+            keys = [p for p, _ in top]
+            if not shot and leaves >= 6:
+                shoot(page, plan.game)
+                shot = True
+            if leaves == 4 and not undone:
+                # a mistake: the wrong input, seen at once and undone with one tap
+                walk_to_leaf(page, plan, rng, tally, pick(top, plan, rng))
+                page.goto(f"{base}/table#enter")
+                assert "table-undo" in [p for p, _ in buttons(page)]
+                tap(page, "table-undo", tally)
+                no_refusal(page)
+                tally.turns["undo"].append(1)
+                undone = True
+                continue
+            if leaves == 8 and not corrected and "table-correct" in keys:
+                # an earlier entry corrected: the log line, then the same guided choices
+                tap(page, "table-correct", tally)
+                lines = [p for p, _ in buttons(page) if p.startswith("table-correct/")]
+                walk_to_leaf(page, plan, rng, tally, lines[-1])
+                tally.turns["correct"].append(tally.turns.pop("table-correct")[-1] + 1)
+                no_refusal(page)
+                corrected = True
+                continue
+            game_keys = [p for p in keys if not p.startswith("table-")]
+            if (
+                not game_keys
+                and "/me" in page.content()
+                and private_phones(browser, base, plan, tally)
+            ):
+                continue
+            if not game_keys:
+                # the rules say the game is over: only the table's steps are left
+                waiting = page.locator("#game .waiting").inner_text()
+                assert "Game over" in waiting, f"stuck: {waiting!r}\n{tally.report(plan.game)}"
+                break
+            walk_to_leaf(page, plan, rng, tally, pick(top, plan, rng))
+            no_refusal(page)
+            leaves += 1
+        assert undone and corrected, tally.report(plan.game)
+        # ending: a confirmation that says what happens, then the final sheet
+        page.goto(f"{base}/table#enter")
+        tap(page, "table-end", tally)
+        expect(page.locator("#enter")).to_contain_text("final scoring")
+        tap(page, "table-end/finished", tally)
+        no_refusal(page)
+        expect(page.locator("#start")).to_be_visible()
+        print("\n" + tally.report(plan.game))
+    finally:
+        context.close()
