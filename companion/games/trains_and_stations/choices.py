@@ -282,13 +282,28 @@ def _resolve_keep(state: TSState, p: int, builds: list[Args], coins: int) -> tup
 def _deliver_or_end(state: TSState, p: int) -> tuple[Choice, ...]:
     name = state.players[p].name
     found: list[Choice] = []
-    if state.turn.phase == "deliver" and any(q.dice_on_board for q in state.players):
+    if state.turn.phase == "deliver" and _could_fill_a_route(state, p):
         below = _lazy_cities(state, p, [])
         found.append(Choice("deliver", msg("{player}: deliver", player=name), p, children=below))
     ends = _end_turn(state, p)
     if ends:
         found.append(Choice("end", msg("{player}: end the turn", player=name), p, children=ends))
     return tuple(found)
+
+
+def _could_fill_a_route(state: TSState, p: int) -> bool:
+    """Whether a delivery can be offered at all (the step is opened lazily, so it must not be
+    offered empty): a route is delivered only when a train die this player placed this turn, or
+    a bonus die, fills it (Krok 4: Doručení!)."""
+    if not any(q.dice_on_board for q in state.players):
+        return False
+    placed = state.turn.placed
+    if placed is None:
+        return True
+    # the tree enters a route's own dice only (bonus dice on a route go through Advanced), so
+    # one of this player's own dice placed this turn must be on it
+    own_left, _bonus_left = placed
+    return bool(own_left and state.players[p].dice_on_board)
 
 
 def _lazy_cities(state: TSState, p: int, cities: list[Args]) -> Callable[[], tuple[Choice, ...]]:
@@ -321,6 +336,8 @@ def _dice_on_route(
     # a completed route has dice on it: 0 only while someone later can still have some
     later = sum(q.dice_on_board for q in state.players[i + 1 :])
     lowest = 0 if sum(dice) or later else 1
+    if i == p and state.turn.placed is not None:
+        lowest = 1  # this turn's own die fills the route (Krok 4: Doručení!)
     found: list[Choice] = []
     for d in range(lowest, state.players[i].dice_on_board + 1):
         below = _lazy_dice(state, p, cities, [*dice, d])
