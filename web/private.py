@@ -51,6 +51,7 @@ from flask import (
 from markupsafe import Markup
 from werkzeug.wrappers import Response as BaseResponse
 
+from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import TracksideError
 from companion.core.privacy import has_private_view, private_actions
 from companion.games import find_game
@@ -69,6 +70,7 @@ PIN_PATTERN = re.compile(r"[0-9]{4,8}", re.ASCII)
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # ~16 MiB, a few tens of ms on a Pi 4
 SESSION_KEY = "private"
 SOURCE_PREFIX = "private:"
+MAX_SECRET_PATH = 1000
 
 
 @runtime_checkable
@@ -272,6 +274,35 @@ def private_pages(service: object) -> Blueprint:
             template, messages=get_flashed_messages(with_categories=True), **context
         )
 
+    def secret_tree(seat: Seat) -> tuple[int, tuple[Choice, ...]] | None:
+        """(seq, the player's own choices that the table's screen does not offer): their secret
+        ones (tickets to keep, a speculation), from the same tree the table page taps through."""
+        build = getattr(svc, "choices", None)
+        if not callable(build):
+            return None
+        mine, table = build(seat.player), build(None)
+        if mine is None:
+            return None
+        seq, tree = mine[0], mine[3]
+        shown = {c.key for c in (table[3] if table is not None else ())}
+        return seq, tuple(c for c in tree if c.key not in shown and c.player == seat.player)
+
+    def secret_steps(seat: Seat, at: str) -> dict[str, Any] | None:
+        """One step of the secret choices, shown as big buttons like the table page's."""
+        found = secret_tree(seat)
+        if found is None or not found[1]:
+            return None
+        seq, top = found
+        try:
+            nodes = children_at(top, at) if at else top
+        except ChoicePathError:
+            nodes, at = top, ""
+        steps = [
+            {"path": f"{at}/{c.key}" if at else c.key, "label": c.label.render(), "leaf": c.is_leaf}
+            for c in nodes
+        ]
+        return {"seq": seq, "at": at, "nodes": steps}
+
     def view_context(seat: Seat) -> dict[str, Any] | None:
         version, snapshot = svc.latest()
         view = svc.private_view(seat.game_id, seat.player)
@@ -280,10 +311,18 @@ def private_pages(service: object) -> Blueprint:
         game = str(snapshot.get("game"))
         kinds = sorted(private_actions(find_game(game)))
         status = snapshot.get("status") or {}
-        key_doc = [view, status.get("waiting_for"), status.get("active_players"), kinds]
+        secret = secret_steps(seat, (request.args.get("at") or "")[:MAX_SECRET_PATH])
+        key_doc = [
+            view,
+            status.get("waiting_for"),
+            status.get("active_players"),
+            kinds,
+            None if secret is None else [n["path"] for n in secret["nodes"]],
+        ]
         key = hashlib.sha256(json.dumps(key_doc, sort_keys=True).encode()).hexdigest()[:16]
         return {
             "seat": seat,
+            "secret": secret,
             "view": view,
             "mine": _mine(view, seat.player),
             "s": snapshot,
@@ -429,6 +468,34 @@ def private_pages(service: object) -> Blueprint:
         response = Response(render_template("_private_view.html", **context))
         response.headers["X-View-Key"] = context["view_key"]
         return response
+
+    @bp.post("/choose")
+    def choose() -> BaseResponse:
+        """A secret choice tapped on the player's own page: sent as theirs, unless the table
+        moved on since the page was drawn (then nothing changes)."""
+        require_csrf()
+        seat, why = current()
+        if seat is None:
+            flash(why or "Enter your PIN first.", "error")
+            return redirect(url_for("private.me"), 303)
+        found = secret_tree(seat)
+        path = (request.form.get("path") or "")[:MAX_SECRET_PATH]
+        if found is None or request.form.get("seq") != str(found[0]):
+            flash("The table moved on since that screen was shown: nothing was changed.", "error")
+            return redirect(url_for("private.me"), 303)
+        seq, top = found
+        try:
+            node = node_at(top, path)
+        except ChoicePathError:
+            flash("That choice is no longer offered: nothing was changed.", "error")
+            return redirect(url_for("private.me"), 303)
+        if node.action is None:
+            return redirect(url_for("private.me", at=path) + "#secret", 303)
+        if node.action.player != seat.player:
+            abort(403, "that choice is another player's")
+        payload = {"action": node.action.to_json(), "seq": seq}
+        guard().send("action", payload, source=f"{SOURCE_PREFIX}{seat.name}")
+        return redirect(url_for("private.me"), 303)
 
     @bp.post("/act/<kind>")
     def act(kind: str) -> BaseResponse:

@@ -48,12 +48,7 @@ GAMES = [
     Plan("mini-express", ("Jana", "Petr", "Eva"), prefer=("build", "share")),
     Plan("trains-and-stations", ("Jana", "Petr", "Eva")),
 ]
-KNOWN_FAILING = {
-    # Known failure, kept visible: the game's second speculation (silver, late in the game)
-    # is not offered on the players' own pages (/me shows their goods but no speculation
-    # form), so the table waits for answers nobody can give. The first speculation works.
-    "trains-and-stations": "second speculation not offered on /me (reported in issue 13)",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @dataclass
@@ -150,31 +145,51 @@ def no_refusal(page: Page) -> None:
 PLAYER_PIN = "2468"
 
 
-def private_phones(browser: Browser, base: str, plan: Plan, tally: Tally) -> bool:
-    """A game with players' own pages (/me, behind each player's PIN) takes its secret choices
-    there, never on the shared screen: each player's phone signs in (the PIN is typed: the one
-    exception to "taps only") and taps "Trade nothing" when a speculation waits for them.
-    Returns whether any player answered."""
+def private_phones(  # noqa: PLR0917 (a test helper: the table's page and the phones)
+    browser: Browser, table: Page, base: str, plan: Plan, tally: Tally, phones: dict[int, Page]
+) -> bool:
+    """A game with players' own pages (/me) takes its secret choices there, never on the shared
+    screen. The first time, the table grants each player a one-time seat code (one tap on the
+    table page), the player opens it on their own phone and chooses a PIN (typed: the one
+    exception to "taps only"); after that each phone taps through its "secret choices" like the
+    table page. Returns whether any player entered something."""
     answered = False
     for i in range(len(plan.players)):
-        phone = browser.new_context(viewport=PHONE, has_touch=True)
-        me = phone.new_page()
-        try:
-            me.goto(f"{base}/me/{i}")
-            if me.locator("input[name=pin]").count():
-                me.fill("input[name=pin]", PLAYER_PIN)
-                if me.locator("input[name=pin_again]").count():
-                    me.fill("input[name=pin_again]", PLAYER_PIN)
-                me.click("main form button[type=submit]")
+        me = phones.get(i)
+        if me is None:
+            table.goto(f"{base}/table#private-pins")
+            table.locator(f'button[aria-label="give {plan.players[i]} a seat code"]').click()
+            tally.taps += 1
+            code = table.locator(f'.seat-code[data-player="{i}"]').inner_text().strip()
+            me = browser.new_context(viewport=PHONE, has_touch=True).new_page()
+            me.goto(f"{base}/me/{i}?code={code}")
+            me.fill("input[name=pin]", PLAYER_PIN)
+            if me.locator("input[name=pin_again]").count():
+                me.fill("input[name=pin_again]", PLAYER_PIN)
+            me.click("main form button[type=submit]")
             me.locator("#holdings").wait_for(timeout=10_000)  # the player's own page
-            nothing = me.locator("#speculate button", has_text="Trade nothing")
-            if nothing.count():
-                nothing.click()
-                tally.taps += 1
-                tally.turns["speculate (own phone)"].append(1)
-                answered = True
-        finally:
-            phone.close()
+            phones[i] = me
+        me.goto(f"{base}/me")
+        taps = 0
+        while me.locator("#secret .choice").count() and taps < 12:
+            options = [
+                (str(path), str(label))
+                for path, label in me.eval_on_selector_all(
+                    "#secret .choice", "els => els.map(e => [e.dataset.path, e.innerText])"
+                )
+            ]
+            path = pick(options, plan, random.Random(taps))
+            me.locator(f'#secret .choice[data-path="{path}"]').first.click()
+            me.wait_for_load_state("domcontentloaded")
+            taps += 1
+            if me.locator(".flash.error, .messages .error").count():
+                raise AssertionError(me.locator(".flash.error, .messages .error").all_inner_texts())
+            if not me.url.endswith("#secret") and "at=" not in me.url:
+                break  # a leaf: entered, back at the top of the player's page
+        if taps:
+            tally.taps += taps
+            tally.turns["secret choice (own phone)"].append(taps)
+            answered = True
     return answered
 
 
@@ -210,6 +225,7 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
     page = context.new_page()
     rng = random.Random(13)
     tally = Tally()
+    phones: dict[int, Page] = {}
     began = time.monotonic()
     try:
         sign_in(page, base)
@@ -218,7 +234,7 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
         undone = corrected = shot = False
         while tally.taps < MAX_TAPS:
             assert time.monotonic() - began < TIME_LIMIT_S, tally.report(plan.game)
-            page.goto(f"{base}/table#enter")
+            page.goto(f"{base}/table")  # not "#enter": a same-URL fragment is no reload
             top = buttons(page)
             keys = [p for p, _ in top]
             if not shot and leaves >= 6:
@@ -227,7 +243,7 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
             if leaves == 4 and not undone:
                 # a mistake: the wrong input, seen at once and undone with one tap
                 walk_to_leaf(page, plan, rng, tally, pick(top, plan, rng))
-                page.goto(f"{base}/table#enter")
+                page.goto(f"{base}/table")  # not "#enter": a same-URL fragment is no reload
                 assert "table-undo" in [p for p, _ in buttons(page)]
                 tap(page, "table-undo", tally)
                 no_refusal(page)
@@ -247,7 +263,7 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
             if (
                 not game_keys
                 and "/me" in page.content()
-                and private_phones(browser, base, plan, tally)
+                and private_phones(browser, page, base, plan, tally, phones)
             ):
                 continue
             if not game_keys:
@@ -260,7 +276,7 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
             leaves += 1
         assert undone and corrected, tally.report(plan.game)
         # ending: a confirmation that says what happens, then the final sheet
-        page.goto(f"{base}/table#enter")
+        page.goto(f"{base}/table")  # not "#enter": a same-URL fragment is no reload
         tap(page, "table-end", tally)
         expect(page.locator("#enter")).to_contain_text("final scoring")
         tap(page, "table-end/finished", tally)

@@ -41,7 +41,8 @@
   function refresh() {
     if (busy) { again = true; return; }
     busy = true;
-    fetch("/me/partial", { cache: "no-store", credentials: "same-origin" })
+    // the step of the secret choices this page shows (?at=…) stays the one refreshed
+    fetch("/me/partial" + location.search, { cache: "no-store", credentials: "same-origin" })
       .then(function (r) {
         if (r.status === 401) { window.location.reload(); return null; }
         if (!r.ok) { throw new Error(String(r.status)); }
