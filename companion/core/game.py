@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from companion.core.actions import Action, Prompt
+from companion.core.choices import Choice
 from companion.core.jsonvalue import JsonObject
 from companion.core.problems import Problem
 from companion.core.scoring import ScoreSheet
@@ -79,6 +80,12 @@ class Game(Protocol[S]):
     def apply(self, state: S, action: Action) -> S:
         """The new state, or ``IllegalActionError`` naming the rule and leaving ``state``
         untouched (it is immutable)."""
+        ...
+
+    def choices(self, state: S, viewer: int | None = None) -> tuple[Choice, ...]:
+        """What the table can enter now, as a tree (``companion.core.choices``): every leaf is
+        an input ``apply`` accepts. ``viewer=None`` is the table's view and never reveals what a
+        player holds face down; ``viewer=N`` adds player N's own secret choices."""
         ...
 
     def interpret(self, state: S, player: int | None, component: str) -> Action | Prompt:

@@ -45,7 +45,7 @@ def has_choices(game: object) -> bool:
 def game_tree(session: TableSession, state: Any, viewer: int | None) -> tuple[Choice, ...]:
     if not has_choices(session.game):
         return ()
-    tree: tuple[Choice, ...] = session.game.choices(state, viewer)  # type: ignore[attr-defined]
+    tree: tuple[Choice, ...] = session.game.choices(state, viewer)
     return tree
 
 

@@ -38,6 +38,8 @@ class Plan:
 
 GAMES = [
     Plan("tiny-race", ("Jana", "Petr")),
+    # a turn is one action space, then how to spend it; passing ends a player's round
+    Plan("russian-railroads", ("Jana", "Petr"), avoid=("pass",)),
     # claim routes whenever the cards allow, the longest first; otherwise draw
     Plan(
         "ticket-to-ride-europe",

@@ -325,12 +325,19 @@ def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) ->
 
 
 def _action_key(action: Action) -> str:
+    """A key a URL and an HTML attribute carry as they are (``take_space-space-black_3-
+    workers-2``): the action's words as a slug, and a short digest of its exact arguments so two
+    actions never share one."""
+    import hashlib
     import json
+    import re
 
     from companion.core.jsonvalue import thaw
 
     text = json.dumps(thaw(action.args), sort_keys=True, separators=(",", ":"))
-    return f"{action.kind}:{text}".replace("/", "|")
+    slug = re.sub(r"[^a-z0-9_]+", "-", f"{action.kind} {text}".lower()).strip("-")
+    digest = hashlib.sha1(text.encode()).hexdigest()[:6]
+    return f"{slug}-{digest}"
 
 
 def _payments(state: RussianRailroadsState, p: int, key: str) -> tuple[Choice, ...]:
