@@ -417,18 +417,12 @@ def _space_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
         if not payments:
             continue
         space = GAME.space_for(state, p, key)
-        gives = ", ".join(grant_text(g) for g in space.grants)
         cost = GAME.cost_text(space)
+        # the space's title already says what it gives ("3 black steps"); the cost follows
         nodes.append(
             Choice(
                 f"space-{key}",
-                msg(
-                    "{player}: {space} ({cost}: {gives})",
-                    player=name,
-                    space=space.title,
-                    cost=cost,
-                    gives=gives,
-                ),
+                msg("{player}: {space} — {cost}", player=name, space=space.title, cost=cost),
                 p,
                 children=payments,
             )

@@ -60,7 +60,7 @@ def test_the_first_turn_offers_free_spaces_payments_and_pass_with_plain_labels()
     # no grey rails yet: the grey spaces are not offered
     assert "space-grey_2" not in keys
     black = node_at(tree, "space-black_3")
-    assert black.label.render() == "Red: 3 black steps (2 workers: 3 black steps)"
+    assert black.label.render() == "Red: 3 black steps — 2 workers"
     payments = [c.label.render() for c in black.expand()]
     assert payments == ["Red: pay with 2 workers", "Red: pay with 1 worker, 1 coin"]
 
