@@ -280,6 +280,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             trusted=_trusted(),
             messages=get_flashed_messages(with_categories=True),
             max_players=forms.MAX_PLAYERS_ON_FORM,
+            # the club hub's players, offered in the name boxes (docs/hub.md, "Players")
+            known_players=getattr(service, "known_player_names", list)(),
         )
 
     def _viewer_arg(raw: str | None, players: int) -> int | None:

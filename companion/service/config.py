@@ -96,6 +96,9 @@ class ClubSettings:
     password: str | None = None
     tls: bool = False
     ca_file: str | None = None
+    hub_url: str | None = None
+    """The club hub's pages (``http://hub.local:8090``): the table page offers the hub's known
+    players by name when a game starts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +246,7 @@ def _mqtt(data: Any, file: str) -> MqttConfig:
 def _club(data: Any, file: str, has_mqtt: bool) -> ClubSettings:
     """``[club]`` (docs/hub.md): where the table's broker bridges to."""
     s = _Section(data, "club", file)
-    s.only("host", "port", "username", "password", "tls", "ca_file")
+    s.only("host", "port", "username", "password", "tls", "ca_file", "hub_url")
     if not has_mqtt:
         s.fail("", "needs an [mqtt] section: the bridge carries what the table publishes there")
     host = s.text("host", None)
@@ -259,7 +262,14 @@ def _club(data: Any, file: str, has_mqtt: bool) -> ClubSettings:
         s.fail("ca_file", "given but tls is false")
     port = s.integer("port", 8883 if tls else 1883, 1, 65535)
     assert port is not None
-    return ClubSettings(host, port, username, password, tls, ca_file)
+    hub_url = s.text("hub_url", None)
+    if hub_url is not None and (
+        not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", hub_url) or len(hub_url) > 200
+    ):
+        s.fail(
+            "hub_url", f"expected the hub's address, e.g. http://hub.local:8090, got {hub_url!r}"
+        )
+    return ClubSettings(host, port, username, password, tls, ca_file, hub_url)
 
 
 def _camera(data: Any, file: str, base: Path) -> CameraConfig:

@@ -24,6 +24,7 @@ from companion.service.config import ReaderSettings, Settings, parse_settings
 from companion.service.engine import Engine, Publication
 from companion.service.enrolment import parse_tags_document, tags_document
 from companion.service.export import SummaryCache, export_game, game_summaries
+from companion.service.known_players import KnownPlayers
 from companion.service.store import EventStore, TagBinding
 from companion.service.watchdog import Notifier, Watchdog, watchdog_interval_s
 from firmware_bridge.homeassistant import software_version
@@ -134,6 +135,10 @@ class Trackside:
             self.mqtt.serve_hub_requests(ClubResponder(settings.database.path))  # docs/hub.md
             self.engine.subscribe(self._to_mqtt)
         self._identity = DatabaseIdentity(self.store)
+        club = settings.club
+        self.known_players = (
+            KnownPlayers(club.hub_url) if club is not None and club.hub_url else None
+        )
         self._closing = threading.Event()
         self._summaries: SummaryCache = {}
         self._summaries_lock = threading.Lock()
@@ -377,6 +382,10 @@ class Trackside:
 
     def private_view(self, game_id: int, player: int) -> dict[str, Any] | None:
         return self.engine.private_view(game_id, player)
+
+    def known_player_names(self) -> list[str]:
+        """The club hub's players, for the table page's name boxes (none without a hub)."""
+        return [] if self.known_players is None else self.known_players.names()
 
     def choices(self, viewer: int | None = None) -> tuple[int, str, int, tuple[Choice, ...]] | None:
         """What the table (or player ``viewer``) can enter now, for ``GET /api/choices``."""
