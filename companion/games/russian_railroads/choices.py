@@ -419,14 +419,11 @@ def _space_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
         space = GAME.space_for(state, p, key)
         cost = GAME.cost_text(space)
         # the space's title already says what it gives ("3 black steps"); the cost follows
-        nodes.append(
-            Choice(
-                f"space-{key}",
-                msg("{player}: {space} — {cost}", player=name, space=space.title, cost=cost),
-                p,
-                children=payments,
-            )
-        )
+        label = msg("{player}: {space} — {cost}", player=name, space=space.title, cost=cost)
+        if len(payments) == 1:  # one way to pay: the space is the tap (a turn in fewer taps)
+            nodes.append(Choice(f"space-{key}", label, p, action=payments[0].action))
+        else:
+            nodes.append(Choice(f"space-{key}", label, p, children=payments))
     return nodes
 
 
