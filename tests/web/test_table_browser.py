@@ -50,7 +50,6 @@ GAMES = [
     Plan("mini-express", ("Jana", "Petr", "Eva"), prefer=("build", "share")),
     Plan("trains-and-stations", ("Jana", "Petr", "Eva")),
 ]
-KNOWN_FAILING: dict[str, str] = {}
 
 
 @dataclass
@@ -207,19 +206,7 @@ def shoot(page: Page, name: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(int(TIME_LIMIT_S) + 60)
-@pytest.mark.parametrize(
-    "plan",
-    [
-        pytest.param(
-            g,
-            marks=[pytest.mark.xfail(strict=True, reason=KNOWN_FAILING[g.game])]
-            if g.game in KNOWN_FAILING
-            else [],
-        )
-        for g in GAMES
-    ],
-    ids=[g.game for g in GAMES],
-)
+@pytest.mark.parametrize("plan", GAMES, ids=[g.game for g in GAMES])
 def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: Plan) -> None:
     service.app.config["SHOW_HIDDEN_GAMES"] = True
     base = f"http://127.0.0.1:{service.web_port}"
