@@ -37,7 +37,12 @@ from companion.games.ticket_to_ride_europe.board import (
     TicketSpec,
 )
 from companion.games.ticket_to_ride_europe.final import city_name, route_ref
-from companion.games.ticket_to_ride_europe.rules import GAME, TtrState, seen_cards
+from companion.games.ticket_to_ride_europe.rules import (
+    GAME,
+    TtrState,
+    seen_cards,
+    tunnel_payments,
+)
 
 
 def _ok(state: TtrState, action: Action) -> bool:
@@ -206,14 +211,7 @@ def _pay_tunnel(state: TtrState) -> tuple[Choice, ...]:
     t = state.tunnel
     assert t is not None
     name = state.players[t.player].name
-    colour = tc.played_colour(t.played)
-    pays: list[dict[str, int]] = []
-    if colour is not None:
-        pays += [
-            {colour: t.extra - locos, **({LOCOMOTIVE: locos} if locos else {})}
-            for locos in range(t.extra)
-        ]
-    pays.append({LOCOMOTIVE: t.extra})
+    pays = tunnel_payments(state)
     found: list[Choice] = []
     for pay in pays:
         action = Action("pay_tunnel", t.player, {"cards": pay})

@@ -1344,7 +1344,9 @@ def _claim_prompt(state: TtrState, who: int, ref: str) -> Prompt:
     return Prompt(f"Which cards pay for {ref} ({route.length} spaces)?", who, options)
 
 
-def _tunnel_prompt(state: TtrState) -> Prompt:
+def tunnel_payments(state: TtrState) -> list[dict[str, int]]:
+    """The ways the open tunnel's extra cards can be paid: the colour played, with any number
+    of them replaced by locomotives, or locomotives only ("Tunely")."""
     t = state.tunnel
     assert t is not None
     colour = tc.played_colour(t.played)
@@ -1355,6 +1357,13 @@ def _tunnel_prompt(state: TtrState) -> Prompt:
             for locos in range(t.extra)
         ]
     pays.append({LOCOMOTIVE: t.extra})
+    return pays
+
+
+def _tunnel_prompt(state: TtrState) -> Prompt:
+    t = state.tunnel
+    assert t is not None
+    pays = tunnel_payments(state)
     options = tuple(Action("pay_tunnel", t.player, {"cards": pay}) for pay in pays)
     return Prompt(
         f"{state.players[t.player].name}: pay {t.extra} more card(s) for "
