@@ -83,19 +83,19 @@ from companion.games.russian_railroads.state import (
     RussianRailroadsState,
 )
 
-S_TURN = "seed 000, POŘADÍ NA TAHU"
-S_TURN_CHANGE = "seed 000, ZMĚNA NA LIŠTĚ POŘADÍ NA TAHU"
-S_TURN_NEXT = "seed 000, URČENÍ POŘADÍ NA TAHU PRO DALŠÍ KOLO"
-S_TURN_MOVE = "seed 000, DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE LIŠTY POŘADÍ NA TAHU"
-S_ENGINEERS = "seed 000, VYUŽITÍ SCHOPNOSTÍ INŽENÝRŮ"
-S_EXTRA = "seed 000, DOPLŇKOVÉ AKCE"
-S_TOKENS = "seed 000, POPIS KARET A ŽETONŮ (ŽETONY)"
-S_CARDS = "seed 000, POPIS KARET A ŽETONŮ (KARTY ?)"
-S_BONUS = "seed 000, KARTY CÍLOVÝCH BONUSŮ"
-S_FACTORIES = "seed 000, POPIS KARET A ŽETONŮ (TOVÁRNY)"
-S_START = "seed 004, Preparar (starting bonus cards: 4th, 3rd, 2nd player)"
-S_LAST_ROUND = "seed 000, PŘÍPRAVA DALŠÍHO KOLA (last round tile)"
-S_WORKERS = "seed 000, POPIS JEDNOHO TAHU HRÁČE"
+S_TURN = "POŘADÍ NA TAHU"
+S_TURN_CHANGE = "ZMĚNA NA LIŠTĚ POŘADÍ NA TAHU"
+S_TURN_NEXT = "URČENÍ POŘADÍ NA TAHU PRO DALŠÍ KOLO"
+S_TURN_MOVE = "DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE LIŠTY POŘADÍ NA TAHU"
+S_ENGINEERS = "VYUŽITÍ SCHOPNOSTÍ INŽENÝRŮ"
+S_EXTRA = "DOPLŇKOVÉ AKCE"
+S_TOKENS = "POPIS KARET A ŽETONŮ (ŽETONY)"
+S_CARDS = "POPIS KARET A ŽETONŮ (KARTY ?)"
+S_BONUS = "KARTY CÍLOVÝCH BONUSŮ"
+S_FACTORIES = "POPIS KARET A ŽETONŮ (TOVÁRNY)"
+S_START = "Preparar"
+S_LAST_ROUND = "PŘÍPRAVA DALŠÍHO KOLA (last round tile)"
+S_WORKERS = "POPIS JEDNOHO TAHU HRÁČE"
 
 # Effects are the parts of an action space's action: entered only while a space taken this turn
 # (or a token, "?" card or factory function) still gives them (seed 000, "POPIS JEDNOHO TAHU
@@ -535,7 +535,7 @@ class RussianRailroads:
             raise refuse(
                 f"{state.players[p].name} already has a worker on the turn order track",
                 "a player never takes both turn order spaces",
-                "seed 004, ¿Cómo avanzar en el seguimiento de órdenes de turno?",
+                "¿Cómo avanzar en el seguimiento de órdenes de turno?",
             )
         if n > 2 and state.position(p) == space:
             raise refuse(
@@ -1175,7 +1175,7 @@ class RussianRailroads:
             raise refuse(
                 f"level-{first.level} factories show {known}, not {function}",
                 "locomotives of the same level are factories with the same function",
-                "seed 000, TOVÁRNY",
+                "TOVÁRNY",
             )
         if known is None:
             state = replace(
