@@ -198,8 +198,7 @@ class BoardFigure:
 
 
 _ONE_SOURCE_APP = (
-    "single source: value picker of the 'Russian Railroads Companion' iOS app "
-    "(its end-of-round scoring); consistent with the rulebook's industry example"
+    "one source only (a scoring app for the game); it agrees with the rulebook's industry example"
 )
 
 # ****************************************************************************************
@@ -212,7 +211,7 @@ _PRINTED_FIGURES: Final[tuple[BoardFigure, ...]] = (
         "Kiev space 4 bonus star (black + locomotive)",
         4,
         False,
-        "pattern of spaces 1–3 (seed 000 example 1+2+3 = 6); not printed in any source",
+        "follows spaces 1–3 (the rulebook's example: 1 + 2 + 3 = 6); printed nowhere we could find",
     ),
     BoardFigure(
         "kiev_bonus_8",
@@ -227,7 +226,7 @@ _PRINTED_FIGURES: Final[tuple[BoardFigure, ...]] = (
             f"points on the back of turn order card {pos}",
             value,
             False,
-            "single source: one review (0 / 2 / 3 / 4)",
+            "one source only (a review: 0 / 2 / 3 / 4)",
         )
         for pos, value in ((1, 0), (2, 2), (3, 3), (4, 4))
     ),
@@ -297,7 +296,7 @@ SPACE_WORKER_FIGURES: Final = (
         "engineer",
         "an engineer's action space",
         1,
-        "seed 000's example places one worker; the other tiles' counts are not public",
+        "the rulebook's example places one worker; the other tiles' counts are not published",
     ),
 )
 UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
