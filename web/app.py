@@ -36,7 +36,7 @@ from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
 from companion.games import find_game, game_names
-from web import board_table, calibration, forms, setup
+from web import board_table, calibration, forms, i18n, setup
 from web.boards import rr_chart, ttr_map
 from web.guard import (
     EXTENSION,
@@ -129,6 +129,8 @@ def _text_colour(colour: str) -> str:
 
 def create_app(service: TableService, test_config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
+    # every page and answer renders the snapshot's messages in its reader's language
+    service = cast("TableService", i18n.Localised(service, getattr(service, "language", "en")))
     app.config.update(
         SSE_MIN_INTERVAL_S=SSE_MIN_INTERVAL_S,
         SSE_KEEPALIVE_S=SSE_KEEPALIVE_S,
@@ -196,6 +198,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return jsonify(error=message), 500
         return render_template("error.html", code=500, message=message), 500
 
+    i18n.install(app, getattr(service, "language", None))  # each screen in its reader's language
     table_guard = TableGuard(service)
     app.extensions[EXTENSION] = table_guard
     protect(app, tuple(getattr(service, "hostnames", ())))  # body limits, the Host check
@@ -316,10 +319,10 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         crumbs = []
         for i in range(len(keys)):
             path = "/".join(keys[: i + 1])
-            crumbs.append({"label": node_at(tree, path).label.render(), "path": path})
+            crumbs.append({"label": node_at(tree, path).label.render(i18n.tr()), "path": path})
         items = [
             {
-                "label": c.label.render(),
+                "label": c.label.render(i18n.tr()),
                 "path": "/".join([*keys, c.key]),
                 "leaf": c.is_leaf,
                 "player": c.player,
@@ -699,8 +702,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return player, None
 
     def _lang() -> str:
-        asked = request.args.get("lang") or request.accept_languages.best or "en"
-        return asked.split("-")[0].lower()[:8] or "en"
+        return i18n.language()
 
     def _check_pin() -> Response | None:
         if service.pin is None:
@@ -746,7 +748,7 @@ def choice_json(choice: Choice, seq: int) -> dict[str, Any]:
     refused) or ``more``."""
     data: dict[str, Any] = {
         "key": choice.key,
-        "label": choice.label.render(),
+        "label": choice.label.render(i18n.tr()),
         "player": choice.player,
     }
     made = choice.input_json()

@@ -56,6 +56,7 @@ from companion.core.errors import TracksideError
 from companion.core.privacy import has_private_view, private_actions
 from companion.games import find_game
 from companion.games.trains_and_stations.data import GOODS as TS_GOODS
+from web import i18n
 from web.forms import FormError, integer
 from web.guard import (
     MAX_JSON_DEPTH,
@@ -298,7 +299,11 @@ def private_pages(service: object) -> Blueprint:
         except ChoicePathError:
             nodes, at = top, ""
         steps = [
-            {"path": f"{at}/{c.key}" if at else c.key, "label": c.label.render(), "leaf": c.is_leaf}
+            {
+                "path": f"{at}/{c.key}" if at else c.key,
+                "label": c.label.render(i18n.tr()),
+                "leaf": c.is_leaf,
+            }
             for c in nodes
         ]
         return {"seq": seq, "at": at, "nodes": steps}

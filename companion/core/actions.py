@@ -12,6 +12,7 @@ from typing import Any
 
 from companion.core.errors import SnapshotError
 from companion.core.jsonvalue import FrozenJson, JsonObject, freeze, thaw
+from companion.core.messages import Text, text_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +76,13 @@ class Prompt:
     ``options`` are the possible answers, each already an action, so the page only picks one.
     """
 
-    question: str
+    question: Text
     player: int | None = None
     options: tuple[Action, ...] = ()
 
     def to_json(self) -> JsonObject:
         return {
-            "question": self.question,
+            "question": text_json(self.question),
             "player": self.player,
             "options": [o.to_json() for o in self.options],
         }

@@ -7,6 +7,13 @@ enough context (field path, rule, rulebook section) for a player to act on them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # messages imports SnapshotError from here
+    import gettext
+
+    from companion.core.messages import Message, Text
+
 
 class TracksideError(Exception):
     """Base of every error Trackside raises on purpose."""
@@ -15,18 +22,31 @@ class TracksideError(Exception):
 class IllegalActionError(TracksideError, ValueError):
     """An action the rules refuse. The state it was applied to is unchanged.
 
-    ``rule`` says which rule in words, ``section`` where the rulebook says it.
+    ``rule`` says which rule in words, ``section`` where the rulebook says it (the rulebook's own
+    section title). Each may be a :class:`~companion.core.messages.Message`, so every surface can
+    say it in its reader's language (:meth:`render`); ``str(error)`` is the English text.
     """
 
-    def __init__(self, message: str, *, rule: str = "", section: str = "") -> None:
+    def __init__(self, message: Text, *, rule: Text = "", section: Text = "") -> None:
+        self.message = message
         self.rule = rule
         self.section = section
-        parts = [message]
-        if rule:
-            parts.append(f"rule: {rule}")
-        if section:
-            parts.append(f"rulebook: {section}")
-        super().__init__(" — ".join(parts))
+        super().__init__(self.render())
+
+    @property
+    def text(self) -> Message:
+        """The whole refusal as one message: what, the rule, and where the rulebook says it."""
+        from companion.core.messages import join_texts, msg
+
+        parts: list[Text] = [self.message]
+        if self.rule:
+            parts.append(msg("rule: {rule}", rule=self.rule))
+        if self.section:
+            parts.append(msg("rulebook: {section}", section=self.section))
+        return join_texts(parts, " — ")
+
+    def render(self, translations: gettext.NullTranslations | None = None) -> str:
+        return self.text.render(translations)
 
 
 class SnapshotError(TracksideError, ValueError):

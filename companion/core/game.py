@@ -11,6 +11,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from companion.core.actions import Action, Prompt
 from companion.core.choices import Choice
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import Text, text_json
 from companion.core.problems import Problem
 from companion.core.scoring import ScoreSheet
 
@@ -44,16 +45,17 @@ class TurnStatus:
     """What the scoreboard shows besides scores: whose turn, what Trackside waits for."""
 
     active_players: tuple[int, ...] = ()
-    phase: str = ""
-    waiting_for: str = ""
+    phase: Text = ""
+    waiting_for: Text = ""
+    """What Trackside waits for, to follow "Waiting for …" (a message: each reader's language)."""
     round: int | None = None
     prompt: Prompt | None = None
 
     def to_json(self) -> JsonObject:
         return {
             "active_players": list(self.active_players),
-            "phase": self.phase,
-            "waiting_for": self.waiting_for,
+            "phase": text_json(self.phase),
+            "waiting_for": text_json(self.waiting_for),
             "round": self.round,
             "prompt": None if self.prompt is None else self.prompt.to_json(),
         }

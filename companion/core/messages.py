@@ -19,7 +19,7 @@ player's own name). ``context`` is gettext's ``msgctxt`` (the same English word 
 from __future__ import annotations
 
 import gettext
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -27,6 +27,9 @@ from companion.core.errors import SnapshotError
 from companion.core.jsonvalue import JsonObject, JsonValue
 
 Param: TypeAlias = "str | int | Message"
+Text: TypeAlias = "str | Message"
+"""A player-facing text: a :class:`Message`, or a ``str`` shown as it is (a player's own name,
+or English from code not yet moved to messages)."""
 
 _NULL = gettext.NullTranslations()
 
@@ -137,3 +140,57 @@ def _render_param(value: Param, tr: gettext.NullTranslations) -> str:
 
 def _param_json(value: Param) -> JsonValue:
     return value.to_json() if isinstance(value, Message) else value
+
+
+def render_text(
+    value: Text | Mapping[str, Any] | None, translations: gettext.NullTranslations | None = None
+) -> str:
+    """A text in the language of ``translations``: a :class:`Message`, a message's JSON
+    (``{"id": …, "params": …}``, as snapshots carry them) or a ``str`` taken as it is."""
+    if value is None:
+        return ""
+    if isinstance(value, Message):
+        return value.render(translations)
+    if isinstance(value, Mapping):
+        try:
+            return Message.from_json(value).render(translations)
+        except SnapshotError:
+            return str(value)
+    return str(value)
+
+
+def text_json(value: Text) -> JsonValue:
+    """A text for a snapshot: a message's JSON (rendered by each reader), a ``str`` as it is."""
+    return value.to_json() if isinstance(value, Message) else value
+
+
+def join_texts(parts: Sequence[Text], separator: str = "; ") -> Message:
+    """Several texts as one message (``"{0}; {1}"``): each part is still rendered by the reader."""
+    ids = separator.join(f"{{p{i}}}" for i in range(len(parts)))
+    return Message(ids, tuple((f"p{i}", part) for i, part in enumerate(parts)))
+
+
+_MESSAGE_KEYS = frozenset({"id", "params", "plural", "count", "context"})
+
+
+def is_message_json(value: Any) -> bool:
+    """Whether a JSON value is a message (``{"id": "…", "params": {…}}``, as :meth:`Message.
+    to_json` writes it) rather than a game's own object."""
+    return (
+        isinstance(value, Mapping)
+        and isinstance(value.get("id"), str)
+        and value.keys() <= _MESSAGE_KEYS
+        and (isinstance(value.get("params", {}), Mapping))
+    )
+
+
+def render_json(value: Any, translations: gettext.NullTranslations | None = None) -> Any:
+    """A snapshot for one reader: every message in it (at any depth) replaced by its text in
+    the language of ``translations``; everything else as it is (copied where it holds one)."""
+    if is_message_json(value):
+        return render_text(value, translations)
+    if isinstance(value, Mapping):
+        return {k: render_json(v, translations) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [render_json(v, translations) for v in value]
+    return value

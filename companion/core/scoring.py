@@ -6,20 +6,36 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import Message, Text, render_text, text_json
 
 
 @dataclass(frozen=True, slots=True)
 class ScoreLine:
-    """One reason for points: ``ScoreLine("kiev", 12, "black 1–4 ×…")``."""
+    """One reason for points: ``ScoreLine("kiev", 12, msg("black 1–4 ×…"))``.
+
+    ``category`` is the contract's id (``trans_siberian``); ``label`` is its name for people
+    (``msg("Trans-Siberian Railway")``); ``note`` the short detail. In JSON, ``note`` stays the
+    English text the ``score`` contract promises, and ``label``/``note_message`` carry the message
+    ids each surface renders in its reader's language.
+    """
 
     category: str
     points: int
-    note: str = ""
+    note: Text = ""
+    label: Message | None = None
+    detail: Text = ""
+    """The long explanation, shown on tap (``note`` is the short line under the total)."""
 
     def to_json(self) -> JsonObject:
         data: JsonObject = {"category": self.category, "points": self.points}
         if self.note:
-            data["note"] = self.note
+            data["note"] = render_text(self.note)
+            if isinstance(self.note, Message):
+                data["note_message"] = self.note.to_json()
+        if self.label is not None:
+            data["label"] = self.label.to_json()
+        if self.detail:
+            data["detail"] = text_json(self.detail)
         return data
 
 
@@ -52,7 +68,7 @@ class ScoreSheet:
     game: str
     players: tuple[PlayerScore, ...]
     winners: tuple[str, ...]
-    notes: tuple[str, ...] = ()
+    notes: tuple[Text, ...] = ()
 
     def player(self, name: str) -> PlayerScore:
         for p in self.players:
@@ -71,7 +87,9 @@ class ScoreSheet:
             "winners": list(self.winners),
         }
         if self.notes:
-            data["notes"] = list(self.notes)
+            data["notes"] = [render_text(n) for n in self.notes]
+            if any(isinstance(n, Message) for n in self.notes):
+                data["notes_messages"] = [text_json(n) for n in self.notes]
         return data
 
 

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from companion.core.errors import ConfigError
+from companion.core.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from companion.games import game_names
 from firmware_bridge.mqtt import MqttConfig
 
@@ -61,6 +62,9 @@ class WebSettings:
     """Requests served at once; every open scoreboard or phone holds one for its live updates."""
     max_connections: int = 400
     """Open connections at once (below the 1,024 open files a service gets)."""
+    language: str = "en"
+    """The table's language (``cs``, ``sk``, ``es``, ``en``) for screens whose browser asks for
+    none of ours and that have not chosen one with the language switch."""
     hostnames: tuple[str, ...] = ()
     """Names the pages are reached by besides IP addresses, localhost and this machine's own
     name (and ``<name>.local``); any other ``Host`` header is refused (DNS rebinding)."""
@@ -180,7 +184,11 @@ def _web(data: Any, file: str) -> WebSettings:
         "hostnames",
         "threads",
         "max_connections",
+        "language",
     )
+    language = s.text("language", DEFAULT_LANGUAGE) or DEFAULT_LANGUAGE
+    if language not in LANGUAGES:
+        s.fail("language", f"expected one of {', '.join(LANGUAGES)}, got {language!r}")
     pin = s.data.get("pin")
     if isinstance(pin, int) and not isinstance(pin, bool):
         s.fail("pin", "write the PIN in quotes (a number would lose leading zeros)")
@@ -227,6 +235,7 @@ def _web(data: Any, file: str) -> WebSettings:
         hostnames=tuple(n.lower().rstrip(".") for n in names),
         threads=s.integer("threads", 64, 16, 1000) or 64,
         max_connections=s.integer("max_connections", 400, 32, 900) or 400,
+        language=language,
     )
 
 

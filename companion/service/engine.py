@@ -44,6 +44,7 @@ from companion.core.events import (
 from companion.core.game import PlayerSpec
 from companion.core.ids import GameId
 from companion.core.jsonvalue import JsonObject, JsonValue, thaw
+from companion.core.messages import render_text, text_json
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import (
     PRIVATE_NOTE,
@@ -561,7 +562,7 @@ class Engine:
             raise UnknownComponentError(f"tag {uid!r} → {component!r}: {exc}") from None
         if isinstance(result, Prompt):
             return _Plan(
-                InputOutcome("prompt", result.question, game_id),
+                InputOutcome("prompt", render_text(result.question), game_id),
                 prompt=result,
             )
         return self._plan_event(session, game_id, ActionApplied(result), obs, "applied")
@@ -576,7 +577,9 @@ class Engine:
         colours = [c.str() for c in Field(thaw(obs.payload), "payload").get("colours").list()]
         result = read(session.state, colours)
         if isinstance(result, Prompt):
-            return _Plan(InputOutcome("prompt", result.question, game_id), prompt=result)
+            return _Plan(
+                InputOutcome("prompt", render_text(result.question), game_id), prompt=result
+            )
         return self._plan_event(session, game_id, ActionApplied(result), obs, "applied")
 
     def _resolve_tag(self, uid: str, game_name: str) -> str:
@@ -692,7 +695,10 @@ class Engine:
                     # (e.g. a Mini Express board-table cell) must be entered first
                     raise IllegalActionError(
                         "the final scoring is incomplete: "
-                        + ("; ".join(sheet.notes) or "no winner could be found")
+                        + (
+                            "; ".join(render_text(n) for n in sheet.notes)
+                            or "no winner could be found"
+                        )
                         + " — enter what it needs first, or end the game as abandoned"
                     )
             event = GameEnded(reason)
@@ -1055,7 +1061,7 @@ class Engine:
             over=over,
             players=players,  # type: ignore[arg-type]
             winners=list(sheet.winners),
-            notes=list(sheet.notes),
+            notes=[text_json(n) for n in sheet.notes],
             problems=problems,  # type: ignore[arg-type]
             table=table,
             can_undo=bool(session.applied),

@@ -321,6 +321,10 @@ class Trackside:
         return self.settings.web.hostnames
 
     @property
+    def language(self) -> str:
+        return self.settings.web.language
+
+    @property
     def closing(self) -> bool:
         return self._closing.is_set()
 
