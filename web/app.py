@@ -140,6 +140,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         SESSION_COOKIE_SAMESITE="Strict",
         SHOW_HIDDEN_GAMES=False,
     )
+    if getattr(service, "tls_fingerprint", None):  # behind the HTTPS proxy: cookies on HTTPS only
+        app.config.update(SESSION_COOKIE_SECURE=True)
     if test_config:
         app.config.update(test_config)
 
@@ -174,7 +176,11 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     @app.context_processor
     def page_helpers() -> dict[str, Any]:
-        return {"csrf_token": csrf_token, "describe": _describe}
+        return {
+            "csrf_token": csrf_token,
+            "describe": _describe,
+            "tls_fingerprint": getattr(service, "tls_fingerprint", None),
+        }
 
     @app.after_request
     def security_headers(response: Response) -> Response:

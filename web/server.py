@@ -51,6 +51,11 @@ class ServerLimits:
     idle_timeout_s: int = IDLE_TIMEOUT_S
     request_deadline_s: float = REQUEST_DEADLINE_S
     per_address: int = PER_ADDRESS_CONNECTIONS
+    trusted_proxy: str | None = None
+    """``[web] trusted_proxy``: the address of the HTTPS proxy in front (nginx on the Pi,
+    ``docs/security.md``). Its ``X-Forwarded-For``/``-Proto``/``-Host`` are believed (from it
+    only), so the PIN limits see each guest's own address; its connections are exempt from the
+    per-address cap (the proxy caps each guest itself: ``limit_conn``)."""
 
 
 class _Channel(HTTPChannel):  # type: ignore[misc]
@@ -112,7 +117,8 @@ class _Server(TcpWSGIServer):  # type: ignore[misc]
             for channel in self.active_channels.values()
             if isinstance(channel.addr, tuple) and channel.addr[0] == host
         )
-        if held >= self.limits.per_address or not self._make_room():
+        cap = self.limits.max_connections if host == self.limits.trusted_proxy else None
+        if held >= (cap or self.limits.per_address) or not self._make_room():
             self.refused_per_address += 1
             conn.close()  # this device holds its share of the sockets, or all are busy
             return
@@ -152,6 +158,7 @@ class TableServer:
             ident="trackside",
             expose_tracebacks=False,
             clear_untrusted_proxy_headers=True,
+            **_proxy(self.limits.trusted_proxy),
         )
         dispatcher = ThreadedTaskDispatcher()
         self._map: dict[int, Any] = {}
@@ -215,6 +222,17 @@ def _bound_socket(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+def _proxy(address: str | None) -> dict[str, Any]:
+    """waitress's proxy settings: believe the forwarded headers of ``address`` only, one hop."""
+    if not address:
+        return {}
+    return {
+        "trusted_proxy": address,
+        "trusted_proxy_count": 1,
+        "trusted_proxy_headers": {"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host"},
+    }
 
 
 def sse_slots(limits: ServerLimits) -> int:

@@ -15,6 +15,10 @@ if TYPE_CHECKING:  # messages imports SnapshotError from here
     from companion.core.messages import Message, Text
 
 
+MAX_REASON = 300
+"""The longest reason a :class:`SnapshotError` carries (characters); longer ones are cut."""
+
+
 class TracksideError(Exception):
     """Base of every error Trackside raises on purpose."""
 
@@ -53,6 +57,11 @@ class SnapshotError(TracksideError, ValueError):
     """A malformed table snapshot (JSON) or action; ``path`` names the field."""
 
     def __init__(self, path: str, reason: str) -> None:
+        # a refusal quotes what it refuses, never all of it: a 2 MB "uid" must not become a
+        # 2 MB message in the log, the database and every screen (issue 18, row 5)
+        if len(reason) > MAX_REASON:
+            reason = f"{reason[:MAX_REASON]}… ({len(reason)} characters)"
+        path = path if len(path) <= MAX_REASON else f"{path[:MAX_REASON]}…"
         self.path = path
         self.reason = reason
         super().__init__(f"{path}: {reason}" if path else reason)

@@ -62,6 +62,12 @@ class WebSettings:
     """Requests served at once; every open scoreboard or phone holds one for its live updates."""
     max_connections: int = 400
     """Open connections at once (below the 1,024 open files a service gets)."""
+    trusted_proxy: str | None = None
+    """The HTTPS proxy in front of the pages (``"127.0.0.1"`` when nginx runs on the Pi):
+    its forwarded client addresses are believed, from it alone."""
+    tls_certificate: str | None = None
+    """The certificate (PEM) the HTTPS proxy serves: the pages show its SHA-256 fingerprint so
+    players can check it, and the session cookies are sent over HTTPS only."""
     language: str = "en"
     """The table's language (``cs``, ``sk``, ``es``, ``en``) for screens whose browser asks for
     none of ours and that have not chosen one with the language switch."""
@@ -185,6 +191,8 @@ def _web(data: Any, file: str) -> WebSettings:
         "threads",
         "max_connections",
         "language",
+        "trusted_proxy",
+        "tls_certificate",
     )
     language = s.text("language", DEFAULT_LANGUAGE) or DEFAULT_LANGUAGE
     if language not in LANGUAGES:
@@ -236,7 +244,34 @@ def _web(data: Any, file: str) -> WebSettings:
         threads=s.integer("threads", 64, 16, 1000) or 64,
         max_connections=s.integer("max_connections", 400, 32, 900) or 400,
         language=language,
+        trusted_proxy=_proxy_address(s),
+        tls_certificate=_certificate(s),
     )
+
+
+def _proxy_address(s: _Section) -> str | None:
+    address = s.text("trusted_proxy", None)
+    if address is None:
+        return None
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        s.fail(
+            "trusted_proxy", f'expected the proxy\'s IP address (e.g. "127.0.0.1"), got {address!r}'
+        )
+
+
+def _certificate(s: _Section) -> str | None:
+    path = s.text("tls_certificate", None)
+    if path is None:
+        return None
+    try:
+        head = Path(path).read_bytes()[:65536]
+    except OSError as exc:
+        s.fail("tls_certificate", f"cannot read {path!r}: {exc.strerror}")
+    if b"-----BEGIN CERTIFICATE-----" not in head:
+        s.fail("tls_certificate", f"{path!r} is not a PEM certificate")
+    return path
 
 
 def _mqtt(data: Any, file: str) -> MqttConfig:

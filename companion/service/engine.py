@@ -62,6 +62,7 @@ from companion.core.snapshot import Field
 from companion.games import find_game, game_names
 from companion.games.mini_express import ShareValueTable
 from companion.service.enrolment import binding_for
+from companion.service.export import game_result
 from companion.service.store import EventStore, InputOutcome, TagBinding
 from companion.service.table_choices import table_tree, tree_seq
 
@@ -128,6 +129,8 @@ class _Plan:
     """(game, player, PIN hash or None) for a player's private view."""
     unenrol: str | None = None
     """A tag uid to remove from the registry (the setup page)."""
+    result: JsonObject | None = None
+    """A game that ends: its result, stored with the game_ended event (the history pages)."""
     select: GameId | None = None
     prompt: Prompt | None = None
     cues: list[JsonObject] = field(default_factory=list)
@@ -365,6 +368,7 @@ class Engine:
                 defaults=plan.defaults,
                 player_pin=plan.player_pin,
                 unenrol=plan.unenrol,
+                result=plan.result,
             )
         except (TracksideError, ValueError, OverflowError) as exc:
             # ValueError/OverflowError: an input SQLite cannot hold (a lone surrogate in a text,
@@ -924,6 +928,7 @@ class Engine:
             InputOutcome("applied", message, game_id, entry.seq),
             session=new_session,
             entry=entry,
+            result=game_result(new_session) if isinstance(event, GameEnded) else None,
         )
 
     def _active_session(self) -> tuple[TableSession, GameId]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from companion.core.errors import TracksideError
 from companion.core.events import event_to_json
+from companion.core.jsonvalue import JsonObject
 from companion.core.privacy import private_actions, redact_event
 from companion.core.session import TableSession
 from companion.games import find_game
@@ -31,17 +32,55 @@ def _replay(store: EventStore, game_id: int) -> TableSession:
     return TableSession.replay(find_game(record.game), store.entries(game_id))
 
 
+def _mapping(value: object) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _listed(value: object) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
+
+
+def game_result(session: TableSession) -> JsonObject:
+    """What a game ended with, stored beside it (the history pages read this, not a replay):
+    each player's total, the winners, the whole score sheet and the final public table (what
+    the scoreboard drew: the chart, the map)."""
+    game, state = session.game, session.state
+    sheet = game.score(state)
+    public = getattr(game, "public_json", game.to_json)
+    return {
+        "totals": {p.name: p.total for p in sheet.players},
+        "winners": list(sheet.winners),
+        "sheet": sheet.to_json(),
+        "table": public(state),
+    }
+
+
 SummaryCache = dict[int, tuple[int, dict[str, Any]]]
 """game id → (its last log seq, its summary): a game is replayed again only when its log grew."""
 
 
 def game_summaries(store: EventStore, cache: SummaryCache | None = None) -> list[dict[str, Any]]:
-    """Every game, newest first, with its current totals. Replayed from the log once per change
-    of that game's log when a ``cache`` is given (the history page asks often; finished games
-    never change), else every time."""
+    """Every game, newest first, with its current totals. A finished game's come from its stored
+    result (written when it ended); an unfinished one (or one ended by an older Trackside) is
+    replayed from the log once per change of that game's log when a ``cache`` is given, else
+    every time."""
     result = []
     last_seqs = store.last_seqs() if cache is not None else {}
     for record in reversed(store.games()):
+        if record.ended_at is not None and record.result is not None:
+            result.append(
+                {
+                    "id": record.id,
+                    "game": record.game,
+                    "players": list(record.players),
+                    "started_at": record.started_at,
+                    "ended_at": record.ended_at,
+                    "end_reason": record.end_reason,
+                    "totals": _mapping(record.result.get("totals")),
+                    "winners": _listed(record.result.get("winners")),
+                }
+            )
+            continue
         if cache is not None:
             cached = cache.get(record.id)
             last = last_seqs.get(record.id, 0)

@@ -26,6 +26,7 @@ from companion.service.enrolment import parse_tags_document, tags_document
 from companion.service.export import SummaryCache, export_game, game_summaries
 from companion.service.known_players import KnownPlayers
 from companion.service.store import EventStore, TagBinding
+from companion.service.tls import certificate_fingerprint
 from companion.service.watchdog import Notifier, Watchdog, watchdog_interval_s
 from firmware_bridge.homeassistant import software_version
 from firmware_bridge.mqtt import MqttBridge, default_table_id
@@ -267,7 +268,11 @@ class Trackside:
 
     def server_limits(self) -> ServerLimits:
         web = self.settings.web
-        return ServerLimits(threads=web.threads, max_connections=web.max_connections)
+        return ServerLimits(
+            threads=web.threads,
+            max_connections=web.max_connections,
+            trusted_proxy=web.trusted_proxy,
+        )
 
     @property
     def web_port(self) -> int | None:
@@ -323,6 +328,12 @@ class Trackside:
     @property
     def language(self) -> str:
         return self.settings.web.language
+
+    @property
+    def tls_fingerprint(self) -> str | None:
+        """The SHA-256 fingerprint of the HTTPS proxy's certificate, when there is one."""
+        path = self.settings.web.tls_certificate
+        return None if path is None else certificate_fingerprint(path)
 
     @property
     def closing(self) -> bool:

@@ -41,7 +41,7 @@ from companion.core.jsonvalue import JsonObject, dumps
 from companion.core.observation import Observation
 
 APPLICATION_ID = 0x54524B53  # "TRKS"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 MAX_STORED_PAYLOAD = 16 * 1024
 """An input's payload is kept whole up to this many bytes of JSON; a larger one (a 2 MB "uid"
@@ -126,6 +126,11 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, player)
     ) WITHOUT ROWID;
     """,
+    # 3: a finished game's result (totals, winners, score sheet, final table), written with its
+    # game_ended event, so the history pages read it instead of replaying every game
+    """
+    ALTER TABLE games ADD COLUMN result TEXT;
+    """,
 )
 
 
@@ -137,6 +142,19 @@ class GameRecord:
     started_at: float
     ended_at: float | None
     end_reason: str | None
+    result: JsonObject | None = None
+    """What the game ended with (``{"totals", "winners", "sheet", "table"}``), stored with its
+    ``game_ended`` event; ``None`` for an unfinished game or one ended by an older Trackside."""
+
+
+def _result(text: str | None) -> JsonObject | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None  # a damaged result is replayed from the log instead
+    return value if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +312,7 @@ class EventStore:
         defaults: tuple[str, JsonObject] | None = None,
         player_pin: tuple[GameId, int, str | None] | None = None,
         unenrol: str | None = None,
+        result: JsonObject | None = None,
     ) -> tuple[int, GameId | None]:
         """Append an input, what became of it, and the event it caused (if any) in one
         transaction. ``new_game`` (game id, player names) creates the game row first; the
@@ -340,13 +359,19 @@ class EventStore:
                 )
                 if isinstance(entry.event, GameEnded):
                     conn.execute(
-                        "UPDATE games SET ended_at = ?, end_reason = ? WHERE id = ?",
-                        (entry.wall_time_s, entry.event.reason, game_id),
+                        "UPDATE games SET ended_at = ?, end_reason = ?, result = ? WHERE id = ?",
+                        (
+                            entry.wall_time_s,
+                            entry.event.reason,
+                            None if result is None else dumps(result),
+                            game_id,
+                        ),
                     )
                 elif isinstance(entry.event, GameReopened):
                     # the ended_at mark is derived from the log: a reopened game is unfinished
                     conn.execute(
-                        "UPDATE games SET ended_at = NULL, end_reason = NULL WHERE id = ?",
+                        "UPDATE games SET ended_at = NULL, end_reason = NULL, result = NULL"
+                        " WHERE id = ?",
                         (game_id,),
                     )
             if enrol is not None:
@@ -450,10 +475,12 @@ class EventStore:
 
     def games(self) -> list[GameRecord]:
         rows = self._read(
-            "SELECT id, game, players, started_at, ended_at, end_reason FROM games ORDER BY id"
+            "SELECT id, game, players, started_at, ended_at, end_reason, result FROM games"
+            " ORDER BY id"
         )
         return [
-            GameRecord(GameId(r[0]), r[1], tuple(json.loads(r[2])), r[3], r[4], r[5]) for r in rows
+            GameRecord(GameId(r[0]), r[1], tuple(json.loads(r[2])), r[3], r[4], r[5], _result(r[6]))
+            for r in rows
         ]
 
     def last_seqs(self) -> dict[int, int]:

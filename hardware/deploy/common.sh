@@ -11,6 +11,7 @@ SERVICE_USER=trackside
 UNIT=trackside.service
 DESTDIR=${DESTDIR:-}
 DRY_RUN=${DRY_RUN:-0}
+HTTPS=${HTTPS:-0}
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
@@ -63,6 +64,7 @@ parse_common_args() {
   for arg in "$@"; do
     case $arg in
       --dry-run) DRY_RUN=1 ;;
+      --https) HTTPS=1 ;;
       -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
       *) die "unknown option $arg (try --help)" ;;
     esac

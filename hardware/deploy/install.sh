@@ -3,6 +3,8 @@
 #
 #   sudo hardware/deploy/install.sh             install (again) and (re)start the service
 #   hardware/deploy/install.sh --dry-run        print what it would do, change nothing
+#   sudo hardware/deploy/install.sh --https     also serve the pages over HTTPS (nginx with a
+#                                               self-signed certificate; docs/security.md)
 #   DESTDIR=/tmp/stage hardware/deploy/install.sh
 #                                               write the files under /tmp/stage, print the
 #                                               system commands instead of running them
@@ -21,6 +23,7 @@ parse_common_args "$@"
 need_root
 
 CONFIG=$DATA_DIR/config/trackside.toml
+FRESH_CONFIG=0
 codename=$(. /etc/os-release 2>/dev/null && printf '%s' "${VERSION_CODENAME:-unknown}")
 if [ "$codename" != bookworm ]; then
   say "warning: this is '$codename', not Bookworm; carrying on"
@@ -75,6 +78,7 @@ if [ -e "$DESTDIR$CONFIG" ]; then
   say "keeping the existing config $CONFIG"
 else
   put "$HERE/trackside.toml" "$CONFIG" 0640
+  FRESH_CONFIG=1
 fi
 run chown -R "$SERVICE_USER:$SERVICE_USER" "$DATA_DIR"
 
@@ -114,6 +118,50 @@ else
 fi
 run systemctl enable mosquitto
 run systemctl restart mosquitto
+
+# 7b. HTTPS (--https; docs/security.md): nginx in front with a certificate made here, for tables
+#     on a shared Wi-Fi where the PIN and the session cookie must not cross the air in clear.
+#     The service then listens on loopback only, believes the proxy's forwarded addresses, and
+#     shows the certificate's fingerprint on its pages. An existing certificate is kept.
+https_proxy() {
+  local tls=/etc/trackside/tls cert key host rendered
+  cert=$tls/trackside.crt
+  key=$tls/trackside.key
+  host=$(hostname)
+  run apt-get install -y --no-install-recommends nginx-light openssl
+  if [ -e "$DESTDIR$cert" ]; then
+    say "keeping the certificate $cert"
+  elif [ "$DRY_RUN" = 1 ]; then
+    say "would make a self-signed certificate $cert for $host and $host.local"
+  else
+    install -d -m 0755 "$DESTDIR$tls"
+    (umask 077 && openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=$host.local" \
+      -addext "subjectAltName=DNS:$host.local,DNS:$host,DNS:localhost,IP:127.0.0.1" \
+      -keyout "$DESTDIR$key" -out "$DESTDIR$cert" 2>/dev/null)
+    chmod 0644 "$DESTDIR$cert"
+    say "made the certificate $cert"
+  fi
+  rendered=$(mktemp)
+  sed -e "s|@PORT@|80|g; s|@HTTPS_PORT@|443|g; s|@UPSTREAM@|8080|g" \
+      -e "s|@CERT@|$cert|g; s|@KEY@|$key|g" "$HERE/nginx-trackside.conf" >"$rendered"
+  put "$rendered" /etc/nginx/sites-available/trackside 0644
+  rm -f "$rendered"
+  run ln -sf /etc/nginx/sites-available/trackside /etc/nginx/sites-enabled/trackside
+  run rm -f /etc/nginx/sites-enabled/default
+  if [ "$FRESH_CONFIG" = 1 ] && [ "$DRY_RUN" != 1 ]; then  # a config written by this run
+    sed -i -e 's|^host = "0.0.0.0"$|host = "127.0.0.1"\
+trusted_proxy = "127.0.0.1"\
+tls_certificate = "'"$cert"'"|' "$DESTDIR$CONFIG"
+    say "the new config serves the pages through HTTPS only"
+  else
+    say "set in $CONFIG under [web]: host = \"127.0.0.1\", trusted_proxy = \"127.0.0.1\", tls_certificate = \"$cert\""
+  fi
+  run systemctl enable nginx
+  run systemctl restart nginx
+}
+if [ "$HTTPS" = 1 ]; then
+  https_proxy
+fi
 
 # 8. The unit: enabled at boot and (re)started now.
 put "$HERE/$UNIT" "/etc/systemd/system/$UNIT" 0644
@@ -156,4 +204,5 @@ if [ "$DRY_RUN" = 1 ]; then
 else
   club_bridge
 fi
+
 say "done: status with 'systemctl status trackside', logs with 'journalctl -u trackside'"

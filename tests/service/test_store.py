@@ -127,7 +127,7 @@ def test_a_schema_1_file_is_migrated_and_keeps_its_games(tmp_path: Path) -> None
     conn.close()
     store = EventStore(path)
     assert [g.game for g in store.games()] == ["tiny-race"]
-    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
     assert store.game_defaults("mini-express") == {}
     store.close()
 
