@@ -22,6 +22,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sqlite3
 import tempfile
 import time
@@ -182,7 +183,7 @@ def _render(status: int = 200, **overrides: Any) -> tuple[str, int]:
     config_text: str | None = None
     if path is not None:
         try:
-            config_text = path.read_text(encoding="utf-8")
+            config_text = mask_secrets(path.read_text(encoding="utf-8"))
         except OSError as exc:
             flash(f"Cannot read the config file {path}: {exc.strerror}", "error")
     log_file = os.environ.get("TRACKSIDE_LOG_FILE")
@@ -326,6 +327,62 @@ def _quiet_send(payload: Mapping[str, Any]) -> str:
 
 
 # -- config ----------------------------------------------------------------------------------
+SECRET_KEYS = ("password", "pin")
+"""Options the page never shows (the broker's and the club's passwords, the table PIN): a
+device signed in from a trusted screen, or a shoulder behind the setup page, must not read
+them. They read ``KEPT``; saved as ``KEPT``, the file's own value stays."""
+KEPT = "(kept: type a new value to change it)"
+_SECRET_LINE = re.compile(
+    r"^(?P<head>\s*(?P<key>" + "|".join(SECRET_KEYS) + r')\s*=\s*)"(?P<value>(?:[^"\\]|\\.)*)"',
+    re.MULTILINE,
+)
+_SECTION = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+", re.MULTILINE)
+
+
+def _secrets_by_section(text: str) -> dict[tuple[str, str], str]:
+    """(section, key) → the quoted value as written, for every secret line of a config."""
+    found: dict[tuple[str, str], str] = {}
+    section = ""
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header:
+            section = header.group(1)
+            continue
+        secret = _SECRET_LINE.match(line)
+        if secret:
+            found[(section, secret.group("key"))] = secret.group("value")
+    return found
+
+
+def mask_secrets(text: str) -> str:
+    """The config as the page shows it: every secret's value replaced by :data:`KEPT`."""
+    return _SECRET_LINE.sub(lambda m: f'{m.group("head")}"{KEPT}"', text)
+
+
+def restore_secrets(posted: str, current: str) -> str:
+    """The posted config with each secret still reading :data:`KEPT` given back its value from
+    the file (same section and key). One that is not in the file any more is a form error."""
+    values = _secrets_by_section(current)
+    out = []
+    section = ""
+    for line in posted.splitlines(keepends=True):
+        header = _SECTION.match(line)
+        if header:
+            section = header.group(1)
+        secret = _SECRET_LINE.match(line)
+        if secret and secret.group("value") == KEPT:
+            kept = values.get((section, secret.group("key")))
+            if kept is None:
+                raise ValueError(
+                    f"{section + '.' if section else ''}{secret.group('key')}: there is no "
+                    "value to keep; type one"
+                )
+            out.append(f'{secret.group("head")}"{kept}"' + line[secret.end() :])
+            continue
+        out.append(line)
+    return "".join(out)
+
+
 @blueprint.post("/setup/config")
 def save_config() -> BaseResponse | tuple[str, int]:
     refused = _post_gate()
@@ -340,6 +397,7 @@ def save_config() -> BaseResponse | tuple[str, int]:
     if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
         return _render(400, config_text=text, config_error="the config is over 256 kB")
     try:
+        text = restore_secrets(text, path.read_text(encoding="utf-8") if path.exists() else "")
         data = tomllib.loads(text)
         service.check_config(data, str(path))  # the same checks as at start-up
     except tomllib.TOMLDecodeError as exc:
