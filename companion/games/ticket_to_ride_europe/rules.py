@@ -512,7 +512,16 @@ class TicketToRideEurope:
             return _claim_prompt(state, who, ident)
         return _station_prompt(state, who, ident)
 
+    # -- moves in words -------------------------------------------------------------------
+    def describe(self, action: Action, names: Sequence[str]) -> Message:
+        """``action`` as a short sentence with the players' ``names`` ("Anna claims Madrid –
+        Pamplona (black) with 3× black"); a private move names nothing hidden."""
+        from companion.games.ticket_to_ride_europe.describe import describe
+
+        return describe(action, names)
+
     # -- what the table can enter now ---------------------------------------------------------
+
     def choices(self, state: TtrState, viewer: int | None = None) -> tuple[Choice, ...]:
         """The choices tree (see ``choices.py`` beside this module)."""
         from companion.games.ticket_to_ride_europe.choices import choices
