@@ -163,5 +163,5 @@ def test_the_score_sheet_reads_in_czech() -> None:
     line = sheet.players[0].lines[0]
     assert isinstance(line.label, Message)
     assert line.label.render(TR["cs"]) == "Tratě"
-    assert render_text(line.note, TR["cs"]) == "0 tratí, 45 vagonů zbývá"
+    assert render_text(line.note, TR["cs"]) == "0 tratí, zbývá vagonů: 45"
     assert render_text(line.note) == "0 routes, 45 trains left"
