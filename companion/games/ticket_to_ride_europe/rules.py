@@ -18,7 +18,7 @@ from typing import Any
 
 from companion.core.actions import Action, Prompt
 from companion.core.choices import Choice
-from companion.core.errors import IllegalActionError, UnknownComponentError
+from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
 from companion.core.messages import Message, Text, join_texts, msg, plural
@@ -1239,7 +1239,14 @@ def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: Text) -> No
 
 
 def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteSpec:
-    candidates = route_candidates(ref)
+    try:
+        candidates = route_candidates(ref)
+    except SnapshotError:
+        raise _refuse(
+            msg("There is no such route on the board."),
+            msg("a route joins two neighbouring cities on the board"),
+            S_CLAIM,
+        ) from None
     free = [r for r in candidates if _route_owner(state, r.id) is None]
     if not free:
         owner = _route_owner(state, candidates[0].id)
@@ -1557,7 +1564,14 @@ def _draw_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
 
 def _keep_ticket(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("ticket")
-    kept = ticket(args.get("ticket"))
+    try:
+        kept = ticket(args.get("ticket"))
+    except SnapshotError:
+        raise _refuse(
+            msg("There is no such destination ticket."),
+            msg("the game has 46 destination tickets, 6 of them long"),
+            S_CONTENTS,
+        ) from None
     if player is None or not 0 <= player < len(state.players):
         raise _refuse(msg("Only a player at the table keeps tickets."), _R_PLAYERS, S_TURN)
     holder = _ticket_holder(state, kept.id)
@@ -1672,7 +1686,14 @@ def _done_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
 # -- stations ---------------------------------------------------------------------------------
 def _build_station(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("city", "cards")
-    where = city(args.get("city"))
+    try:
+        where = city(args.get("city"))
+    except SnapshotError:
+        raise _refuse(
+            msg("There is no such city on the board."),
+            msg("a station is built in a city"),
+            S_STATION,
+        ) from None
     played = tc.parse_cards(args.get("cards"))
     p = _expect_fresh_turn(state, player, msg("build a station"))
     me = state.players[p]

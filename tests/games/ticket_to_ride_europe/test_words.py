@@ -165,3 +165,25 @@ def test_the_score_sheet_reads_in_czech() -> None:
     assert line.label.render(TR["cs"]) == "Tratě"
     assert render_text(line.note, TR["cs"]) == "0 tratí, zbývá vagonů: 45"
     assert render_text(line.note) == "0 routes, 45 trains left"
+
+
+def test_a_mistyped_ticket_city_or_route_is_refused_in_words() -> None:
+    """What a player types on their own page (a ticket, a city, a route) is refused as a
+    sentence in their language, never as a snapshot field path."""
+    state = _start(2)
+    with pytest.raises(IllegalActionError) as ticket:
+        GAME.apply(state, Action("keep_ticket", 0, {"ticket": "berlin-atlantis"}))
+    assert "args." not in str(ticket.value)
+    assert ticket.value.render(TR["cs"]).startswith("Taková karta cílové stanice není.")
+    assert "OBSAH BALENÍ" in ticket.value.render(TR["cs"])
+    state = GAME.apply(state, Action("reveal_face_up", None, {"cards": ["red"] * 5}))
+    for p, tickets in ((0, ("berlin-roma", "paris-wien")), (1, ("london-berlin", "madrid-dieppe"))):
+        for t in tickets:
+            state = GAME.apply(state, Action("keep_ticket", p, {"ticket": t}))
+        state = GAME.apply(state, Action("done_tickets", p))
+    with pytest.raises(IllegalActionError) as route:
+        GAME.apply(state, Action("claim_route", 0, {"route": "paris-roma", "cards": {"red": 4}}))
+    assert route.value.render(TR["es"]).startswith("No hay ninguna ruta así en el tablero.")
+    with pytest.raises(IllegalActionError) as station:
+        GAME.apply(state, Action("build_station", 0, {"city": "praha", "cards": {"red": 1}}))
+    assert "STAVBA STANICE" in station.value.render(TR["sk"])
