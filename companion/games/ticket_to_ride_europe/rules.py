@@ -829,7 +829,10 @@ class TicketToRideEurope:
             if len(t.revealed) < t.reveal:
                 odds = tunnel_odds(state)
                 table["tunnel"]["odds"] = odds_json(odds)
-                mine["your_tunnel_odds"] = format_odds(odds).to_json()
+                # the page shows the English text until it renders the message per reader
+                # (``your_tunnel_odds_message``: the same odds in each reader's language)
+                mine["your_tunnel_odds"] = format_odds(odds).render()
+                mine["your_tunnel_odds_message"] = format_odds(odds).to_json()
 
         data["viewer"] = player
         return data

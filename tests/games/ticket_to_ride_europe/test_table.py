@@ -17,6 +17,7 @@ from companion.core import (
     SnapshotError,
     UnknownComponentError,
 )
+from companion.core.i18n import translations
 from companion.core.messages import render_text
 from companion.core.snapshot import Field
 from companion.games import find_game
@@ -813,7 +814,9 @@ def test_the_claimants_declared_hand_sharpens_only_their_own_odds() -> None:
     mine: Any = GAME.private_json(state, 0)
     assert mine["table"]["tunnel"]["declared"] == {"blue": 2, "locomotive": 2}
     assert mine["table"]["tunnel"]["odds"]["exact"] != exact
-    assert render_text(mine["players"][0]["your_tunnel_odds"]).startswith("no extra card: ")
+    assert mine["players"][0]["your_tunnel_odds"].startswith("no extra card: ")
+    odds_cs = render_text(mine["players"][0]["your_tunnel_odds_message"], translations("cs"))
+    assert odds_cs.startswith("žádná karta navíc: ")
     other: Any = GAME.private_json(state, 1)
     assert other["table"]["tunnel"]["declared"] is None
     assert other["table"]["tunnel"]["odds"]["exact"] == exact
