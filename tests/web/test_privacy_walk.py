@@ -250,7 +250,7 @@ def test_no_public_surface_shows_a_ticket_however_it_was_entered(
     jana, petr = clients["jana_page"], clients["petr_page"]
     assert "berlin-roma" in jana and "edinburgh-athina" in jana and "madrid-dieppe" not in jana
     assert "madrid-dieppe" in petr and "lisboa-danzig" in petr and "edinburgh-athina" not in petr
-    assert "Refused: the ticket berlin-roma is already entered for another player" in petr
+    assert "Refused: The ticket Berlin – Roma is already entered for another player" in petr
     assert "Your odds of extra cards" in jana and "Your odds of extra cards" not in petr
     # the raw inputs stay in the log, the refused ones too; what the log says of them is public
     refused = [

@@ -1,4 +1,4 @@
-"""Ticket to Ride: Europe (Alan R. Moon, Days of Wonder). Rules: seed 001 (cs, then sk).
+"""Ticket to Ride: Europe (Alan R. Moon, Days of Wonder). Rules: "Jízdenky, prosím! Evropa" (cs, then sk).
 
 ``board`` holds the map and tickets, ``final`` the end-of-game scoring (stations, European
 Express), ``cards`` the train cards and tunnel odds, ``notation`` the snapshot format and

@@ -6,7 +6,7 @@ Wien–Zagrab grey and Athina–Sofia length 3 by majority; tickets from alphaju
 ``data/ttr-europe-tickets.csv`` @44524e4, identical in two other sources). City positions are
 percent of the board image (x right, y down) from zlaval/ELTE_Prog ``ticket-to-ride-data.js``
 @e7d6204: approximate, good for a schematic map only. Route scoring and card counts are printed
-in the rulebook (seed 001, "POČÍTÁNÍ BODŮ", "OBSAH BALENÍ").
+in the rulebook ("POČÍTÁNÍ BODŮ", "OBSAH BALENÍ").
 
 Generated once from the reference file; checked against its totals by
 ``tests/games/ticket_to_ride_europe/test_map.py``.

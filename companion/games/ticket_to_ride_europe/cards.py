@@ -1,4 +1,4 @@
-"""Train cards as counts, and the tunnel arithmetic (rulebook seed 001, "TUNELY").
+"""Train cards as counts, and the tunnel arithmetic (rulebook "TUNELY").
 
 A hand of cards is a tuple of nine counts in the order of :data:`KINDS` (the eight colours, then
 locomotives). Probabilities are exact :class:`fractions.Fraction` values.
@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from math import comb
 
+from companion.core.messages import Message, msg, plural
 from companion.core.snapshot import Field
 from companion.games.ticket_to_ride_europe.board import (
     CARDS_PER_COLOUR,
@@ -17,6 +18,7 @@ from companion.games.ticket_to_ride_europe.board import (
     LOCOMOTIVE,
     LOCOMOTIVE_CARDS,
 )
+from companion.games.ticket_to_ride_europe.names import cards_text, colour_name
 
 KINDS: tuple[str, ...] = (*COLOURS, LOCOMOTIVE)
 INDEX: dict[str, int] = {k: i for i, k in enumerate(KINDS)}
@@ -46,11 +48,6 @@ def sub(a: Cards, b: Cards) -> Cards:
 
 def total(a: Cards) -> int:
     return sum(a)
-
-
-def describe(a: Cards) -> str:
-    parts = [f"{n} {k}" for k, n in zip(KINDS, a, strict=True) if n]
-    return ", ".join(parts) if parts else "no cards"
 
 
 def to_json(a: Cards) -> dict[str, int]:
@@ -141,14 +138,25 @@ def extra_odds(
     return odds[0], odds[1], odds[2], odds[3]
 
 
-def can_pay(needed: int, played: Cards, paid: Cards) -> str | None:
+def can_pay(needed: int, played: Cards, paid: Cards) -> Message | None:
     """Why ``paid`` is not a valid payment of ``needed`` extra tunnel cards (None when it is)."""
     if total(paid) != needed:
-        return f"{needed} more card(s) are needed, {total(paid)} were given"
+        return plural(
+            "{n} more card is needed for the tunnel; {given} were given.",
+            "{n} more cards are needed for the tunnel; {given} were given.",
+            "n",
+            n=needed,
+            given=total(paid),
+        )
     colour = played_colour(played)
     allowed = {LOCO} if colour is None else {LOCO, INDEX[colour]}
-    wrong = [KINDS[i] for i, n in enumerate(paid) if n and i not in allowed]
+    wrong = {KINDS[i]: n for i, n in enumerate(paid) if n and i not in allowed}
     if wrong:
-        what = "locomotives" if colour is None else f"{colour} cards or locomotives"
-        return f"the extra cards must be {what}, not {', '.join(wrong)}"
+        if colour is None:
+            return msg("The extra cards must be locomotives, not {cards}.", cards=cards_text(wrong))
+        return msg(
+            "The extra cards must be {colour} cards or locomotives, not {cards}.",
+            colour=colour_name(colour),
+            cards=cards_text(wrong),
+        )
     return None

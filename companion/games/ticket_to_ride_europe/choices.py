@@ -2,7 +2,7 @@
 
 Built from the state and the rules (``companion.core.choices``): every leaf is an action the
 game's ``apply`` accepts, checked with ``apply`` itself, so no rule is written twice. Sections
-cited are the Czech headings of the rulebook (seed 001).
+cited are the Czech headings of the rulebook ("Jízdenky, prosím! Evropa").
 
 - "LÍZNUTÍ KARET VAGÓNŮ": the cards to take are the five face up (only those showing), or a
   blind draw; a card turned face up (after a take, at set-up, after three locomotives) is
@@ -36,7 +36,14 @@ from companion.games.ticket_to_ride_europe.board import (
     RouteSpec,
     TicketSpec,
 )
-from companion.games.ticket_to_ride_europe.final import city_name, route_ref
+from companion.games.ticket_to_ride_europe.final import city_name as english_city
+from companion.games.ticket_to_ride_europe.final import route_ref
+from companion.games.ticket_to_ride_europe.names import (
+    city_name,
+    colour_name,
+    route_name,
+    ticket_name,
+)
 from companion.games.ticket_to_ride_europe.rules import (
     GAME,
     TtrState,
@@ -81,47 +88,55 @@ def _pays(state: TtrState, player: int, action: Action) -> bool:
 
 
 def card_name(kind: str) -> Message:
-    """A train card's colour as players say it ("purple" is the rulebook's pink-violet)."""
-    return msg(kind, context="train card")
+    """A train card's colour as players say it (the rulebook's colours, "LÍZNUTÍ KARET
+    VAGÓNŮ")."""
+    return colour_name(kind)
 
 
 def cards_label(cards: dict[str, int]) -> Message:
-    """``{"red": 3, "locomotive": 1}`` → "3 red + 1 locomotive"."""
-    parts = [
-        plural("{n} {card}", "{n} {card}", "n", n=n, card=card_name(kind))
-        for kind, n in cards.items()
-    ]
+    """``{"red": 3, "locomotive": 1}`` → "3× red + 1× locomotive"."""
+    parts = [msg("{n}× {card}", n=n, card=card_name(kind)) for kind, n in cards.items()]
     if len(parts) == 1:
         return parts[0]
     return msg("{first} + {second}", first=parts[0], second=parts[1])
 
 
 def route_label(route: RouteSpec) -> Message:
-    """ "Paris – Wien: 3 purple spaces, tunnel"."""
-    params: tuple[tuple[str, str | int | Message], ...] = (
-        ("a", city_name(route.a)),
-        ("b", city_name(route.b)),
-        ("n", route.length),
-        ("colour", msg(route.colour, context="route colour")),
-        ("locos", route.ferry_locomotives),
-    )
-    what = (
-        ", tunnel"
-        if route.tunnel
-        else ", ferry ({locos}× locomotive)"
-        if route.ferry_locomotives
-        else ""
-    )
-    return Message(
-        "{a} – {b}: {n} {colour} space" + what,
-        params,
-        plural="{a} – {b}: {n} {colour} spaces" + what,
-        count="n",
+    """ "Paris – Zürich (grey): 3 spaces, tunnel"."""
+    if route.tunnel:
+        return plural(
+            "{route}: {n} space, tunnel",
+            "{route}: {n} spaces, tunnel",
+            "n",
+            route=route_name(route),
+            n=route.length,
+        )
+    if route.ferry_locomotives:
+        return plural(
+            "{route}: {n} space, ferry with {locos}× locomotive",
+            "{route}: {n} spaces, ferry with {locos}× locomotive",
+            "n",
+            route=route_name(route),
+            n=route.length,
+            locos=route.ferry_locomotives,
+        )
+    return plural(
+        "{route}: {n} space",
+        "{route}: {n} spaces",
+        "n",
+        route=route_name(route),
+        n=route.length,
     )
 
 
 def ticket_label(t: TicketSpec) -> Message:
-    return msg("{a} – {b} ({points} points)", a=city_name(t.a), b=city_name(t.b), points=t.points)
+    return plural(
+        "{ticket} ({n} point)",
+        "{ticket} ({n} points)",
+        "n",
+        ticket=ticket_name(t),
+        n=t.points,
+    )
 
 
 def payments(colour: str, length: int, locos_needed: int) -> list[dict[str, int]]:
@@ -199,8 +214,8 @@ def _reveal_tunnel(state: TtrState) -> tuple[Choice, ...]:
     if not leaves:
         return ()
     label = msg(
-        "Tunnel {route}: card {n} of {of} turned",
-        route=route_ref(ROUTE_BY_ID[t.route]),
+        "Tunnel {route}: card {n} of {of} turned over",
+        route=route_name(ROUTE_BY_ID[t.route]),
         n=len(t.revealed) + 1,
         of=t.reveal,
     )
@@ -235,7 +250,7 @@ def _pay_tunnel(state: TtrState) -> tuple[Choice, ...]:
 def _keep(state: TtrState, player: int) -> Choice | None:
     name = state.players[player].name
     found = []
-    for t in sorted(TICKETS, key=lambda t: (city_name(t.a), city_name(t.b))):
+    for t in sorted(TICKETS, key=lambda t: (english_city(t.a), english_city(t.b))):
         action = Action("keep_ticket", player, {"ticket": t.id})
         if _ok(state, action):
             found.append(Choice(t.id, ticket_label(t), player, action=action))
@@ -352,7 +367,7 @@ def _draw(state: TtrState, p: int) -> tuple[Choice, ...]:
 def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
     found: list[Choice] = []
     seen_refs: set[str] = set()
-    for route in sorted(ROUTES, key=lambda r: (city_name(r.a), city_name(r.b), r.colour)):
+    for route in sorted(ROUTES, key=lambda r: (english_city(r.a), english_city(r.b), r.colour)):
         ref = route_ref(route)
         if ref in seen_refs:
             continue  # the twin grey ferries are one choice
@@ -407,7 +422,7 @@ def _stations(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
         found.append(
             Choice(
                 c.id,
-                msg("Station in {city}", city=c.name),
+                msg("Station in {city}", city=city_name(c.id)),
                 p,
                 children=_payment_children(state, p, options),
             )

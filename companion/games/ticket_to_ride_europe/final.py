@@ -1,6 +1,6 @@
 """Final scoring of Ticket to Ride: Europe, pure and itemised.
 
-Rulebook: seed 001 (cs), "POČÍTÁNÍ BODŮ" (final scoring, stations, European Express, tie-breaks)
+Rulebook: "POČÍTÁNÍ BODŮ" (final scoring, stations, Evropský Express bonus, tie-breaks)
 and "STAVBA NÁDRAŽÍ" (what a station lends). Both searches here are exponential when done
 naively; the tricks that keep them exact and fast are explained where they are used.
 """
@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
+from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.games.ticket_to_ride_europe.board import (
     CITY_BY_ID,
@@ -23,6 +24,13 @@ from companion.games.ticket_to_ride_europe.board import (
     RouteSpec,
     TicketSpec,
 )
+from companion.games.ticket_to_ride_europe.names import (
+    city_name as city_message,
+)
+from companion.games.ticket_to_ride_europe.names import (
+    route_name,
+    ticket_name,
+)
 
 GAME_NAME = "ticket-to-ride-europe"
 
@@ -33,6 +41,17 @@ CATEGORIES: tuple[str, ...] = (
     "unused_stations",
     "european_express",
 )
+"""The ``trackside score`` contract's category ids (never renamed)."""
+
+LABELS: dict[str, Message] = {
+    "routes": msg("Routes", context="score category"),
+    "tickets_completed": msg("Destination tickets completed", context="score category"),
+    "tickets_failed": msg("Destination tickets not completed", context="score category"),
+    "unused_stations": msg("Stations not built", context="score category"),
+    # the bonus card's own name ("POČÍTÁNÍ BODŮ": "Evropský Express bonus")
+    "european_express": msg("European Express bonus", context="score category"),
+}
+"""Each category's name for people."""
 
 
 def route_ref(route: RouteSpec) -> str:
@@ -45,6 +64,8 @@ def route_ref(route: RouteSpec) -> str:
 
 
 def city_name(city: str) -> str:
+    """The city's name as printed on the board (English; the snapshot notation's errors).
+    Players read :func:`companion.games.ticket_to_ride_europe.names.city_name`."""
     return CITY_BY_ID[city].name
 
 
@@ -434,21 +455,89 @@ def _longest_from(
 
 
 # -- the whole score sheet ------------------------------------------------------------------
-def _ticket_note(result: TicketResult, holdings: Sequence[Holding]) -> str:
+def _ticket_note(result: TicketResult) -> Message:
+    """The short line: the ticket's cities ("Berlin – Roma", "… (long)")."""
     t = result.ticket
-    text = f"{city_name(t.a)}–{city_name(t.b)}"
     if t.long:
-        text += " (long)"
+        return msg("{ticket} (long)", ticket=ticket_name(t))
+    return ticket_name(t)
+
+
+def _ticket_detail(result: TicketResult, holdings: Sequence[Holding]) -> Message:
+    """The long line: how the ticket was connected, or that it was not."""
+    t = result.ticket
+    points = t.points
     if not result.completed:
-        return text + ": not connected"
+        return plural(
+            "{ticket}: the two cities are not connected; {n} point is taken off.",
+            "{ticket}: the two cities are not connected; {n} points are taken off.",
+            "n",
+            ticket=ticket_name(t),
+            n=points,
+        )
     if not result.via:
-        return text + ": connected by own routes"
-    loans = "; ".join(
-        f"station at {city_name(b.station)} borrows {holdings[b.owner].name}'s "
-        f"{route_ref(ROUTE_BY_ID[b.route])}"
+        return plural(
+            "{ticket}: connected by own routes, {n} point.",
+            "{ticket}: connected by own routes, {n} points.",
+            "n",
+            ticket=ticket_name(t),
+            n=points,
+        )
+    loans: list[Text] = [
+        msg(
+            "the station in {city} borrows {player}'s route {route}",
+            city=city_message(b.station),
+            player=holdings[b.owner].name,
+            route=route_name(b.route),
+        )
         for b in result.via
+    ]
+    return plural(
+        "{ticket}: connected where {loans}, {n} point.",
+        "{ticket}: connected where {loans}, {n} points.",
+        "n",
+        ticket=ticket_name(t),
+        loans=join_texts(loans, "; "),
+        n=points,
     )
-    return f"{text}: connected via {loans}"
+
+
+def _routes_lines(own: Sequence[RouteSpec]) -> ScoreLine:
+    by_length: dict[int, int] = {}
+    for r in own:
+        by_length[r.length] = by_length.get(r.length, 0) + 1
+    parts: list[Text] = [
+        plural(
+            "{n} route of length {length} ({points} points each)",
+            "{n} routes of length {length} ({points} points each)",
+            "n",
+            n=n,
+            length=length,
+            points=ROUTE_POINTS[length],
+        )
+        for length, n in sorted(by_length.items())
+    ]
+    note = (
+        plural(
+            "{n} route, {trains} trains",
+            "{n} routes, {trains} trains",
+            "n",
+            n=len(own),
+            trains=sum(r.length for r in own),
+        )
+        if own
+        else msg("no routes")
+    )
+    detail: Text = (
+        msg("{parts}.", parts=join_texts(parts, ", ")) if parts else msg("No route was claimed.")
+    )
+    return ScoreLine(
+        "routes",
+        sum(ROUTE_POINTS[r.length] for r in own),
+        note,
+        label=LABELS["routes"],
+        detail=detail,
+    )
 
 
 def final_sheet(holdings: Sequence[Holding]) -> ScoreSheet:
@@ -460,56 +549,118 @@ def final_sheet(holdings: Sequence[Holding]) -> ScoreSheet:
     keys: list[tuple[str, tuple[float, ...]]] = []
     for i, h in enumerate(holdings):
         own = [ROUTE_BY_ID[r] for r in h.routes]
-        lines: list[ScoreLine] = []
-        by_length: dict[int, int] = {}
-        for r in own:
-            by_length[r.length] = by_length.get(r.length, 0) + 1
-        route_note = ", ".join(
-            f"{n}× length {length} ({ROUTE_POINTS[length]} each)"
-            for length, n in sorted(by_length.items())
-        )
-        lines.append(
-            ScoreLine(
-                "routes",
-                sum(ROUTE_POINTS[r.length] for r in own),
-                route_note or "no routes",
-            )
-        )
+        lines: list[ScoreLine] = [_routes_lines(own)]
         outcome = best_ticket_outcome(
             own, h.stations, [ro for ro in route_owner if ro[1] != i], h.tickets
         )
         completed = [r for r in outcome.results if r.completed]
         failed = [r for r in outcome.results if not r.completed]
         for t in completed:
-            lines.append(ScoreLine("tickets_completed", t.ticket.points, _ticket_note(t, holdings)))
+            lines.append(
+                ScoreLine(
+                    "tickets_completed",
+                    t.ticket.points,
+                    _ticket_note(t),
+                    label=LABELS["tickets_completed"],
+                    detail=_ticket_detail(t, holdings),
+                )
+            )
         if not completed:
-            lines.append(ScoreLine("tickets_completed", 0, "no ticket completed"))
+            lines.append(
+                ScoreLine(
+                    "tickets_completed",
+                    0,
+                    msg("no ticket completed"),
+                    label=LABELS["tickets_completed"],
+                    detail=msg("No destination ticket was completed."),
+                )
+            )
         for t in failed:
-            lines.append(ScoreLine("tickets_failed", -t.ticket.points, _ticket_note(t, holdings)))
+            lines.append(
+                ScoreLine(
+                    "tickets_failed",
+                    -t.ticket.points,
+                    _ticket_note(t),
+                    label=LABELS["tickets_failed"],
+                    detail=_ticket_detail(t, holdings),
+                )
+            )
         if not failed:
-            lines.append(ScoreLine("tickets_failed", 0, "no ticket failed"))
+            lines.append(
+                ScoreLine(
+                    "tickets_failed",
+                    0,
+                    msg("every ticket completed"),
+                    label=LABELS["tickets_failed"],
+                    detail=msg("Every destination ticket kept was completed."),
+                )
+            )
         unused = STATIONS_PER_PLAYER - len(h.stations)
         lines.append(
             ScoreLine(
                 "unused_stations",
                 UNUSED_STATION_POINTS * unused,
-                f"{unused} station(s) not built × {UNUSED_STATION_POINTS}",
+                plural(
+                    "{n} station not built × {points}",
+                    "{n} stations not built × {points}",
+                    "n",
+                    n=unused,
+                    points=UNUSED_STATION_POINTS,
+                ),
+                label=LABELS["unused_stations"],
+                detail=plural(
+                    "{points} points for each station not built: {n} station.",
+                    "{points} points for each station not built: {n} stations.",
+                    "n",
+                    n=unused,
+                    points=UNUSED_STATION_POINTS,
+                ),
             )
         )
-        length, path = trails[i]
-        has_express = longest > 0 and length == longest
-        path_note = " – ".join(city_name(c) for c in path) if path else "no routes"
-        lines.append(
-            ScoreLine(
-                "european_express",
-                EUROPEAN_EXPRESS_BONUS if has_express else 0,
-                f"longest path {length} trains: {path_note}"
-                + ("" if has_express else f" (the longest is {longest})"),
-            )
-        )
+        lines.append(_express_line(trails[i], longest))
+        has_express = longest > 0 and trails[i][0] == longest
         score = PlayerScore(h.name, tuple(lines))
         rows.append(score)
         # "POČÍTÁNÍ BODŮ": most points, then most completed tickets, then fewest stations
         # built, then the European Express bonus; players still tied all win.
         keys.append((h.name, (score.total, outcome.completed, -len(h.stations), has_express)))
     return ScoreSheet(GAME_NAME, tuple(rows), highest(keys))
+
+
+def _express_line(trail: tuple[int, tuple[str, ...]], longest: int) -> ScoreLine:
+    """ "POČÍTÁNÍ BODŮ": the Evropský Express bonus for the longest continuous route."""
+    length, path = trail
+    has_express = longest > 0 and length == longest
+    note = plural(
+        "longest route {n} train",
+        "longest route {n} trains",
+        "n",
+        n=length,
+    )
+    cities: list[Text] = [city_message(c) for c in path]
+    if not path:
+        detail: Message = msg("No routes, so no continuous route.")
+    elif has_express:
+        detail = plural(
+            "The longest continuous route, {n} train: {path}.",
+            "The longest continuous route, {n} trains: {path}.",
+            "n",
+            n=length,
+            path=join_texts(cities, " – "),
+        )
+    else:
+        detail = plural(
+            "Longest continuous route {n} train: {path}; the longest on the board has {longest}.",
+            "Longest continuous route {n} trains: {path}; the longest on the board has {longest}.",
+            "n",
+            n=length,
+            path=join_texts(cities, " – "),
+            longest=longest,
+        )
+    return ScoreLine(
+        "european_express",
+        EUROPEAN_EXPRESS_BONUS if has_express else 0,
+        note,
+        label=LABELS["european_express"],
+        detail=detail,
+    )

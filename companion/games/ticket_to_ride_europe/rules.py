@@ -1,8 +1,10 @@
 """Ticket to Ride: Europe at a real table: the state Trackside keeps, every action with its rule
 checks, the tunnel draw with its exact odds, and the scoring.
 
-Rulebook: seed ``001_c1b9c8fc9d5cac17.txt`` (Czech first, then the same rules in Slovak); the
-sections cited below are the Czech headings. Hidden things stay hidden: a card drawn blind is
+Rulebook: "Jízdenky, prosím! Evropa" (Czech, then the same rules in Slovak); the sections cited
+below are the Czech headings, and refusals cite them by title (``names.S_*``, translated per
+reader). Every word a player reads is a message (``companion.core.messages``): names, not ids
+or indices. Hidden things stay hidden: a card drawn blind is
 only counted, never guessed; what everyone has seen (face-up cards, discards, cards laid for a
 tunnel, cards taken face-up) is tracked exactly.
 """
@@ -16,9 +18,10 @@ from typing import Any
 
 from companion.core.actions import Action, Prompt
 from companion.core.choices import Choice
-from companion.core.errors import IllegalActionError, UnknownComponentError
+from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
 from companion.core.snapshot import Field
@@ -37,10 +40,31 @@ from companion.games.ticket_to_ride_europe.board import (
 )
 from companion.games.ticket_to_ride_europe.final import (
     CATEGORIES,
+    LABELS,
     Holding,
-    city_name,
     final_sheet,
     route_ref,
+)
+from companion.games.ticket_to_ride_europe.names import (
+    S_CLAIM,
+    S_CONTENTS,
+    S_DOUBLE,
+    S_DOUBLE_FEW,
+    S_DRAW,
+    S_END,
+    S_FERRY,
+    S_LOCO,
+    S_SETUP,
+    S_START,
+    S_STATION,
+    S_TICKETS,
+    S_TUNNEL,
+    S_TURN,
+    cards_text,
+    city_name,
+    colour_name,
+    route_name,
+    ticket_name,
 )
 from companion.games.ticket_to_ride_europe.notation import (
     FORMAT,
@@ -54,20 +78,11 @@ from companion.games.ticket_to_ride_europe.notation import (
     ticket,
 )
 
-_SEED = "seed 001 (cs)"
-S_SETUP = f"{_SEED}, PŘÍPRAVA HRY"
-S_START = f"{_SEED}, ZAČÁTEK HRY"
-S_TURN = f"{_SEED}, HERNÍ KOLO"
-S_DRAW = f"{_SEED}, LÍZNUTÍ KARET VAGÓNŮ"
-S_LOCO = f"{_SEED}, LOKOMOTIVY"
-S_CLAIM = f"{_SEED}, OBSAZOVÁNÍ TRATÍ"
-S_DOUBLE = f"{_SEED}, DVOJITÉ TRATĚ"
-S_DOUBLE_FEW = f"{_SEED}, DŮLEŽITÁ POZNÁMKA (after TUNELY)"
-S_FERRY = f"{_SEED}, TRAJEKTY"
-S_TUNNEL = f"{_SEED}, TUNELY"
-S_TICKETS = f"{_SEED}, LÍZNUTÍ KARET CÍLOVÝCH STANIC"
-S_STATION = f"{_SEED}, STAVBA NÁDRAŽÍ"
-S_END = f"{_SEED}, KONEC HRY"
+# Rules in words, used by several refusals
+_R_TUNNEL_DRAW = msg("a tunnel: lay the cards, turn over three from the deck, then pay or withdraw")
+_R_ONCE = msg("every card exists once: 12 of each colour and 14 locomotives")
+_R_ONE_ACTION = msg("one action per turn")
+_R_PLAYERS = msg("only the players at the table play")
 
 FACE_UP_SLOTS = 5
 HAND_AT_START = 4  # "PŘÍPRAVA HRY": each player is dealt 4 train cards
@@ -80,6 +95,29 @@ FACE_UP_LOCOMOTIVE_LIMIT = 3  # "LÍZNUTÍ KARET VAGÓNŮ": three face-up locomo
 DOUBLE_ROUTES_ONE_ONLY_UP_TO = 3  # players; "DŮLEŽITÁ POZNÁMKA"
 
 PHASES = ("setup", "play", "over")
+_PHASES: dict[str, Message] = {
+    "setup": msg("Choosing tickets", context="phase"),
+    "play": msg("Playing", context="phase"),
+    "tunnel": msg("Tunnel", context="phase"),
+    "tickets": msg("Drawing destination tickets", context="phase"),
+    "over": msg("Game over", context="phase"),
+}
+_COUNTED_AT_THE_END = msg(
+    "Counted at the end of the game, when everyone shows their destination tickets."
+)
+
+
+def _last_round(state: TtrState, waiting: Message) -> Message:
+    """ "KONEC HRY": once the last round started, the status says how many turns are left."""
+    if state.final_turns is None:
+        return waiting
+    return plural(
+        "{waiting} (last round: {n} turn left)",
+        "{waiting} (last round: {n} turns left)",
+        "n",
+        waiting=waiting,
+        n=state.final_turns,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +190,12 @@ class TtrState:
     ticket_draw: TicketDraw | None = None
 
 
-def _refuse(message: str, rule: str, section: str) -> IllegalActionError:
+def _refuse(message: Text, rule: Text, section: Text) -> IllegalActionError:
     return IllegalActionError(message, rule=rule, section=section)
+
+
+def _cards(cards: tc.Cards) -> Message:
+    return cards_text(tc.to_json(cards))
 
 
 # -- what the table has seen ------------------------------------------------------------------
@@ -186,7 +228,7 @@ def tunnel_odds(
     (who cannot see that hand: it may be in the deck as far as they know)."""
     t = state.tunnel
     if t is None:
-        raise _refuse("no tunnel is being claimed", "tunnel draw", S_TUNNEL)
+        raise _refuse(msg("No tunnel is being claimed."), _R_TUNNEL_DRAW, S_TUNNEL)
     pool = unseen_pool(state, t.declared if with_hand else None, t.player)
     return tc.extra_odds(
         t.played,
@@ -211,8 +253,21 @@ def percent(p: Fraction) -> str:
     return f"{whole} %"
 
 
-def format_odds(odds: Sequence[Fraction]) -> str:
-    return ", ".join(f"{n} more: {percent(p)}" for n, p in enumerate(odds))
+def format_odds(odds: Sequence[Fraction]) -> Message:
+    """ "no extra card: 46 %, 1 extra card: 41 %, …" for people."""
+    parts: list[Text] = [msg("no extra card: {percent}", percent=percent(odds[0]))]
+    parts += [
+        plural(
+            "{n} extra card: {percent}",
+            "{n} extra cards: {percent}",
+            "n",
+            n=n,
+            percent=percent(p),
+        )
+        for n, p in enumerate(odds)
+        if n
+    ]
+    return join_texts(parts, ", ")
 
 
 def odds_json(odds: Sequence[Fraction]) -> JsonObject:
@@ -237,17 +292,24 @@ def _reshuffle_if_empty(state: TtrState) -> TtrState:
     return state
 
 
-def _turn_card(state: TtrState, kind: str, why: str) -> TtrState:
+def _turn_card(state: TtrState, kind: str, why: Message) -> TtrState:
     """The top card of the deck is turned face up and read as ``kind``."""
     state = _reshuffle_if_empty(state)
     if state.deck == 0:
-        raise _refuse(f"no card is left to turn for {why}", "the deck is empty", S_DRAW)
+        raise _refuse(
+            msg("No card is left to turn over for {what}.", what=why),
+            msg("the deck and the discards are empty"),
+            S_DRAW,
+        )
     i = tc.INDEX[kind]
     if state.deck_pool is not None:
         if state.deck_pool[i] == 0:
             raise _refuse(
-                f"a {kind} card cannot be in the deck: the reshuffled deck had none left",
-                "every card exists once",
+                msg(
+                    "A {card} card cannot be in the deck: the reshuffled deck had none left.",
+                    card=colour_name(kind),
+                ),
+                _R_ONCE,
                 S_DRAW,
             )
         pool = list(state.deck_pool)
@@ -255,10 +317,15 @@ def _turn_card(state: TtrState, kind: str, why: str) -> TtrState:
         return _reshuffle_if_empty(replace(state, deck=state.deck - 1, deck_pool=tuple(pool)))
     if seen_cards(state)[i] >= tc.FULL_DECK[i]:
         raise _refuse(
-            f"a {kind} card cannot be in the deck: all {tc.FULL_DECK[i]} are already seen",
-            "every card exists once",
+            msg(
+                "A {card} card cannot be in the deck: all {n} of them are already on the table.",
+                card=colour_name(kind),
+                n=tc.FULL_DECK[i],
+            ),
+            _R_ONCE,
             S_DRAW,
         )
+
     return _reshuffle_if_empty(replace(state, deck=state.deck - 1))
 
 
@@ -324,9 +391,13 @@ def _station_owner(state: TtrState, city_id: str) -> int | None:
 
 # -- the game ---------------------------------------------------------------------------------
 def _components() -> tuple[Component, ...]:
+    # component names are the English names of the enrolment list (the table page's tag
+    # labels); the words players read during a game come from the messages above
+    from companion.games.ticket_to_ride_europe.final import city_name as english_city
+
     found: list[Component] = []
     for t in TICKETS:
-        name = f"Ticket {city_name(t.a)}–{city_name(t.b)} ({t.points})"
+        name = f"Ticket {english_city(t.a)}–{english_city(t.b)} ({t.points})"
         found.append(Component(f"ticket:{t.id}", name, "destination-ticket"))
     for kind in tc.KINDS:
         found.append(Component(f"card:{kind}", f"Train card: {kind}", "train-card"))
@@ -338,7 +409,7 @@ def _components() -> tuple[Component, ...]:
             found.append(
                 Component(
                     f"route:{ref}",
-                    f"Route {city_name(r.a)}–{city_name(r.b)} ({r.colour}, {r.length})",
+                    f"Route {english_city(r.a)}–{english_city(r.b)} ({r.colour}, {r.length})",
                     "route",
                 )
             )
@@ -366,13 +437,22 @@ class TicketToRideEurope:
     def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> TtrState:
         if not self.min_players <= len(players) <= self.max_players:
             raise _refuse(
-                f"{len(players)} players; the game takes 2–5",
-                "player count",
-                f"{_SEED}, OBSAH BALENÍ",
+                plural(
+                    "{n} player: the game is for 2 to 5 players.",
+                    "{n} players: the game is for 2 to 5 players.",
+                    "n",
+                    n=len(players),
+                ),
+                msg("2 to 5 players"),
+                S_CONTENTS,
             )
         names = [p.name for p in players]
         if len(set(names)) != len(names) or not all(n.strip() for n in names):
-            raise _refuse(f"player names must differ and not be empty: {names!r}", "players", "")
+            raise _refuse(
+                msg("Every player needs a name of their own."),
+                msg("each player has a name"),
+                S_SETUP,
+            )
         Field(dict(options), "options").only()
         n = len(players)
         # "PŘÍPRAVA HRY": 4 cards to each player, five face up; 3 regular tickets each (the long
@@ -387,12 +467,14 @@ class TicketToRideEurope:
     def apply(self, state: TtrState, action: Action) -> TtrState:
         # a card taken on the very last turn is still replaced on the table
         if state.phase == "over" and not (action.kind == "reveal_face_up" and state.face_up_due):
-            raise _refuse("the game is over", "the game ends after the last round", S_END)
+            raise _refuse(
+                msg("The game is over."), msg("the game ends after the last round"), S_END
+            )
         handler = _HANDLERS.get(action.kind)
         if handler is None:
             raise _refuse(
-                f"unknown action {action.kind!r}; known: {', '.join(sorted(_HANDLERS))}",
-                "actions",
+                msg("Ticket to Ride: Europe has no such move."),
+                msg("a turn is one of four actions: train cards, a route, tickets or a station"),
                 S_TURN,
             )
         args = Field(thaw(action.args), "args")
@@ -417,7 +499,11 @@ class TicketToRideEurope:
             if ident in state.face_up:
                 return Action("take_face_up", who, {"card": ident})
             return Prompt(
-                f"A {ident} card is not face up: did {state.players[who].name} draw blind?",
+                msg(
+                    "No {card} card is face up: did {player} draw from the deck?",
+                    card=colour_name(ident),
+                    player=state.players[who].name,
+                ),
                 who,
                 (Action("draw_blind", who),),
             )
@@ -426,7 +512,16 @@ class TicketToRideEurope:
             return _claim_prompt(state, who, ident)
         return _station_prompt(state, who, ident)
 
+    # -- moves in words -------------------------------------------------------------------
+    def describe(self, action: Action, names: Sequence[str]) -> Message:
+        """``action`` as a short sentence with the players' ``names`` ("Anna claims Madrid –
+        Pamplona (black) with 3× black"); a private move names nothing hidden."""
+        from companion.games.ticket_to_ride_europe.describe import describe
+
+        return describe(action, names)
+
     # -- what the table can enter now ---------------------------------------------------------
+
     def choices(self, state: TtrState, viewer: int | None = None) -> tuple[Choice, ...]:
         """The choices tree (see ``choices.py`` beside this module)."""
         from companion.games.ticket_to_ride_europe.choices import choices
@@ -438,29 +533,48 @@ class TicketToRideEurope:
         (S_TUNNEL), or the ones turned face up (S_DRAW). Unsure or surplus cards become a
         question for the table, never a guess."""
         if "unsure" in colours:
-            return Prompt("the camera is not sure of a card: enter the cards on the table page")
+            return Prompt(
+                msg("The camera is not sure of a card: enter the cards on the table page.")
+            )
         for colour in colours:
             if colour not in tc.INDEX:
                 raise _refuse(
-                    f"the camera reported {colour!r}",
-                    "train cards come in eight colours and locomotives",
+                    msg("The camera saw a card that is not a train card."),
+                    msg("train cards come in eight colours, and locomotives"),
                     S_DRAW,
                 )
         if state.tunnel is not None and len(state.tunnel.revealed) < state.tunnel.reveal:
             missing = state.tunnel.reveal - len(state.tunnel.revealed)
             if len(colours) != missing:
                 return Prompt(
-                    f"the camera sees {len(colours)} cards, the tunnel turns {missing}: check the reveal area"
+                    plural(
+                        "The camera sees {seen} cards, the tunnel turns over {n}: check the "
+                        "cards under the camera.",
+                        "The camera sees {seen} cards, the tunnel turns over {n}: check the "
+                        "cards under the camera.",
+                        "n",
+                        seen=len(colours),
+                        n=missing,
+                    )
                 )
             return Action("reveal_tunnel", None, {"cards": list(colours)})
         if state.face_up_due:
             if len(colours) > state.face_up_due:
                 return Prompt(
-                    f"the camera sees {len(colours)} cards, {state.face_up_due} are to be turned face up"
+                    plural(
+                        "The camera sees {seen} cards, but {n} card is to be turned face up.",
+                        "The camera sees {seen} cards, but {n} cards are to be turned face up.",
+                        "n",
+                        seen=len(colours),
+                        n=state.face_up_due,
+                    )
                 )
             return Action("reveal_face_up", None, {"cards": list(colours)})
         return Prompt(
-            f"the camera saw {', '.join(colours)}, but no tunnel or face-up card is waiting"
+            msg(
+                "The camera saw {cards}, but no tunnel or face-up card is waiting.",
+                cards=cards_text(tc.to_json(tc.cards_of(colours))),
+            )
         )
 
     # -- views ----------------------------------------------------------------------------
@@ -489,42 +603,78 @@ class TicketToRideEurope:
         return state.phase == "over"
 
     def status(self, state: TtrState) -> TurnStatus:
+        """What Trackside waits for, as the rest of the page's "Waiting for …" sentence."""
         n = len(state.players)
         if state.phase == "over":
-            return TurnStatus(phase="over", waiting_for="")
+            return TurnStatus(phase=_PHASES["over"], waiting_for="")
         if state.face_up_due:
             return TurnStatus(
                 active_players=tuple(range(n)),
-                phase=state.phase,
-                waiting_for=f"turn {state.face_up_due} card(s) face up",
+                phase=_PHASES[state.phase],
+                waiting_for=plural(
+                    "{n} card from the deck to be turned face up",
+                    "{n} cards from the deck to be turned face up",
+                    "n",
+                    n=state.face_up_due,
+                ),
             )
         if state.phase == "setup":
             undecided = tuple(i for i, p in enumerate(state.players) if not p.ready)
+            names: list[Text] = [state.players[i].name for i in undecided]
             return TurnStatus(
                 active_players=undecided,
-                phase="setup",
-                waiting_for="each player keeps at least two of the tickets dealt",
+                phase=_PHASES["setup"],
+                waiting_for=msg(
+                    "{players} to choose their destination tickets (each keeps at least two)",
+                    players=join_texts(names, ", "),
+                ),
             )
         t = state.tunnel
         name = state.players[state.turn].name
-        last = (
-            "" if state.final_turns is None else f" (last round: {state.final_turns} turn(s) left)"
-        )
+        waiting: Message
         if t is not None:
             if len(t.revealed) < t.reveal:
                 odds = tunnel_odds(state, with_hand=False)  # the status is public
-                text = (
-                    f"turn {t.reveal - len(t.revealed)} more card(s) for the tunnel "
-                    f"{route_ref(ROUTE_BY_ID[t.route])}; odds of extra cards: {format_odds(odds)}"
+                waiting = plural(
+                    "{player}'s tunnel {route}: turn over {n} card from the deck ({odds})",
+                    "{player}'s tunnel {route}: turn over {n} cards from the deck ({odds})",
+                    "n",
+                    player=state.players[t.player].name,
+                    route=route_name(t.route),
+                    n=t.reveal - len(t.revealed),
+                    odds=format_odds(odds),
                 )
-                return TurnStatus((t.player,), "tunnel", text + last)
-            text = f"{name} pays {t.extra} more card(s) or withdraws"
-            return TurnStatus((t.player,), "tunnel", text + last, prompt=_tunnel_prompt(state))
+                return TurnStatus((t.player,), _PHASES["tunnel"], _last_round(state, waiting))
+            waiting = plural(
+                "{player} to pay {n} more card for the tunnel {route}, or to withdraw",
+                "{player} to pay {n} more cards for the tunnel {route}, or to withdraw",
+                "n",
+                player=state.players[t.player].name,
+                n=t.extra,
+                route=route_name(t.route),
+            )
+            return TurnStatus(
+                (t.player,),
+                _PHASES["tunnel"],
+                _last_round(state, waiting),
+                prompt=_tunnel_prompt(state),
+            )
         if state.ticket_draw is not None:
             d = state.ticket_draw
-            return TurnStatus((d.player,), "tickets", f"{name} keeps 1–{d.offered} tickets{last}")
-        waiting = f"{name}: second train card" if state.cards_drawn else f"{name}'s turn"
-        return TurnStatus((state.turn,), "play", waiting + last)
+            waiting = plural(
+                "{player} to keep the destination ticket drawn",
+                "{player} to keep at least one of the {n} destination tickets drawn",
+                "n",
+                player=name,
+                n=d.offered,
+            )
+            return TurnStatus((d.player,), _PHASES["tickets"], _last_round(state, waiting))
+        waiting = (
+            msg("{player} to take a second train card", player=name)
+            if state.cards_drawn
+            else msg("{player} to play a turn", player=name)
+        )
+        return TurnStatus((state.turn,), _PHASES["play"], _last_round(state, waiting))
 
     def score(self, state: TtrState) -> ScoreSheet:
         if state.phase == "over":
@@ -533,14 +683,36 @@ class TicketToRideEurope:
         # ("POČÍTÁNÍ BODŮ")
         players = []
         for p in state.players:
+            claimed: list[Text] = [route_name(r) for r in p.routes]
             lines = [
                 ScoreLine(
                     "routes",
                     sum(ROUTE_POINTS[ROUTE_BY_ID[r].length] for r in p.routes),
-                    f"{len(p.routes)} route(s), {p.trains} trains left",
+                    plural(
+                        "{n} route, {trains} trains left",
+                        "{n} routes, {trains} trains left",
+                        "n",
+                        n=len(p.routes),
+                        trains=p.trains,
+                    ),
+                    label=LABELS["routes"],
+                    detail=(
+                        msg("Routes claimed: {routes}.", routes=join_texts(claimed, ", "))
+                        if claimed
+                        else msg("No route claimed yet.")
+                    ),
                 )
             ]
-            lines += [ScoreLine(c, 0, "counted at the end") for c in CATEGORIES[1:]]
+            lines += [
+                ScoreLine(
+                    c,
+                    0,
+                    msg("counted at the end"),
+                    label=LABELS[c],
+                    detail=_COUNTED_AT_THE_END,
+                )
+                for c in CATEGORIES[1:]
+            ]
             players.append(PlayerScore(p.name, tuple(lines)))
         return ScoreSheet(GAME_NAME, tuple(players), ())
 
@@ -657,7 +829,11 @@ class TicketToRideEurope:
             if len(t.revealed) < t.reveal:
                 odds = tunnel_odds(state)
                 table["tunnel"]["odds"] = odds_json(odds)
-                mine["your_tunnel_odds"] = format_odds(odds)
+                # the page shows the English text until it renders the message per reader
+                # (``your_tunnel_odds_message``: the same odds in each reader's language)
+                mine["your_tunnel_odds"] = format_odds(odds).render()
+                mine["your_tunnel_odds_message"] = format_odds(odds).to_json()
+
         data["viewer"] = player
         return data
 
@@ -821,42 +997,61 @@ def _end_turn(state: TtrState) -> TtrState:
     return state
 
 
-def _expect_turn(state: TtrState, player: int | None, what: str) -> int:
+def _expect_turn(state: TtrState, player: int | None, what: Message) -> int:
+    """``what`` is the move in words ("claim a route"), as in "… cannot {what} yet"."""
     if state.phase != "play":
         raise _refuse(
-            f"{what} is not possible before every player has kept tickets and five cards lie "
-            "face up",
-            "the game starts after the ticket choice",
+            msg(
+                "Nobody can {what} until every player has kept tickets and five cards lie face up.",
+                what=what,
+            ),
+            msg("every player keeps at least two destination tickets before the first turn"),
             S_START,
         )
     if player != state.turn:
-        who = "nobody" if player is None else repr(player)
-        raise _refuse(
-            f"{who} tried to {what}, but it is {state.players[state.turn].name}'s turn",
-            "players take turns clockwise",
-            S_TURN,
-        )
+        turn = state.players[state.turn].name
+        if player is None or not 0 <= player < len(state.players):
+            refusal = msg(
+                "It is {player}'s turn: only {player} can {what} now.", player=turn, what=what
+            )
+        else:
+            refusal = msg(
+                "{player} cannot {what} now: it is {turn}'s turn.",
+                player=state.players[player].name,
+                what=what,
+                turn=turn,
+            )
+        raise _refuse(refusal, msg("players take turns clockwise"), S_TURN)
     if state.face_up_due:
         raise _refuse(
-            f"turn {state.face_up_due} card(s) face up first",
-            "a face-up card taken is replaced at once",
+            plural(
+                "Turn {n} card from the deck face up first.",
+                "Turn {n} cards from the deck face up first.",
+                "n",
+                n=state.face_up_due,
+            ),
+            msg("a face-up card that is taken is replaced at once"),
             S_DRAW,
         )
     return player
 
 
-def _expect_fresh_turn(state: TtrState, player: int | None, what: str) -> int:
+_FINISH_FIRST = msg("First finish the tunnel or the choice of destination tickets.")
+
+
+def _expect_fresh_turn(state: TtrState, player: int | None, what: Message) -> int:
     p = _expect_turn(state, player, what)
     if state.tunnel is not None or state.ticket_draw is not None:
-        raise _refuse(
-            f"cannot {what}: finish the tunnel or the ticket choice first",
-            "one action per turn",
-            S_TURN,
-        )
+        raise _refuse(_FINISH_FIRST, _R_ONE_ACTION, S_TURN)
     if state.cards_drawn:
         raise _refuse(
-            f"cannot {what} after drawing a train card; draw the second card",
-            "one action per turn: two train cards",
+            msg(
+                "{player} took one train card this turn and takes a second now; "
+                "nobody can {what} in the same turn.",
+                player=state.players[p].name,
+                what=what,
+            ),
+            msg("one action per turn: drawing train cards is two cards"),
             S_TURN,
         )
     return p
@@ -870,13 +1065,19 @@ def _reveal_face_up(state: TtrState, player: int | None, args: Field) -> TtrStat
         args.get("cards").fail("at least one card")
     if len(kinds) > state.face_up_due:
         raise _refuse(
-            f"{len(kinds)} card(s) turned but {state.face_up_due} face-up slot(s) to fill",
-            "five cards lie face up",
+            plural(
+                "{turned} cards were turned over, but only {n} face-up place is empty.",
+                "{turned} cards were turned over, but only {n} face-up places are empty.",
+                "n",
+                turned=len(kinds),
+                n=state.face_up_due,
+            ),
+            msg("five cards lie face up"),
             S_DRAW,
         )
     slots = list(state.face_up)
     for kind in kinds:
-        state = _turn_card(state, kind, "the face-up row")
+        state = _turn_card(state, kind, msg("the face-up cards"))
         slots[slots.index(None)] = kind
         state = replace(state, face_up=tuple(slots), face_up_due=state.face_up_due - 1)
     state = _check_three_locomotives(state)
@@ -887,14 +1088,17 @@ def _reveal_face_up(state: TtrState, player: int | None, args: Field) -> TtrStat
 
 def _draw_blind(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only()
-    p = _expect_turn(state, player, "draw a card")
+    p = _expect_turn(state, player, msg("draw a train card"))
     if state.tunnel is not None or state.ticket_draw is not None:
-        raise _refuse("finish the tunnel or the ticket choice first", "one action per turn", S_TURN)
+        raise _refuse(_FINISH_FIRST, _R_ONE_ACTION, S_TURN)
     state = _reshuffle_if_empty(state)
     if state.deck == 0:
         raise _refuse(
-            "the deck and the discards are empty: claim a route, draw tickets or build a station",
-            "no train cards can be drawn",
+            msg(
+                "The deck and the discards are empty: claim a route, draw destination tickets "
+                "or build a station."
+            ),
+            msg("with no deck and no discards, no train cards can be drawn"),
             S_DRAW,
         )
     # a blind locomotive counts as one card ("LOKOMOTIVY"); the card stays unknown to the table
@@ -917,18 +1121,27 @@ def _can_draw_second(state: TtrState) -> bool:
 def _take_face_up(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("card")
     kind = tc.parse_kind(args.get("card"))
-    p = _expect_turn(state, player, "take a face-up card")
+    p = _expect_turn(state, player, msg("take a face-up card"))
     if state.tunnel is not None or state.ticket_draw is not None:
-        raise _refuse("finish the tunnel or the ticket choice first", "one action per turn", S_TURN)
+        raise _refuse(_FINISH_FIRST, _R_ONE_ACTION, S_TURN)
     if kind not in state.face_up:
-        shown = ", ".join(c for c in state.face_up if c) or "nothing"
-        raise _refuse(f"no {kind} card is face up (face up: {shown})", "face-up cards", S_DRAW)
+        shown = tc.cards_of(c for c in state.face_up if c)
+        raise _refuse(
+            msg(
+                "No {card} card is face up (face up: {shown}).",
+                card=colour_name(kind),
+                shown=_cards(shown),
+            ),
+            msg("a card is taken from the five face up or from the deck"),
+            S_DRAW,
+        )
     if kind == LOCOMOTIVE and state.cards_drawn:
         raise _refuse(
-            "a face-up locomotive cannot be taken as the second card",
-            "a face-up locomotive is the only card of the turn",
+            msg("A face-up locomotive cannot be taken as the second card."),
+            msg("a face-up locomotive is the only card of the turn"),
             S_LOCO,
         )
+
     slots = list(state.face_up)
     slots[slots.index(kind)] = None
     state = replace(state, face_up=tuple(slots))
@@ -941,42 +1154,67 @@ def _take_face_up(state: TtrState, player: int | None, args: Field) -> TtrState:
 
 
 # -- claiming routes --------------------------------------------------------------------------
-def _check_set(played: tc.Cards, colour: str, length: int, what: str, section: str) -> str:
-    """The colour a card set pays with; refuses a set that is not one colour (+ locomotives)."""
+def _check_set(played: tc.Cards, colour: str, length: int, what: Message, section: Text) -> str:
+    """The colour a card set pays with; refuses a set that is not one colour (+ locomotives).
+    ``what`` names the thing paid for ("the route Paris – Wien (grey)", "station number 2")."""
     if tc.total(played) != length:
         raise _refuse(
-            f"{what} needs {length} card(s), {tc.total(played)} were played ({tc.describe(played)})",
-            "the cards match the number of spaces",
+            plural(
+                "{what} needs {n} card; {played} were played ({cards}).",
+                "{what} needs {n} cards; {played} were played ({cards}).",
+                "n",
+                what=what,
+                n=length,
+                played=tc.total(played),
+                cards=_cards(played),
+            ),
+            msg("the cards played match the number of spaces"),
             section,
         )
     colours = [k for k, n in zip(tc.KINDS, played, strict=True) if n and k != LOCOMOTIVE]
     if len(colours) > 1:
         raise _refuse(
-            f"{what} is paid with one colour (plus locomotives), not {', '.join(colours)}",
-            "a set of one colour",
+            msg(
+                "{what} is paid with cards of one colour (and locomotives), not {colours}.",
+                what=what,
+                colours=join_texts([colour_name(c) for c in colours], ", "),
+            ),
+            msg("a set of cards of one colour"),
             section,
         )
     paid = colours[0] if colours else LOCOMOTIVE
     if colour not in ("grey", "any") and paid not in (colour, LOCOMOTIVE):
         raise _refuse(
-            f"{what} is {colour}; {paid} cards cannot pay for it",
-            "the cards match the route's colour; locomotives replace any colour",
+            msg(
+                "{what} needs {colour} cards or locomotives: {paid} cards cannot pay for it.",
+                what=what,
+                colour=colour_name(colour),
+                paid=colour_name(paid),
+            ),
+            msg("the cards match the route's colour; locomotives replace any colour"),
             S_CLAIM,
         )
     return paid
 
 
-def _hand_check(state: TtrState, p: int, needed: int, section: str) -> None:
+def _hand_check(state: TtrState, p: int, needed: int, section: Text) -> None:
     me = state.players[p]
     if me.hand < needed:
         raise _refuse(
-            f"{me.name} holds {me.hand} card(s), {needed} are needed",
-            "cards come from the hand",
+            plural(
+                "{player} holds {held} train cards, {n} is needed.",
+                "{player} holds {held} train cards, {n} are needed.",
+                "n",
+                player=me.name,
+                held=me.hand,
+                n=needed,
+            ),
+            msg("the cards are paid from the hand"),
             section,
         )
 
 
-def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: str) -> None:
+def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: Text) -> None:
     """ "OBSAZOVÁNÍ TRATÍ": a route is paid with cards from the hand. Of each kind a player can
     hold at most the cards of it the table has seen go into their hand plus those it has not
     seen anywhere (every card exists once, "OBSAH BALENÍ": 12 of each colour, 14
@@ -987,23 +1225,44 @@ def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: str) -> Non
         if n > known + free:
             where = tc.FULL_DECK[tc.INDEX[kind]] - known - free
             raise _refuse(
-                f"{me.name} cannot pay {n} {kind} card(s): of the {tc.FULL_DECK[tc.INDEX[kind]]} "
-                f"{kind} cards the table has seen {where} elsewhere (face up, discarded or in "
-                f"other hands), so {me.name} holds at most {known + free}",
-                "cards come from the hand; every card exists once",
+                msg(
+                    "{player} cannot pay {n}× {card}: of the {all} {card} cards the table has "
+                    "seen {elsewhere} elsewhere (face up, discarded or in other hands), so "
+                    "{player} holds at most {most}.",
+                    player=me.name,
+                    n=n,
+                    card=colour_name(kind),
+                    all=tc.FULL_DECK[tc.INDEX[kind]],
+                    elsewhere=where,
+                    most=known + free,
+                ),
+                msg("the cards are paid from the hand; every card exists once"),
                 section,
             )
 
 
 def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteSpec:
-    candidates = route_candidates(ref)
+    try:
+        candidates = route_candidates(ref)
+    except SnapshotError:
+        raise _refuse(
+            msg("There is no such route on the board."),
+            msg("a route joins two neighbouring cities on the board"),
+            S_CLAIM,
+        ) from None
     free = [r for r in candidates if _route_owner(state, r.id) is None]
     if not free:
         owner = _route_owner(state, candidates[0].id)
-        who = "" if owner is None else f" by {state.players[owner].name}"
+        route = route_name(candidates[0])
         raise _refuse(
-            f"{route_ref(candidates[0])} is already claimed{who}",
-            "a route is claimed once",
+            msg("{route} is already claimed.", route=route)
+            if owner is None
+            else msg(
+                "{route} is already claimed by {player}.",
+                route=route,
+                player=state.players[owner].name,
+            ),
+            msg("a route is claimed once"),
             S_CLAIM,
         )
     if len(free) > 1:
@@ -1012,45 +1271,76 @@ def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteS
         if len(fitting) == 1:
             return fitting[0]
         if len({r.colour for r in free}) > 1:
-            ref.fail(f"say which colour: {' or '.join(route_ref(r) for r in free)}")
+            raise _refuse(
+                msg(
+                    "Say which of the two routes: {first} or {second}.",
+                    first=route_name(free[0]),
+                    second=route_name(free[1]),
+                ),
+                msg("some cities are joined by two routes"),
+                S_DOUBLE,
+            )
     return free[0]
 
 
 def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("route", "cards", "hand")
     played = tc.parse_cards(args.get("cards"))
-    p = _expect_fresh_turn(state, player, "claim a route")
+    p = _expect_fresh_turn(state, player, msg("claim a route"))
     route = _pick_route(state, p, args.get("route"), played)
     me = state.players[p]
-    ref = route_ref(route)
+    ref = route_name(route)
     if route.partner is not None:
         partner_owner = _route_owner(state, route.partner)
         if partner_owner == p:
             raise _refuse(
-                f"{me.name} already owns the other route of the double route {ref}",
-                "one player never claims both routes of a double route",
+                msg(
+                    "{player} already owns the other route of the double route {route}.",
+                    player=me.name,
+                    route=ref,
+                ),
+                msg("one player never claims both routes of a double route"),
                 S_DOUBLE,
             )
         if partner_owner is not None and len(state.players) <= DOUBLE_ROUTES_ONE_ONLY_UP_TO:
             raise _refuse(
-                f"with {len(state.players)} players only one route of a double route is used; "
-                f"{state.players[partner_owner].name} has the other {ref}",
-                "2–3 players: one route of a double route only",
+                msg(
+                    "With {n} players only one route of a double route is used, and {player} "
+                    "has the other one beside {route}.",
+                    n=len(state.players),
+                    player=state.players[partner_owner].name,
+                    route=ref,
+                ),
+                msg("with 2 or 3 players only one route of a double route is used"),
                 S_DOUBLE_FEW,
             )
     if me.trains < route.length:
         raise _refuse(
-            f"{ref} needs {route.length} trains, {me.name} has {me.trains} left",
-            "one train on each space",
+            plural(
+                "{route} needs {length} trains; {player} has {n} train left.",
+                "{route} needs {length} trains; {player} has {n} trains left.",
+                "n",
+                route=ref,
+                length=route.length,
+                player=me.name,
+                n=me.trains,
+            ),
+            msg("one train on each space"),
             S_CLAIM,
         )
     section = S_TUNNEL if route.tunnel else S_FERRY if route.ferry_locomotives else S_CLAIM
-    _check_set(played, route.colour, route.length, f"the route {ref}", section)
+    _check_set(played, route.colour, route.length, msg("The route {route}", route=ref), section)
     if played[tc.LOCO] < route.ferry_locomotives:
         raise _refuse(
-            f"the ferry {ref} needs {route.ferry_locomotives} locomotive(s), "
-            f"{played[tc.LOCO]} were played",
-            "one locomotive for each locomotive symbol",
+            plural(
+                "The ferry {route} needs {n} locomotive; {played} were played.",
+                "The ferry {route} needs {n} locomotives; {played} were played.",
+                "n",
+                route=ref,
+                n=route.ferry_locomotives,
+                played=played[tc.LOCO],
+            ),
+            msg("one locomotive for each locomotive symbol on the ferry"),
             S_FERRY,
         )
     _hand_check(state, p, tc.total(played), section)
@@ -1058,10 +1348,15 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
     hand_field = args.get("hand", None)
     if hand_field.value is not None:
         # cards in hand lie face down: a hand inside the claim would be in the public log
-        hand_field.fail(
-            "the rest of the hand is declared privately with declare_hand, on your own page, "
-            "never with the claim (everyone sees the claim)"
+        raise _refuse(
+            msg(
+                "The cards still in the hand are told on the player's own page, never with "
+                "the claim: everyone sees the claim."
+            ),
+            msg("cards in the hand are kept face down"),
+            S_TUNNEL,
         )
+
     state = _update_player(
         state, p, hand=me.hand - tc.total(played), known=tc.sub(me.known, played)
     )
@@ -1082,18 +1377,43 @@ def _check_declared(
     """A declared hand must be the cards the player holds (their number) and possible given
     what the table has seen: the cards seen go into this hand, plus those not seen anywhere."""
     me = state.players[p]
+    rule = msg("the cards declared are the cards in the hand")
     if tc.total(declared) != me.hand:
-        field.fail(
-            f"the declared hand has {tc.total(declared)} cards; {me.name} holds {me.hand} "
-            "after laying these"
+        raise _refuse(
+            plural(
+                "The cards told add up to {told}, but {player} holds {n} card after laying these.",
+                "The cards told add up to {told}, but {player} holds {n} cards after laying these.",
+                "n",
+                told=tc.total(declared),
+                player=me.name,
+                n=me.hand,
+            ),
+            rule,
+            S_TUNNEL,
         )
     unseen = tc.sub(tc.FULL_DECK, seen)
     for kind, n, known, free in zip(tc.KINDS, declared, me.known, unseen, strict=True):
         if n < known:
-            field.fail(f"{n} {kind} card(s) declared, but the table saw {known} go into the hand")
+            raise _refuse(
+                msg(
+                    "{n}× {card} told, but the table saw {known} of them go into the hand.",
+                    n=n,
+                    card=colour_name(kind),
+                    known=known,
+                ),
+                rule,
+                S_TUNNEL,
+            )
         if n - known > free:
-            field.get(kind).fail(
-                f"{n} {kind} cards declared, but only {known + free} can be in the hand"
+            raise _refuse(
+                msg(
+                    "{n}× {card} told, but only {most} of them can be in the hand.",
+                    n=n,
+                    card=colour_name(kind),
+                    most=known + free,
+                ),
+                rule,
+                S_TUNNEL,
             )
 
 
@@ -1105,12 +1425,15 @@ def _declare_hand(state: TtrState, player: int | None, args: Field) -> TtrState:
     t = state.tunnel
     if t is None or t.revealed or len(t.revealed) >= t.reveal:
         raise _refuse(
-            "a hand is declared while a tunnel waits for its first card to be turned",
-            "tunnel draw",
+            msg(
+                "The cards in the hand are told while a tunnel waits for its first card to be "
+                "turned over."
+            ),
+            _R_TUNNEL_DRAW,
             S_TUNNEL,
         )
     if player != t.player:
-        raise _refuse(f"the tunnel is {state.players[t.player].name}'s", "tunnel draw", S_TUNNEL)
+        raise _refuse(_not_your_tunnel(state, t), _R_TUNNEL_DRAW, S_TUNNEL)
     declared = tc.parse_cards(args.get("cards"))
     _check_declared(state, t.player, declared, args.get("cards"), seen_cards(state))
     return replace(state, tunnel=replace(t, declared=declared))
@@ -1150,16 +1473,24 @@ def _reveal_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState
     args.only("cards")
     t = state.tunnel
     if t is None or len(t.revealed) >= t.reveal:
-        raise _refuse("no tunnel is waiting for cards to be turned", "tunnel draw", S_TUNNEL)
+        raise _refuse(
+            msg("No tunnel is waiting for cards to be turned over."), _R_TUNNEL_DRAW, S_TUNNEL
+        )
     kinds = tc.card_list(args.get("cards"), max_len=tc.TUNNEL_REVEAL)
     if not kinds or len(t.revealed) + len(kinds) > t.reveal:
         raise _refuse(
-            f"{t.reveal - len(t.revealed)} card(s) are still to be turned, got {len(kinds)}",
-            "three cards are turned, or what the deck and discards still have",
+            plural(
+                "{n} card is still to be turned over for the tunnel, not {got}.",
+                "{n} cards are still to be turned over for the tunnel, not {got}.",
+                "n",
+                n=t.reveal - len(t.revealed),
+                got=len(kinds),
+            ),
+            msg("three cards are turned over, or as many as the deck and the discards still have"),
             S_TUNNEL,
         )
     for kind in kinds:
-        state = _turn_card(state, kind, "the tunnel")
+        state = _turn_card(state, kind, msg("the tunnel"))
         assert state.tunnel is not None
         state = replace(
             state, tunnel=replace(state.tunnel, revealed=(*state.tunnel.revealed, kind))
@@ -1171,22 +1502,32 @@ def _reveal_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState
     return state
 
 
-def _pending_tunnel(state: TtrState, player: int | None, what: str) -> Tunnel:
+def _not_your_tunnel(state: TtrState, t: Tunnel) -> Message:
+    return msg(
+        "The tunnel {route} is {player}'s.",
+        route=route_name(t.route),
+        player=state.players[t.player].name,
+    )
+
+
+def _pending_tunnel(state: TtrState, player: int | None, what: Message) -> Tunnel:
     t = state.tunnel
     if t is None or len(t.revealed) < t.reveal:
-        raise _refuse(f"no tunnel waits for the player to {what}", "tunnel draw", S_TUNNEL)
+        raise _refuse(
+            msg("No tunnel waits for its player to {what}.", what=what), _R_TUNNEL_DRAW, S_TUNNEL
+        )
     if player != t.player:
-        raise _refuse(f"the tunnel is {state.players[t.player].name}'s", "tunnel draw", S_TUNNEL)
+        raise _refuse(_not_your_tunnel(state, t), _R_TUNNEL_DRAW, S_TUNNEL)
     return t
 
 
 def _pay_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("cards")
-    t = _pending_tunnel(state, player, "pay")
+    t = _pending_tunnel(state, player, msg("pay"))
     paid = tc.parse_cards(args.get("cards"))
     problem = tc.can_pay(t.extra, t.played, paid)
     if problem is not None:
-        raise _refuse(problem, "each matching turned card costs one more card", S_TUNNEL)
+        raise _refuse(problem, msg("each matching card turned over costs one more card"), S_TUNNEL)
     _hand_check(state, t.player, tc.total(paid), S_TUNNEL)
     _holding_check(state, t.player, paid, S_TUNNEL)
     me = state.players[t.player]
@@ -1198,7 +1539,8 @@ def _pay_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
 
 def _withdraw_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only()
-    t = _pending_tunnel(state, player, "withdraw")
+    t = _pending_tunnel(state, player, msg("withdraw"))
+
     # "TUNELY": the player takes the cards back into the hand; the turn ends
     me = state.players[t.player]
     state = _update_player(
@@ -1210,9 +1552,13 @@ def _withdraw_tunnel(state: TtrState, player: int | None, args: Field) -> TtrSta
 # -- destination tickets ----------------------------------------------------------------------
 def _draw_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only()
-    p = _expect_fresh_turn(state, player, "draw destination tickets")
+    p = _expect_fresh_turn(state, player, msg("draw destination tickets"))
     if state.tickets_deck == 0:
-        raise _refuse("no destination tickets are left", "draw three tickets", S_TICKETS)
+        raise _refuse(
+            msg("No destination tickets are left."),
+            msg("three destination tickets are drawn, or as many as are left"),
+            S_TICKETS,
+        )
     offered = min(TICKETS_PER_DRAW, state.tickets_deck)
     return replace(
         state, tickets_deck=state.tickets_deck - offered, ticket_draw=TicketDraw(p, offered)
@@ -1221,46 +1567,77 @@ def _draw_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
 
 def _keep_ticket(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("ticket")
-    kept = ticket(args.get("ticket"))
+    try:
+        kept = ticket(args.get("ticket"))
+    except SnapshotError:
+        raise _refuse(
+            msg("There is no such destination ticket."),
+            msg("the game has 46 destination tickets, 6 of them long"),
+            S_CONTENTS,
+        ) from None
     if player is None or not 0 <= player < len(state.players):
-        raise _refuse(f"player {player!r} is not at the table", "players", S_TURN)
+        raise _refuse(msg("Only a player at the table keeps tickets."), _R_PLAYERS, S_TURN)
     holder = _ticket_holder(state, kept.id)
     if holder is not None:
         raise _refuse(
             # "LÍZNUTÍ KARET CÍLOVÝCH STANIC": tickets are not shown to the others until the final
             # scoring ("neukazují ostatním"): the holder is not named
-            f"the ticket {kept.id} is already entered for another player",
-            "every ticket exists once",
+            msg(
+                "The ticket {ticket} is already entered for another player.",
+                ticket=ticket_name(kept),
+            ),
+            msg("every destination ticket exists once"),
             S_TICKETS,
         )
     me = state.players[player]
     if state.phase == "setup":
         # "PŘÍPRAVA HRY" / "ZAČÁTEK HRY": one long and three regular tickets are dealt
         if me.ready:
-            raise _refuse(f"{me.name} has already chosen", "the choice is made once", S_START)
+            raise _refuse(
+                msg("{player} has already chosen.", player=me.name),
+                msg("the choice is made once"),
+                S_START,
+            )
         mine = [TICKET_BY_PAIR[frozenset(t.split("-"))] for t in me.tickets]
         if kept.long and any(t.long for t in mine):
             raise _refuse(
-                f"{me.name} was dealt one long ticket only", "one long ticket each", S_SETUP
+                msg("{player} was dealt one long ticket only.", player=me.name),
+                msg("one long ticket each"),
+                S_SETUP,
             )
         if not kept.long and sum(not t.long for t in mine) >= TICKETS_AT_START:
             raise _refuse(
-                f"{me.name} was dealt three regular tickets only",
-                "three regular tickets each",
+                msg("{player} was dealt three regular tickets only.", player=me.name),
+                msg("three regular tickets each"),
                 S_SETUP,
             )
         return _update_player(state, player, tickets=(*me.tickets, kept.id))
     draw = state.ticket_draw
     if draw is None or draw.player != player:
         raise _refuse(
-            f"{me.name} is not choosing tickets; draw tickets first",
-            "tickets are kept from the three drawn",
+            msg(
+                "{player} is not choosing tickets: draw destination tickets first.", player=me.name
+            ),
+            msg("tickets are kept from the three drawn"),
             S_TICKETS,
         )
     if kept.long:
-        raise _refuse("long tickets went back to the box at setup", "only regular tickets", S_SETUP)
+        raise _refuse(
+            msg("The long tickets went back to the box at the start."),
+            msg("only regular tickets are drawn during the game"),
+            S_SETUP,
+        )
     if len(draw.kept) >= draw.offered:
-        raise _refuse(f"only {draw.offered} ticket(s) were drawn", "keep one to three", S_TICKETS)
+        raise _refuse(
+            plural(
+                "Only {n} ticket was drawn.",
+                "Only {n} tickets were drawn.",
+                "n",
+                n=draw.offered,
+            ),
+            msg("keep one, two or all three"),
+            S_TICKETS,
+        )
     state = _update_player(state, player, tickets=(*me.tickets, kept.id))
     return replace(state, ticket_draw=replace(draw, kept=(*draw.kept, kept.id)))
 
@@ -1268,15 +1645,25 @@ def _keep_ticket(state: TtrState, player: int | None, args: Field) -> TtrState:
 def _done_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only()
     if player is None or not 0 <= player < len(state.players):
-        raise _refuse(f"player {player!r} is not at the table", "players", S_TURN)
+        raise _refuse(msg("Only a player at the table keeps tickets."), _R_PLAYERS, S_TURN)
     me = state.players[player]
     if state.phase == "setup":
         if me.ready:
-            raise _refuse(f"{me.name} has already chosen", "the choice is made once", S_START)
+            raise _refuse(
+                msg("{player} has already chosen.", player=me.name),
+                msg("the choice is made once"),
+                S_START,
+            )
         if len(me.tickets) < KEEP_AT_START:
             raise _refuse(
-                f"{me.name} kept {len(me.tickets)} ticket(s)",
-                "keep at least two of the tickets dealt",
+                plural(
+                    "{player} kept {n} ticket.",
+                    "{player} kept {n} tickets.",
+                    "n",
+                    player=me.name,
+                    n=len(me.tickets),
+                ),
+                msg("keep at least two of the tickets dealt"),
                 S_START,
             )
         state = _update_player(state, player, ready=True)
@@ -1285,9 +1672,15 @@ def _done_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
         return state
     draw = state.ticket_draw
     if draw is None or draw.player != player:
-        raise _refuse(f"{me.name} is not choosing tickets", "tickets", S_TICKETS)
+        raise _refuse(
+            msg("{player} is not choosing tickets.", player=me.name),
+            msg("tickets are kept from the three drawn"),
+            S_TICKETS,
+        )
     if not draw.kept:
-        raise _refuse("keep at least one ticket", "keep at least one of the three", S_TICKETS)
+        raise _refuse(
+            msg("Keep at least one ticket."), msg("keep at least one of the three"), S_TICKETS
+        )
     # the tickets not kept go under the ticket deck
     state = replace(state, tickets_deck=state.tickets_deck + draw.offered - len(draw.kept))
     return _end_turn(state)
@@ -1296,21 +1689,42 @@ def _done_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
 # -- stations ---------------------------------------------------------------------------------
 def _build_station(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("city", "cards")
-    where = city(args.get("city"))
+    try:
+        where = city(args.get("city"))
+    except SnapshotError:
+        raise _refuse(
+            msg("There is no such city on the board."),
+            msg("a station is built in a city"),
+            S_STATION,
+        ) from None
     played = tc.parse_cards(args.get("cards"))
-    p = _expect_fresh_turn(state, player, "build a station")
+    p = _expect_fresh_turn(state, player, msg("build a station"))
     me = state.players[p]
     if len(me.stations) >= STATIONS_PER_PLAYER:
-        raise _refuse(f"{me.name} has built all 3 stations", "three stations each", S_STATION)
+        raise _refuse(
+            msg("{player} has built all 3 stations.", player=me.name),
+            msg("three stations each"),
+            S_STATION,
+        )
     owner = _station_owner(state, where)
     if owner is not None:
         raise _refuse(
-            f"{city_name(where)} already has {state.players[owner].name}'s station",
-            "one station per city",
+            msg(
+                "{city} already has {player}'s station.",
+                city=city_name(where),
+                player=state.players[owner].name,
+            ),
+            msg("one station per city"),
             S_STATION,
         )
     cost = STATION_COSTS[len(me.stations)]
-    _check_set(played, "any", cost, f"station number {len(me.stations) + 1}", S_STATION)
+    _check_set(
+        played,
+        "any",
+        cost,
+        msg("Station number {n}", n=len(me.stations) + 1),
+        S_STATION,
+    )
     _hand_check(state, p, cost, S_STATION)
     state = _update_player(
         state,
@@ -1341,7 +1755,17 @@ def _claim_prompt(state: TtrState, who: int, ref: str) -> Prompt:
         Action("claim_route", who, {"route": ref, "cards": pay})
         for pay in _payments(route.colour, route.length, route.ferry_locomotives)
     )
-    return Prompt(f"Which cards pay for {ref} ({route.length} spaces)?", who, options)
+    return Prompt(
+        plural(
+            "Which cards pay for {route} ({n} space)?",
+            "Which cards pay for {route} ({n} spaces)?",
+            "n",
+            route=route_name(route),
+            n=route.length,
+        ),
+        who,
+        options,
+    )
 
 
 def tunnel_payments(state: TtrState) -> list[dict[str, int]]:
@@ -1366,8 +1790,14 @@ def _tunnel_prompt(state: TtrState) -> Prompt:
     pays = tunnel_payments(state)
     options = tuple(Action("pay_tunnel", t.player, {"cards": pay}) for pay in pays)
     return Prompt(
-        f"{state.players[t.player].name}: pay {t.extra} more card(s) for "
-        f"{route_ref(ROUTE_BY_ID[t.route])}, or withdraw?",
+        plural(
+            "{player}: pay {n} more card for the tunnel {route}, or withdraw?",
+            "{player}: pay {n} more cards for the tunnel {route}, or withdraw?",
+            "n",
+            player=state.players[t.player].name,
+            n=t.extra,
+            route=route_name(t.route),
+        ),
         t.player,
         (*options, Action("withdraw_tunnel", t.player)),
     )
@@ -1376,14 +1806,24 @@ def _tunnel_prompt(state: TtrState) -> Prompt:
 def _station_prompt(state: TtrState, who: int, city_id: str) -> Prompt:
     built = len(state.players[who].stations)
     if built >= STATIONS_PER_PLAYER:
-        return Prompt(f"{state.players[who].name} has built all 3 stations", who, ())
+        return Prompt(
+            msg("{player} has built all 3 stations.", player=state.players[who].name), who, ()
+        )
     cost = STATION_COSTS[built]
     options = tuple(
         Action("build_station", who, {"city": city_id, "cards": pay})
         for pay in _payments("any", cost, 0)
     )
     return Prompt(
-        f"Which {cost} card(s) pay for the station in {city_name(city_id)}?", who, options
+        plural(
+            "Which card pays for the station in {city}?",
+            "Which {n} cards pay for the station in {city}?",
+            "n",
+            n=cost,
+            city=city_name(city_id),
+        ),
+        who,
+        options,
     )
 
 

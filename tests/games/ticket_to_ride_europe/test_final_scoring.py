@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.core import SnapshotError
+from companion.core.i18n import translations
+from companion.core.messages import render_text
 from companion.games.ticket_to_ride_europe.board import (
     ROUTE_BY_ID,
     ROUTE_POINTS,
@@ -83,7 +85,13 @@ def test_the_contract_example_scores_every_category() -> None:
     assert points(sheet, "Red", "unused_stations") == 8
     assert points(sheet, "Red", "european_express") == 10
     express = next(line for line in red if line["category"] == "european_express")
-    assert "Essen – Amsterdam – Bruxelles – Paris" in express["note"]
+    assert express["note"] == "longest route 6 trains"
+    assert "Essen – Amsterdam – Bruxelles – Paris" in render_text(express["detail"])
+    assert render_text(express["label"]) == "European Express bonus"
+    # the same line for a Czech table: the rulebook's name of the bonus, the cities in Czech
+    cs = translations("cs")
+    assert render_text(express["label"], cs) == "Evropský Express bonus"
+    assert "Essen – Amsterdam – Brusel – Paříž" in render_text(express["detail"], cs)
     assert sheet["winners"] == ["Red"]
 
 
@@ -114,7 +122,10 @@ def test_one_station_lends_one_route_for_every_ticket_and_the_better_choice_is_t
     assert points(sheet, "Red", "tickets_completed") == 9
     assert points(sheet, "Red", "tickets_failed") == -5
     done = next(line for line in lines(sheet, "Red") if line["category"] == "tickets_completed")
-    assert "station at Essen borrows Blue's berlin-essen" in done["note"]
+    assert done["note"] == "Bruxelles – Danzig"
+    assert "the station in Essen borrows Blue's route Berlin – Essen (blue)" in render_text(
+        done["detail"]
+    )
     assert points(sheet, "Red", "unused_stations") == 8
 
 

@@ -17,6 +17,8 @@ from companion.core import (
     SnapshotError,
     UnknownComponentError,
 )
+from companion.core.i18n import translations
+from companion.core.messages import render_text
 from companion.core.snapshot import Field
 from companion.games import find_game
 from companion.games.ticket_to_ride_europe import cards as tc
@@ -89,13 +91,13 @@ def test_setup_deals_four_cards_each_and_three_regular_tickets_each() -> None:
     assert state.tickets_deck == 40 - 9
     assert all(p.hand == 4 and p.trains == 45 for p in state.players)
     assert state.face_up_due == 5
-    assert GAME.status(state).waiting_for == "turn 5 card(s) face up"
+    assert str(GAME.status(state).waiting_for) == "5 cards from the deck to be turned face up"
 
 
 def test_setup_takes_two_to_five_players() -> None:
-    with pytest.raises(IllegalActionError, match="2–5"):
+    with pytest.raises(IllegalActionError, match="the game is for 2 to 5 players"):
         GAME.setup([PlayerSpec("A")], {})
-    with pytest.raises(IllegalActionError, match="2–5"):
+    with pytest.raises(IllegalActionError, match="the game is for 2 to 5 players"):
         GAME.setup([PlayerSpec(str(i)) for i in range(6)], {})
 
 
@@ -207,7 +209,7 @@ def test_no_train_card_can_be_drawn_when_deck_and_discards_are_empty() -> None:
 def test_a_card_the_table_has_already_seen_twelve_times_cannot_be_turned() -> None:
     state = edit(started(), discard={"red": 11})  # plus the red face up
     state = act(state, "take_face_up", 0, card="blue")
-    with pytest.raises(IllegalActionError, match="all 12 are already seen"):
+    with pytest.raises(IllegalActionError, match="all 12 of them are already on the table"):
         act(state, "reveal_face_up", cards=["red"])
 
 
@@ -253,7 +255,14 @@ def test_claims_with_the_wrong_cards_are_refused() -> None:
     )
     refused(state, "needs 2 card", "claim_route", 0, route="danzig-warszawa", cards={"red": 3})
     short = edit(state, hands=[{"cards": 2}])
-    refused(short, "holds 2 card", "claim_route", 0, route="amsterdam-essen", cards={"yellow": 3})
+    refused(
+        short,
+        "P0 holds 2 train cards, 3 are needed",
+        "claim_route",
+        0,
+        route="amsterdam-essen",
+        cards={"yellow": 3},
+    )
 
 
 def test_a_route_is_claimed_once() -> None:
@@ -320,7 +329,10 @@ def test_with_two_or_three_players_only_one_route_of_a_double_route_is_used(n: i
 
 def test_a_double_route_of_two_colours_needs_its_colour_when_the_cards_do_not_say() -> None:
     state = started(n=4)
-    with pytest.raises(SnapshotError, match="say which colour"):
+    with pytest.raises(
+        IllegalActionError,
+        match=r"Say which of the two routes: Bruxelles – Paris \(yellow\) or Bruxelles – Paris \(red\)",
+    ):
         act(state, "claim_route", 0, route="paris-bruxelles", cards={"locomotive": 2})
     state = act(state, "claim_route", 0, route="paris-bruxelles", cards={"red": 2})
     assert state.players[0].routes == ("bruxelles-paris-2",)
@@ -334,7 +346,7 @@ def test_a_route_needs_enough_trains_left() -> None:
     assert state.players[0].trains == 3
     refused(
         state,
-        "needs 4 trains, P0 has 3",
+        "needs 4 trains; P0 has 3 trains left",
         "claim_route",
         0,
         route="kharkov-moskva",
@@ -430,7 +442,7 @@ def test_tunnel_odds_are_exact_fractions_from_what_the_table_has_seen() -> None:
     assert sum(unseen) == 103
     assert list(odds) == brute_odds(unseen, 3, {"blue", "locomotive"})
     assert sum(odds) == 1
-    assert "0 more: " in GAME.status(state).waiting_for
+    assert "no extra card: " in str(GAME.status(state).waiting_for)
 
 
 def test_tunnel_odds_use_the_declared_hand_and_the_reshuffled_deck() -> None:
@@ -458,14 +470,16 @@ def test_tunnel_odds_when_the_discards_must_fill_the_reveal() -> None:
 
 def test_the_declared_hand_must_match_the_cards_held() -> None:
     state = act(started(), "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
-    with pytest.raises(SnapshotError, match="declared hand has 1 cards"):
+    with pytest.raises(IllegalActionError, match="The cards told add up to 1, but P0 holds"):
         act(state, "declare_hand", 0, cards={"red": 1})
 
 
 def test_a_hand_is_never_declared_inside_the_public_claim() -> None:
     """Cards in hand lie face down: a hand declared with the claim would be in the public log,
     so claim_route refuses it and names declare_hand (private, the claimant's page)."""
-    with pytest.raises(SnapshotError, match=r"args\.hand: .*declare_hand"):
+    with pytest.raises(
+        IllegalActionError, match="told on the player's own page, never with the claim"
+    ):
         act(
             started(), "claim_route", 0, route="munchen-venezia", cards={"blue": 2}, hand={"red": 1}
         )
@@ -491,9 +505,9 @@ def test_at_most_three_tickets_are_kept_and_a_short_deck_offers_fewer() -> None:
     state = act(state, "draw_tickets", 0)
     state = act(state, "keep_ticket", 0, ticket="zurich-budapest")
     state = act(state, "keep_ticket", 0, ticket="kyiv-sochi")
-    refused(state, "only 2 ticket", "keep_ticket", 0, ticket="athina-angora")
+    refused(state, "Only 2 tickets were drawn", "keep_ticket", 0, ticket="athina-angora")
     empty = edit(started(), tickets_deck=0)
-    refused(empty, "no destination tickets", "draw_tickets", 0)
+    refused(empty, "No destination tickets are left", "draw_tickets", 0)
 
 
 # -- stations ---------------------------------------------------------------------------------
@@ -525,13 +539,13 @@ def test_two_trains_or_fewer_at_the_end_of_a_turn_give_everyone_one_more_turn() 
     state = edit(started(), players=[{"routes": routes}], hands=[{"cards": 10}])
     state = act(state, "claim_route", 0, route="marseille-paris", cards={"locomotive": 4})
     assert state.players[0].trains == 1 and state.final_turns == 2
-    assert "last round" in GAME.status(state).waiting_for
+    assert "last round" in str(GAME.status(state).waiting_for)
     state = act(state, "draw_blind", 1)
     state = act(state, "draw_blind", 1)
     assert not GAME.is_over(state) and state.final_turns == 1
     state = act(state, "build_station", 0, city="wien", cards={"red": 1})
     assert GAME.is_over(state)
-    refused(state, "the game is over", "draw_blind", 1)
+    refused(state, "The game is over", "draw_blind", 1)
     sheet = GAME.score(state)
     assert {line.category for line in sheet.players[0].lines} >= {
         "routes",
@@ -577,7 +591,7 @@ def test_a_route_scan_asks_which_cards_pay_and_every_option_is_legal() -> None:
         assert GAME.apply(state, option).players[0].stations == ("paris",)
     full = edit(state, players=[{"stations": ["roma", "wien", "madrid"]}])
     done = GAME.interpret(full, 0, "station:paris")
-    assert isinstance(done, Prompt) and done.options == () and "all 3" in done.question
+    assert isinstance(done, Prompt) and done.options == () and "all 3" in str(done.question)
 
 
 def test_every_component_is_listed_and_unknown_ones_are_refused() -> None:
@@ -615,7 +629,7 @@ def test_odds_after_some_cards_are_turned_count_what_is_already_owed() -> None:
 def test_a_declared_hand_the_table_knows_is_impossible_is_refused() -> None:
     state = edit(started(), discard={"red": 11}, hands=[{"cards": 6}])  # the 12th red is face up
     state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
-    with pytest.raises(SnapshotError, match="1 red cards declared, but only 0"):
+    with pytest.raises(IllegalActionError, match=r"1× red told, but only 0 of them"):
         act(state, "declare_hand", 0, cards={"red": 1, "green": 3})
 
 
@@ -663,7 +677,7 @@ def test_camera_cards_fill_the_face_up_row_at_setup() -> None:
     )
     assert isinstance(game.interpret_cards(state, ["red", "unsure"]), Prompt)  # type: ignore[attr-defined]
     too_many = game.interpret_cards(state, ["red"] * 6)  # type: ignore[attr-defined]
-    assert isinstance(too_many, Prompt) and "6 cards" in too_many.question
+    assert isinstance(too_many, Prompt) and "6 cards" in str(too_many.question)
 
 
 def test_camera_reads_the_tunnel_reveal_of_rulebook_example_1() -> None:
@@ -712,7 +726,7 @@ def test_the_discards_are_shuffled_as_soon_as_the_deck_runs_out_not_at_the_next_
     assert state.discard == tc.cards_of(["blue", "blue"]) and state.deck == 4
     state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
     assert tunnel_odds(state) == (Fraction(1), Fraction(0), Fraction(0), Fraction(0))
-    assert "0 more: 100 %" in GAME.status(state).waiting_for
+    assert "no extra card: 100 %" in str(GAME.status(state).waiting_for)
     refused(state, "the reshuffled deck had none left", "reveal_tunnel", cards=["blue"])
     state = act(state, "reveal_tunnel", cards=["red", "red", "red"])
     assert state.tunnel is None and "munchen-venezia" in state.players[0].routes
@@ -724,7 +738,7 @@ def test_a_payment_with_cards_the_table_knows_are_elsewhere_is_refused() -> None
     state = edit(started(), discard={"green": 11})
     refused(
         state,
-        "P0 cannot pay 2 green card.*seen 12 elsewhere.*holds at most 0",
+        "P0 cannot pay 2× green: of the 12 green cards the table has seen 12 elsewhere.*holds at most 0",
         "claim_route",
         0,
         route="essen-frankfurt",
@@ -735,7 +749,7 @@ def test_a_payment_with_cards_the_table_knows_are_elsewhere_is_refused() -> None
     tunnel = edit(started(), discard={"blue": 9}, hands=[{"cards": 8}])
     tunnel = act(tunnel, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
     tunnel = act(tunnel, "reveal_tunnel", cards=["locomotive", "red", "red"])
-    refused(tunnel, "cannot pay 1 blue", "pay_tunnel", 0, cards={"blue": 1})
+    refused(tunnel, "cannot pay 1× blue", "pay_tunnel", 0, cards={"blue": 1})
     paid = act(tunnel, "pay_tunnel", 0, cards={"locomotive": 1})
     assert "munchen-venezia" in paid.players[0].routes
 
@@ -792,11 +806,17 @@ def test_the_claimants_declared_hand_sharpens_only_their_own_odds() -> None:
     exact = [f"{p.numerator}/{p.denominator}" for p in onlookers]
     assert public["table"]["tunnel"]["odds"]["exact"] == exact
     assert public["table"]["tunnel"]["odds"]["percent"] == ["46 %", "41 %", "11 %", "1 %"]
-    assert "0 more: 46 %, 1 more: 41 %, 2 more: 11 %, 3 more: 1 %" in GAME.status(state).waiting_for
+    waiting = str(GAME.status(state).waiting_for)
+    assert (
+        "no extra card: 46 %, 1 extra card: 41 %, 2 extra cards: 11 %, 3 extra cards: 1 %"
+        in waiting
+    )
     mine: Any = GAME.private_json(state, 0)
     assert mine["table"]["tunnel"]["declared"] == {"blue": 2, "locomotive": 2}
     assert mine["table"]["tunnel"]["odds"]["exact"] != exact
-    assert mine["players"][0]["your_tunnel_odds"].startswith("0 more: ")
+    assert mine["players"][0]["your_tunnel_odds"].startswith("no extra card: ")
+    odds_cs = render_text(mine["players"][0]["your_tunnel_odds_message"], translations("cs"))
+    assert odds_cs.startswith("žádná karta navíc: ")
     other: Any = GAME.private_json(state, 1)
     assert other["table"]["tunnel"]["declared"] is None
     assert other["table"]["tunnel"]["odds"]["exact"] == exact
@@ -813,11 +833,13 @@ def test_a_declared_hand_is_checked_against_what_the_table_has_seen() -> None:
     state = act(state, "draw_blind", 1)
     state = act(state, "draw_blind", 1)
     state = act(state, "claim_route", 0, route="munchen-venezia", cards={"blue": 2})
-    with pytest.raises(SnapshotError, match=r"0 red card.*the table saw 1 go into the hand"):
+    with pytest.raises(IllegalActionError, match=r"0× red told, but the table saw 1 of them"):
         act(state, "declare_hand", 0, cards={"black": 1, "white": 3})
-    with pytest.raises(SnapshotError, match="declared hand has 2 cards; P0 holds 4 after"):
+    with pytest.raises(IllegalActionError, match="add up to 2, but P0 holds 4 cards after"):
         act(state, "declare_hand", 0, cards={"red": 1, "black": 1})
-    refused(state, "the tunnel is P0's", "declare_hand", 1, cards={"red": 1})
+    refused(
+        state, "tunnel München – Venezia \\(blue\\) is P0's", "declare_hand", 1, cards={"red": 1}
+    )
     ok = act(state, "declare_hand", 0, cards={"red": 1, "black": 1, "white": 2})
     turned = act(ok, "reveal_tunnel", cards=["red"])
     refused(
