@@ -838,8 +838,13 @@ _UNKNOWN_TAG = re.compile(r"unknown tag '([^']+)'")
 
 
 def _unknown_uid(prompt: Mapping[str, Any] | None, snapshot: Mapping[str, Any]) -> str:
-    """The tag the table should enrol: the one the prompt names, else the last unknown scan."""
+    """The tag the table should enrol: the one the engine asks about (``status.unknown_tag``;
+    the prompt players read names no tag id)."""
     if prompt:
+        status = snapshot.get("status") or {}
+        uid = status.get("unknown_tag") if isinstance(status, Mapping) else None
+        if isinstance(uid, str) and uid:
+            return uid
         match = _UNKNOWN_TAG.search(str(prompt.get("question", "")))
         if match:
             return match.group(1)

@@ -159,3 +159,8 @@ class Localised:
     def submit_and_wait(self, observation: Any, timeout_s: float) -> Any:
         answer = self._service.submit_and_wait(observation, timeout_s)
         return render_json(answer, translations(self._language()))
+
+    def private_view(self, game_id: int, player: int) -> Any:
+        """A player's own view (``/me``), its messages in that screen's language."""
+        view = self._service.private_view(game_id, player)
+        return None if view is None else render_json(view, translations(self._language()))

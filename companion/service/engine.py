@@ -44,7 +44,7 @@ from companion.core.events import (
 from companion.core.game import PlayerSpec
 from companion.core.ids import GameId
 from companion.core.jsonvalue import JsonObject, JsonValue, thaw
-from companion.core.messages import render_text, text_json
+from companion.core.messages import Message, msg, render_text, text_json
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import (
     PRIVATE_NOTE,
@@ -150,6 +150,15 @@ def _with_message(outcome: InputOutcome, message: str) -> InputOutcome:
     return InputOutcome(outcome.outcome, message, outcome.game_id, outcome.seq)
 
 
+def _refused(exc: TracksideError, game_id: GameId | None) -> InputOutcome:
+    """A refusal: its English text stored, its message (rule and rulebook section in the
+    reader's language) for the screens."""
+    text = exc.text.to_json() if isinstance(exc, IllegalActionError) else None
+    if isinstance(exc, _UnknownTagError):  # the scoreboard's recent list shows no tag id
+        text = msg("unknown tag — enrol it on the table page").to_json()
+    return InputOutcome("rejected", str(exc), game_id, text=text)
+
+
 def _name_of(session: TableSession, player: int | None) -> str:
     players = session.started.players
     if isinstance(player, int) and 0 <= player < len(players):
@@ -176,6 +185,8 @@ class _State:
     broken: dict[GameId, str] = field(default_factory=dict)
     active: GameId | None = None
     prompt: Prompt | None = None
+    unknown_tag: str = ""
+    """The uid of the unknown tag the prompt asks to enrol (for the table page, not players)."""
     store_error: str | None = None
     devices: dict[str, JsonObject] = field(default_factory=dict)
     recent: deque[JsonObject] = field(default_factory=lambda: deque(maxlen=RECENT_INPUTS))
@@ -345,7 +356,7 @@ class Engine:
                     }
                 )
         except TracksideError as exc:
-            plan = _Plan(InputOutcome("rejected", str(exc), self._state.active))
+            plan = _Plan(_refused(exc, self._state.active))
             if private is not None:  # a refused private action: its reason reads its arguments
                 secret = (self._sender_player(observation), str(exc))
                 plan.outcome = _with_message(plan.outcome, public_message(*private, "rejected"))
@@ -392,6 +403,7 @@ class Engine:
             # an ended game stays on the scoreboard (its final sheet) until the next one starts
             self._state.active = game_id
             self._state.prompt = None
+            self._state.unknown_tag = ""
             outcome = InputOutcome(outcome.outcome, outcome.message, game_id, outcome.seq)
         if plan.select is not None:
             self._state.active = plan.select
@@ -597,7 +609,9 @@ class Engine:
                 return parts[2]
         binding = self.store.tag(uid)
         if binding is None:
-            self._state.prompt = Prompt(f"unknown tag {uid!r}: enrol it on the table page")
+            # players read no tag id: the table page finds the uid in status.unknown_tag
+            self._state.prompt = Prompt(msg("unknown tag — enrol it on the table page"))
+            self._state.unknown_tag = uid
             raise _UnknownTagError(f"unknown tag {uid!r}: enrol it on the table page")
         if binding.game != game_name:
             raise IllegalActionError(
@@ -917,15 +931,32 @@ class Engine:
             if routed is not None:
                 raise routed from exc
             raise
+        text: Message | None = None
         if isinstance(event, ActionApplied):
             who = event.action.player
             players = session.started.players
             name = players[who].name if who is not None and 0 <= who < len(players) else "table"
             message = f"{name}: {event.action.describe()}"
+            describe = getattr(session.game, "describe", None)
+            # the move in the players' words (the TV's last moves); a private one keeps its
+            # whole text, told only to its player (the public line comes from privacy)
+            if describe is not None and event.action.kind not in private_actions(session.game):
+                try:
+                    text = describe(event.action, [p.name for p in players])
+                    message = text.render()
+                except Exception:  # a describing bug must not cost the move
+                    log.exception("engine: describing %r failed", event.action)
+                    text = None
         else:
             message = f"{verb} #{getattr(event, 'target_seq', entry.seq)}"
         return _Plan(
-            InputOutcome("applied", message, game_id, entry.seq),
+            InputOutcome(
+                "applied",
+                message,
+                game_id,
+                entry.seq,
+                text=None if text is None else text.to_json(),
+            ),
             session=new_session,
             entry=entry,
             result=game_result(new_session) if isinstance(event, GameEnded) else None,
@@ -1058,6 +1089,8 @@ class Engine:
             status.update(active_players=[], waiting_for=f"a new game (this one {session.ended})")
         if state.prompt is not None:
             status["prompt"] = state.prompt.to_json()
+            if state.unknown_tag:
+                status["unknown_tag"] = state.unknown_tag
         snapshot.update(
             game=game.name,
             game_id=state.active,
@@ -1137,7 +1170,7 @@ def _recent_from(
     shows as ``Ann: speculate (private)``, never its arguments or the engine's message, and a
     ``hidden`` one (private, or refused for a private reason) without the tag it scanned (a
     printed ticket label names the ticket)."""
-    message = outcome.message
+    message: JsonValue = outcome.text if outcome.text is not None else outcome.message
     if private is not None:
         message = public_message(private[0], private[1], outcome.outcome)
     return {

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from companion.core.choices import Choice
 from companion.core.errors import ConfigError
+from companion.core.i18n import translations
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import render_json
 from companion.core.observation import Observation
 from companion.service.advertise import Advertisement, Advertiser, local_addresses
 from companion.service.club import ClubResponder, DatabaseIdentity
@@ -170,7 +172,8 @@ class Trackside:
     def _to_mqtt(self, publication: Publication) -> None:
         """Engine thread: hand the new state (and its event) to the bridge; never blocks."""
         assert self.mqtt is not None
-        self.mqtt.publish_state(publication.snapshot)
+        # subscribers (Home Assistant, the club hub) read plain text in the table's language
+        self.mqtt.publish_state(render_json(publication.snapshot, translations(self.language)))
         if publication.entry is not None and publication.event is not None:
             # publication.event: a private action (a secret trade) has no arguments until the end
             event = {"game_id": publication.game_id, **publication.event}
@@ -356,7 +359,8 @@ class Trackside:
         outcome = self.engine.submit(observation).wait(timeout_s)
         return {
             "outcome": outcome.outcome,
-            "message": outcome.message,
+            # a message's JSON where there is one: each screen renders it in its language
+            "message": outcome.text if outcome.text is not None else outcome.message,
             "game_id": outcome.game_id,
             "seq": outcome.seq,
         }

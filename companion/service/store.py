@@ -173,6 +173,9 @@ class InputOutcome:
     message: str = ""
     game_id: GameId | None = None
     seq: int | None = None
+    text: JsonObject | None = None
+    """The message for readers (a message's JSON: each screen renders it in its language);
+    ``message`` is its English text, the one stored."""
 
 
 class EventStore:

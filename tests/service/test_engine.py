@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from companion.core import Observation, ObservationKind
+from companion.core.messages import render_text
 from companion.service.engine import Engine
 from companion.service.store import EventStore
 
@@ -62,7 +63,10 @@ def test_unknown_tag_becomes_a_prompt_never_a_silent_drop(engine: Engine) -> Non
     outcome = engine.handle(scan("DEADBEEF", seat=2))
     assert outcome.outcome == "rejected" and "unknown tag 'DEADBEEF'" in outcome.message
     _, snap = engine.latest()
-    assert "enrol" in snap["status"]["prompt"]["question"]
+    question = render_text(snap["status"]["prompt"]["question"])
+    assert question == "unknown tag — enrol it on the table page"  # players read no tag id
+    assert snap["status"]["unknown_tag"] == "DEADBEEF"  # the table page enrols it
+    assert "DEADBEEF" not in str(snap["status"]["recent"][-1]["message"])
     enrol = command({"command": "enrol", "uid": "DEADBEEF", "component": "die-1"})
     assert engine.handle(enrol).outcome == "enrolled"
     assert engine.handle(scan("DEADBEEF", seat=1)).outcome == "applied"
