@@ -7,7 +7,9 @@ A keyboard-wedge scanner "types" a barcode as key presses in the layout it was s
 Codes are Linux input event codes (``linux/input-event-codes.h``, a stable kernel ABI). The
 tables give the characters of each physical key at level 1 (plain), 2 (Shift), 3 (AltGr),
 copied from xkeyboard-config's ``symbols/us``, ``gb``, ``de`` and ``cz`` (the ``basic``
-variants, as installed under ``/usr/share/X11/xkb/symbols``); dead keys are written
+variants, as installed under ``/usr/share/X11/xkb/symbols``; a test checks them against
+libxkbcommon's reading of those files). Every other layout (Slovak ``sk``, Spanish ``es``, …)
+is read from those files at run time by libxkbcommon (:mod:`firmware_bridge.xkb`); dead keys are written
 ``dead_<name>`` and combine with the next character (Unicode NFC). Numeric-keypad keys type
 their digits (scanners that send keypad codes assume Num Lock on).
 """
@@ -35,6 +37,12 @@ KEYPAD = {
 
 # name → (combining mark, the character it types alone)
 DEAD_KEYS = {
+    "dead_cedilla": ("\u0327", "¸"),
+    "dead_ogonek": ("\u0328", "˛"),
+    "dead_doubleacute": ("\u030b", "˝"),
+    "dead_abovedot": ("\u0307", "˙"),
+    "dead_breve": ("\u0306", "˘"),
+    "dead_macron": ("\u0304", "¯"),
     "dead_acute": ("\u0301", "´"),
     "dead_grave": ("\u0300", "`"),
     "dead_circumflex": ("\u0302", "^"),
@@ -141,6 +149,35 @@ CZ = _layout(
 )
 
 LAYOUT_TABLES: dict[str, dict[int, Levels]] = {"us": US, "uk": UK, "de": DE, "cz": CZ}
+"""The layouts built in (no system library needed); every other is read from xkeyboard-config
+(:func:`layout_table`)."""
+
+SYSTEM_LAYOUTS = ("sk", "es")
+"""Layouts documented and tested from the system's xkeyboard-config (any other xkb layout name,
+``fr`` or ``es(cat)``, works the same way where the Pi has it)."""
+
+_KEYS = (*NUMBER_ROW, *TOP_ROW, *HOME_ROW, *BOTTOM_ROW, KEY_GRAVE, KEY_BACKSLASH, KEY_102ND)
+
+
+def layout_table(name: str) -> dict[int, Levels]:
+    """The key table of a layout: built in, else compiled from xkeyboard-config by libxkbcommon
+    (:mod:`firmware_bridge.xkb`). ``ValueError`` names the layout when there is none."""
+    if name in LAYOUT_TABLES:
+        return LAYOUT_TABLES[name]
+    from firmware_bridge.xkb import XkbError
+    from firmware_bridge.xkb import layout_table as from_xkb
+
+    try:
+        table = from_xkb(name, _KEYS)
+    except XkbError as exc:
+        raise ValueError(f"unknown layout {name!r}: {exc}") from None
+    # a dead key we cannot combine types nothing (counted as unmapped), never its name
+    known = {
+        code: tuple("" if c.startswith("dead_") and c not in DEAD_KEYS else c for c in levels)
+        for code, levels in table.items()
+    }
+    return _layout(known)  # type: ignore[arg-type]
+
 
 KEY_DOWN, KEY_UP, KEY_REPEAT = 1, 0, 2
 _SHIFTS = {KEY_LEFTSHIFT, KEY_RIGHTSHIFT}
@@ -160,10 +197,8 @@ class KeyDecoder:
     """Key events of one scanner → finished scans; Enter (or keypad Enter) ends a scan."""
 
     def __init__(self, layout: str = "us") -> None:
-        if layout not in LAYOUT_TABLES:
-            raise ValueError(f"unknown layout {layout!r}; known: {', '.join(LAYOUT_TABLES)}")
         self.layout = layout
-        self._table = LAYOUT_TABLES[layout]
+        self._table = layout_table(layout)
         self._held: set[int] = set()
         self._caps = False
         self._dead = ""

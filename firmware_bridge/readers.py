@@ -65,7 +65,8 @@ class ReaderConfig:
     (``/dev/input/by-id/…-event-kbd``) or the device's name. ``baud`` and ``reset_wait_s``
     default by protocol. ``removal_timeout_s``: a tag not seen again for this long has left.
     ``raw_log``: a file to append the raw bytes to (JSON lines), off by default. ``layout``: the
-    keyboard layout a HID scanner is set to type in (``us``, ``uk``, ``de``, ``cz``).
+    keyboard layout a HID scanner is set to type in (``us``, ``uk``, ``de``, ``cz`` built in;
+    ``sk``, ``es`` or any other xkeyboard-config layout through libxkbcommon).
     """
 
     name: str
@@ -106,9 +107,12 @@ class ReaderConfig:
                 f"{where}.removal_timeout_s", f"must be > 0, got {self.removal_timeout_s!r}"
             )
         if self.layout not in LAYOUTS:
-            raise ConfigError(
-                f"{where}.layout", f"{self.layout!r} is not one of {', '.join(LAYOUTS)}"
-            )
+            from firmware_bridge.keymaps import layout_table
+
+            try:  # a layout from the system's xkeyboard-config (sk, es, …)
+                layout_table(self.layout)
+            except ValueError as exc:
+                raise ConfigError(f"{where}.layout", str(exc)) from None
 
     @property
     def effective_baud(self) -> int:

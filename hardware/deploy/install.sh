@@ -29,9 +29,10 @@ if [ "$codename" != bookworm ]; then
   say "warning: this is '$codename', not Bookworm; carrying on"
 fi
 
-# 1. Debian packages: the venv module, a compiler and headers for evdev ([hid]), sqlite3 for
+# 1. Debian packages: the venv module, a compiler and headers for evdev ([hid]), libxkbcommon and
+#    xkb-data for scanners set to Slovak, Spanish or other layouts, sqlite3 for
 #    backups, logrotate; Picamera2 from apt where the archive has it (Raspberry Pi OS does).
-packages=(python3-venv python3-dev gcc sqlite3 logrotate)
+packages=(python3-venv python3-dev gcc sqlite3 logrotate libxkbcommon0 xkb-data)
 if apt-cache show python3-picamera2 >/dev/null 2>&1; then
   packages+=(python3-picamera2)
 else

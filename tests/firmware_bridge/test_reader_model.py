@@ -77,7 +77,7 @@ def test_observations_carry_reader_and_seat() -> None:
         ({"vid_pid": ("1a86-7523",)}, "readers.r.vid_pid: '1a86-7523' is not like '1a86:7523'"),
         ({"reset_wait_s": -1.0}, "readers.r.reset_wait_s: must be ≥ 0"),
         ({"removal_timeout_s": 0.0}, "readers.r.removal_timeout_s: must be > 0"),
-        ({"layout": "fr"}, "readers.r.layout: 'fr' is not one of us, uk, de, cz"),
+        ({"layout": "xx"}, "readers.r.layout: unknown layout 'xx'"),
         ({"protocol": "hid", "port": "", "vid_pid": ("1a86:7523",)}, "HID scanner needs"),
     ],
 )
