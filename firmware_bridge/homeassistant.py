@@ -20,6 +20,9 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
+from companion.core.i18n import translations
+from companion.core.messages import Message, msg
+
 MAX_DISCOVERY_PLAYERS = 8  # score sensors beyond the current players are removed up to here
 MAX_STATE_CHARS = 255  # Home Assistant refuses a longer state
 MAX_NAME_CHARS = 64
@@ -78,6 +81,11 @@ def device_info(table_id: str, version: str, configuration_url: str | None) -> d
     return device
 
 
+def _name(config: Any, text: Message) -> str:
+    """An entity's name in the table's language (``[web] language``)."""
+    return text.render(translations(getattr(config, "language", "en")))
+
+
 def discovery_messages(
     config: Any,
     players: tuple[str, ...],
@@ -105,7 +113,7 @@ def discovery_messages(
             f"{config.ha_prefix}/sensor/{node}/status/config",
             {
                 **common,
-                "name": "Table status",
+                "name": _name(config, msg("Table status")),
                 "unique_id": f"{node}_status",
                 "default_entity_id": f"sensor.{node}_status",
                 "icon": "mdi:train",
@@ -120,26 +128,29 @@ def discovery_messages(
         if index >= len(players):
             out.append((topic, None))
             continue
-        name = players[index].strip()[:MAX_NAME_CHARS] or f"Player {index + 1}"
+        name = players[index].strip()[:MAX_NAME_CHARS] or _name(
+            config, msg("Player {n}", n=index + 1)
+        )
         out.append(
             (
                 topic,
                 {
                     **common,
-                    "name": f"{name} score",
+                    "name": _name(config, msg("{player} score", player=name)),
                     "unique_id": f"{node}_player_{index + 1}_score",
                     "default_entity_id": f"sensor.{node}_player_{index + 1}_score",
                     "icon": "mdi:trophy",
-                    "unit_of_measurement": "points",
+                    "unit_of_measurement": _name(config, msg("points", context="unit")),
                     "state_class": "measurement",
                     "value_template": score_value_template(index),
                 },
             )
         )
-    for command, name, icon in (
-        ("undo", "Undo last entry", "mdi:undo"),
-        ("redo", "Redo", "mdi:redo"),
-    ):
+    buttons: tuple[tuple[str, Message, str], ...] = (
+        ("undo", msg("Undo last entry"), "mdi:undo"),
+        ("redo", msg("Redo"), "mdi:redo"),
+    )
+    for command, label, icon in buttons:
         topic = f"{config.ha_prefix}/button/{node}/{command}/config"
         if not getattr(config, "ha_buttons", False):
             out.append((topic, None))  # removes a button an earlier config announced
@@ -148,7 +159,7 @@ def discovery_messages(
             (
                 topic,
                 {
-                    "name": name,
+                    "name": _name(config, label),
                     "unique_id": f"{node}_{command}",
                     "default_entity_id": f"button.{node}_{command}",
                     "icon": icon,
@@ -193,7 +204,7 @@ def event_entity_message(
     return (
         f"{config.ha_prefix}/event/{node}/table_event/config",
         {
-            "name": "Table event",
+            "name": _name(config, msg("Table event")),
             "unique_id": f"{node}_table_event",
             "default_entity_id": f"event.{node}_table_event",
             "state_topic": event_topic(config.table_id),

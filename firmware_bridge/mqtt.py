@@ -129,6 +129,8 @@ class MqttConfig:
     max_queued_events: int = 1000
     seat_pads: bool = False
     """Listen for ESP32 seat pads on ``trackside/<table>/pads/+/tag`` (docs/protocols/seat-pads.md)."""
+    language: str = "en"
+    """The table's language (``[web] language``): Home Assistant's entity names are in it."""
     pads: tuple[tuple[str, int], ...] = ()
     """``[mqtt.pads]``: each seat pad's id and its seat. Only these pads are heard, and the seat
     is this one, whatever a message says (a stranger on the broker cannot move for a player)."""

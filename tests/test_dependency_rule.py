@@ -19,7 +19,7 @@ ADAPTERS = ("firmware_bridge", "vision", "web")
 THIRD_PARTY = {
     "firmware_bridge": {"serial", "evdev", "paho"},
     "vision": {"cv2", "numpy", "picamera2", "libcamera"},
-    "web": {"flask", "werkzeug", "jinja2", "markupsafe", "segno", "waitress"},
+    "web": {"flask", "werkzeug", "jinja2", "markupsafe", "segno", "waitress", "babel"},
 }
 STDLIB = set(sys.stdlib_module_names)
 

@@ -7,6 +7,7 @@ are refused too, so a typo never silently falls back to a default.
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import os
 import re
@@ -403,13 +404,17 @@ def parse_settings(
             games.fail(game_id, f"unknown game; known: {', '.join(game_names())}")
         if not isinstance(options, Mapping):
             games.fail(game_id, f"expected a table of options, got {options!r}")
+    web = _web(data.get("web", {}), file)
+    mqtt = _mqtt(data["mqtt"], file) if "mqtt" in data else None
+    if mqtt is not None:  # Home Assistant's entity names in the table's language
+        mqtt = dataclasses.replace(mqtt, language=web.language)
     return Settings(
         camera=_camera(data["camera"], file, base) if "camera" in data else None,
         game_options=MappingProxyType({k: dict(v) for k, v in games.data.items()}),
         data_dir=root,
-        web=_web(data.get("web", {}), file),
+        web=web,
         database=DatabaseSettings(db_path),
-        mqtt=_mqtt(data["mqtt"], file) if "mqtt" in data else None,
+        mqtt=mqtt,
         club=_club(data["club"], file, "mqtt" in data) if "club" in data else None,
         readers=readers,
         source=file,
