@@ -14,14 +14,22 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from companion import __version__
-from companion.core.errors import TracksideError
+from companion.core.errors import IllegalActionError, TracksideError
+from companion.core.i18n import language_from_environment, translations
+from companion.core.messages import Text, msg, render_text
 from companion.games import all_games, find_game
 
 EXIT_BAD_INPUT = 2
 
 
-def _fail(message: str) -> NoReturn:
-    print(f"trackside: error: {message}", file=sys.stderr)
+def _words(text: Text) -> str:
+    """A human line in the language of ``LANG`` (``LANGUAGE``, ``LC_ALL``, …) as gettext picks
+    it; machine output (JSON) stays as the contract says."""
+    return render_text(text, translations(language_from_environment()))
+
+
+def _fail(message: Text) -> NoReturn:
+    print(_words(msg("trackside: error: {message}", message=message)), file=sys.stderr)
     raise SystemExit(EXIT_BAD_INPUT)
 
 
@@ -49,6 +57,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         _fail('game: missing (e.g. "russian-railroads")')
     try:
         sheet = find_game(data["game"]).score_snapshot(data)
+    except IllegalActionError as exc:
+        _fail(exc.text)
     except TracksideError as exc:
         _fail(str(exc))
     print(json.dumps(sheet.to_json(), ensure_ascii=False))
@@ -57,7 +67,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_games(_: argparse.Namespace) -> int:
     for game in all_games():
-        print(f"{game.name}\t{game.title}\t{game.min_players}–{game.max_players} players")
+        players = msg("{low}–{high} players", low=game.min_players, high=game.max_players)
+        print(f"{game.name}\t{game.title}\t{_words(players)}")
     return 0
 
 
@@ -140,7 +151,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from companion.service.demo import start_demo
 
     service, url = start_demo(port=args.port, speed=args.speed, recording=args.recording)
-    print(f"Trackside demo: the scoreboard is at {url} — Ctrl-C to stop.", flush=True)
+    print(
+        _words(msg("Trackside demo: the scoreboard is at {url} — Ctrl-C to stop.", url=url)),
+        flush=True,
+    )
     return _serve(service)
 
 

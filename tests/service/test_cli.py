@@ -151,3 +151,24 @@ def test_readers_lists_ports_without_a_config(tmp_path: Path) -> None:
         env={"TRACKSIDE_DATA": str(tmp_path), "PATH": "/usr/bin:/bin"},
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_human_lines_follow_lang_and_json_does_not(tmp_path: Path) -> None:
+    """Issue 17: the command line speaks the language of LANG; the score JSON stays the
+    contract's (English notes)."""
+    import os
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1]", encoding="utf-8")
+    env = {**os.environ, "LANG": "cs_CZ.UTF-8", "LANGUAGE": "", "LC_ALL": ""}
+    run = subprocess.run(
+        [sys.executable, "-m", "companion.service.cli", "score", str(bad)],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert run.stderr.startswith("trackside: chyba: ")
+    games = subprocess.run(
+        [sys.executable, "-m", "companion.service.cli", "games"],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "hráči" in games.stdout
