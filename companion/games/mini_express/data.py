@@ -12,25 +12,26 @@ from __future__ import annotations
 from typing import Final
 
 SEED: Final = "seed 002_e58c145965ae6a12.txt"
-"""Where every rule of this package is written (cited as ``SEED, section``)."""
+"""Where every rule of this package is written (for developers; players read the section
+titles below, as the rulebook heads them, never this file name)."""
 
 # -- sections of the rulebook, as headed in the seed (for citations in refusals) ------------
-SETUP: Final = f"{SEED}, PŘÍPRAVA HRY (PRO 3–5 HRÁČŮ)"
-PLAY: Final = f"{SEED}, PRŮBĚH HRY"
-TAKE_SHARE: Final = f"{SEED}, Pořízení akcie"
-EXHAUSTION: Final = f"{SEED}, Vyčerpání nabídky akcií"
-BUILD: Final = f"{SEED}, Stavba trati"
-GAME_END: Final = f"{SEED}, KONEC HRY"
-FINAL_SCORING: Final = f"{SEED}, ZÁVĚREČNÉ BODOVÁNÍ"
-SOLO_SETUP: Final = f"{SEED}, SÓLOVÁ HRA — Příprava sólové hry"
-AUTOMA_TURN: Final = f"{SEED}, Tah Mašinfíry v sólové hře"
-SOLO_END: Final = f"{SEED}, Konec sólové hry"
-SOLO_SCORING: Final = f"{SEED}, Závěrečné bodování sólové hry"
-SOLO_LEVELS: Final = f"{SEED}, Nastavení obtížnosti sólové hry"
-TWO_AUTOMA: Final = f"{SEED}, HRA PRO 2 HRÁČE (s Mašinfírou)"
-TWO_EXPERIENCED: Final = f"{SEED}, HRA PRO 2 ZKUŠENÉ HRÁČE (bez Mašinfíry)"
-GOLDEN_SPIKE: Final = f"{SEED}, Mapa USA: Varianta hry Zlatý hřeb"
-HARBOURS: Final = f"{SEED}, Mapa Evropy: Varianta hry Přístavy"
+SETUP: Final = "PŘÍPRAVA HRY (PRO 3–5 HRÁČŮ)"
+PLAY: Final = "PRŮBĚH HRY"
+TAKE_SHARE: Final = "Pořízení akcie"
+EXHAUSTION: Final = "Vyčerpání nabídky akcií"
+BUILD: Final = "Stavba trati"
+GAME_END: Final = "KONEC HRY"
+FINAL_SCORING: Final = "ZÁVĚREČNÉ BODOVÁNÍ"
+SOLO_SETUP: Final = "SÓLOVÁ HRA — Příprava sólové hry"
+AUTOMA_TURN: Final = "Tah Mašinfíry v sólové hře"
+SOLO_END: Final = "Konec sólové hry"
+SOLO_SCORING: Final = "Závěrečné bodování sólové hry"
+SOLO_LEVELS: Final = "Nastavení obtížnosti sólové hry"
+TWO_AUTOMA: Final = "HRA PRO 2 HRÁČE (s Mašinfírou)"
+TWO_EXPERIENCED: Final = "HRA PRO 2 ZKUŠENÉ HRÁČE (bez Mašinfíry)"
+GOLDEN_SPIKE: Final = "Mapa USA: Varianta hry Zlatý hřeb"
+HARBOURS: Final = "Mapa Evropy: Varianta hry Přístavy"
 
 # -- companies -------------------------------------------------------------------------------
 COMPANIES: Final = ("leather", "lumber", "steel", "cotton")

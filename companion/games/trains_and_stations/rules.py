@@ -46,7 +46,6 @@ from companion.games.trains_and_stations.data import (
     ROLL_LIMIT,
     SECOND_LEVEL,
     SECOND_LEVEL_GOODS,
-    SEED,
     SET_SIZE,
     SPECIAL_CARDS,
     SPECIAL_KEPT_AT_START,
@@ -95,7 +94,8 @@ STRIKE_NOTE = (
 
 
 def refuse(message: str, rule: str, section: str) -> IllegalActionError:
-    return IllegalActionError(message, rule=rule, section=f"{SEED}, {section}")
+    # the section as the rulebook titles it (Czech: the only rulebook of this game), no file name
+    return IllegalActionError(message, rule=rule, section=section)
 
 
 def _pair_key(pair: Pair) -> tuple[str, str]:

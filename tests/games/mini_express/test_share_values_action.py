@@ -124,7 +124,7 @@ def test_cells_may_be_entered_during_the_draft_and_play_without_taking_a_turn(
             None,
             {"cells": {"3": {"1st": 6}, "12": {"other": 5}}},
             r"args.cells.12.other = 5, but the rulebook's scoring example shows 4 — rule: cells "
-            r"printed in the rulebook cannot be changed — rulebook: seed 002_e58c145965ae6a12.txt, "
+            r"printed in the rulebook cannot be changed — rulebook: "
             r"ZÁVĚREČNÉ BODOVÁNÍ, Příklad závěrečného bodování",
         ),
         (
