@@ -37,8 +37,6 @@ from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms, i18n, setup
-from web.scoreboard import history_snapshot
-from web.scoreboard import view as scoreboard_view
 from web.guard import (
     EXTENSION,
     MAX_JSON_DEPTH,
@@ -52,6 +50,8 @@ from web.guard import (
 )
 from web.join import join_context
 from web.private import pin_matches, private_pages
+from web.scoreboard import history_snapshot
+from web.scoreboard import view as scoreboard_view
 
 log = logging.getLogger(__name__)
 SSE_PROTOCOL = 1

@@ -365,7 +365,9 @@ def rr_boards(snapshot: Mapping[str, Any]) -> tuple[RrBoard, ...] | None:
     for index, board in enumerate(boards):
         if not isinstance(board, Mapping):
             return None
-        spec = players[index] if index < len(players) and isinstance(players[index], Mapping) else {}
+        spec = (
+            players[index] if index < len(players) and isinstance(players[index], Mapping) else {}
+        )
         rails = board.get("rails") or {}
         locos = board.get("locomotives") or {}
         doublers = _int(board.get("doublers"))
