@@ -23,7 +23,7 @@ from companion.games.ticket_to_ride_europe.notation import parse_end_snapshot
 RR_ROUND_CATEGORIES = frozenset({"trans_siberian", "st_petersburg", "kiev", "industry"})
 _ROUND_NOTE = re.compile(r"^round (\d+):")
 
-CHART_W, CHART_H = 960, 360
+CHART_W, CHART_H = 960, 480
 CHART_PAD_L, CHART_PAD_R, CHART_PAD_T, CHART_PAD_B = 64, 200, 20, 48
 LABEL_GAP = 30
 """Least vertical distance between two end labels (they never overlap)."""
