@@ -175,6 +175,16 @@ def test_every_game_fits_a_tv_and_reads_in_plain_words_on_a_phone(
             play(table, game, record["steps"][played:target])
             played = target
             problems += shoot_all(page, base, f"{game}-{moment}")
+        # the longest words: the same board in Czech and Spanish at the smaller TV and a phone
+        for lang in ("cs", "es"):
+            for width, height in SIZES[1:]:
+                page.set_viewport_size({"width": width, "height": height})
+                page.goto(f"{base}/?lang={lang}")
+                page.wait_for_selector("#board .headline")
+                label = f"{game}-{lang}-{width}x{height}"
+                problems += check(page, label, width, height)
+                page.screenshot(path=str(SHOTS / f"{label}.png"), full_page=width < height)
+        page.goto(f"{base}/?lang=en")
         # the history keeps the picture
         game_id = table.latest()[1]["game_id"]
         submit(table, ObservationKind.COMMAND, {"command": "end_game"})
@@ -190,7 +200,7 @@ def test_every_game_fits_a_tv_and_reads_in_plain_words_on_a_phone(
     pages = {g["game"]: g["id"] for g in table.games()}
     with_picture = {
         "russian-railroads": ('class="chart"', 'class="rr-boards'),
-        "ticket-to-ride-europe": ('class="ttr-map"', "European Express"),
+        "ticket-to-ride-europe": ('class="ttr-map', "European Express"),
     }
     for game, marks in with_picture.items():
         page = browser.new_page()
