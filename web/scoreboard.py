@@ -21,6 +21,7 @@ from companion.games.ticket_to_ride_europe.board import (
     STATIONS_PER_PLAYER,
     TRAINS_PER_PLAYER,
 )
+from web.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,7 @@ values table)."""
 _NOTATION = re.compile(r"\s+\S+=\S.*$")
 _RULE_TAIL = re.compile(r"\s+[—-]\s+(rule|rulebook):.*$", re.IGNORECASE)
 _ID_WORD = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+_UNKNOWN_TAG = re.compile(r"unknown tag '[^']*'(: enrol it on the table page)?")
 _TAG_ID = re.compile(r"\b(?=[0-9A-F]*[0-9])(?=[0-9A-F]*[A-F])[0-9A-F]{8,}\b")
 
 
@@ -186,6 +188,7 @@ def plain_move(message: str) -> str:
     """One recent input as the TV says it: the rule's long explanation is left to the table
     page, and a move still written as notation keeps only who did what."""
     text = _RULE_TAIL.sub("", message.strip())
+    text = _UNKNOWN_TAG.sub(lambda _m: _("unknown tag — enrol it on the table page"), text)
     if "=" in text:
         text = _NOTATION.sub("", text)
     text = _TAG_ID.sub("", text)
@@ -342,7 +345,10 @@ def view(snapshot: Mapping[str, Any], render: Any = _text) -> dict[str, Any]:
         }
     except Exception:
         log.exception("web: drawing the board pictures failed")
+    prompt = (snapshot.get("status") or {}).get("prompt")
+    question = render(prompt.get("question")) if isinstance(prompt, Mapping) else ""
     return {
+        "question": plain_move(question) if question else "",
         "ranked": standings(snapshot, render),
         "moves": recent_moves(snapshot),
         "figures": figures(snapshot, [render(n) for n in snapshot.get("notes") or []]),

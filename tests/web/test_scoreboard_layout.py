@@ -24,6 +24,8 @@ from companion.core import Observation, ObservationKind
 from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
 
+from .conftest import start_payload
+
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "games" / "golden"
 TTR_NIGHT = ROOT / "companion" / "service" / "recordings" / "sources" / "ticket-to-ride-europe.json"
@@ -218,3 +220,14 @@ def test_the_demo_says_its_pin(capsys: pytest.CaptureFixture[str]) -> None:
     said = capsys.readouterr().out
     assert DEMO_PIN == "000000"
     assert f"{url}table" in said and "PIN is 000000" in said
+
+
+def test_an_unknown_tag_is_named_in_words_not_by_its_id(service: Trackside) -> None:
+    service.submit_and_wait(Observation.from_json({"source": "table-page", **start_payload()}), 5)
+    service.scan("red-seat", "CCCA1E2751")
+    service.wait_idle()
+    board = service.app.test_client().get("/").get_data(as_text=True)
+    assert "unknown tag — enrol it on the table page" in board
+    assert "CCCA1E2751" not in board
+    czech = service.app.test_client().get("/?lang=cs").get_data(as_text=True)
+    assert "neznámý štítek — přiřaďte ho na stránce stolu" in czech
