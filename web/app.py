@@ -37,7 +37,6 @@ from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms, i18n, setup
-from web.boards import rr_chart, ttr_map
 from web.guard import (
     EXTENSION,
     MAX_JSON_DEPTH,
@@ -51,6 +50,8 @@ from web.guard import (
 )
 from web.join import join_context
 from web.private import pin_matches, private_pages
+from web.scoreboard import history_snapshot
+from web.scoreboard import view as scoreboard_view
 
 log = logging.getLogger(__name__)
 SSE_PROTOCOL = 1
@@ -223,7 +224,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             "scoreboard.html",
             s=snapshot,
             version=version,
-            **_pictures(snapshot),
+            table_url=url_for("table", _external=True),
+            **scoreboard_view(snapshot),
             **join_context(service, snapshot),
         )
 
@@ -234,7 +236,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             "_board.html",
             s=snapshot,
             version=version,
-            **_pictures(snapshot),
+            table_url=url_for("table", _external=True),
+            **scoreboard_view(snapshot),
             **join_context(service, snapshot),
         )
 
@@ -505,7 +508,16 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         link = _bg_stats_link(record)
         qr = segno.make(link, error="l")
         svg = qr.svg_inline(scale=3, dark="#000", light="#fff", border=2)
-        return render_template("game.html", g=record, bg_stats=link, qr=Markup(svg))
+        # the picture the live screen showed, drawn again from the stored final table
+        final = history_snapshot(record)
+        return render_template(
+            "game.html",
+            g=record,
+            bg_stats=link,
+            qr=Markup(svg),
+            s=final,
+            **scoreboard_view(final, i18n.t),
+        )
 
     # -- API -------------------------------------------------------------------------------
     @app.get("/api/state")
@@ -791,15 +803,6 @@ def _change_key(snapshot: Mapping[str, Any]) -> tuple[Any, ...]:
         last.get("wall_time_s"),
         last.get("outcome"),
     )
-
-
-def _pictures(snapshot: Mapping[str, Any]) -> dict[str, Any]:
-    """The scoreboard's charts and maps; a picture that cannot be drawn is left out (logged)."""
-    try:
-        return {"chart": rr_chart(snapshot), "board_map": ttr_map(snapshot)}
-    except Exception:
-        log.exception("web: drawing the board pictures failed")
-        return {"chart": None, "board_map": None}
 
 
 def _private_kinds(snapshot: Mapping[str, Any]) -> frozenset[str]:

@@ -23,7 +23,7 @@ from companion.games.ticket_to_ride_europe.notation import parse_end_snapshot
 RR_ROUND_CATEGORIES = frozenset({"trans_siberian", "st_petersburg", "kiev", "industry"})
 _ROUND_NOTE = re.compile(r"^round (\d+):")
 
-CHART_W, CHART_H = 960, 360
+CHART_W, CHART_H = 960, 480
 CHART_PAD_L, CHART_PAD_R, CHART_PAD_T, CHART_PAD_B = 64, 200, 20, 48
 LABEL_GAP = 30
 """Least vertical distance between two end labels (they never overlap)."""
@@ -87,7 +87,16 @@ def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
     if not isinstance(boards, list) or not isinstance(rounds, int) or rounds < 1:
         return None
     over = bool(snapshot.get("over"))
-    columns = rounds + (1 if over else 0)
+    scored = [rr_round_totals(b.get("points") or []) for b in boards if isinstance(b, Mapping)]
+    done = max((max(a, default=0) for a in scored), default=0)
+    totals = [int(p.get("total", 0)) for p in players if isinstance(p, Mapping)]
+    # mid-game the running total moves between scorings: a "now" point keeps the end labels
+    # equal to the totals in the standings
+    now = not over and any(
+        i < len(totals) and totals[i] != ([0] + [a[r] for r in sorted(a)])[-1]
+        for i, a in enumerate(scored)
+    )
+    columns = max(done, 1) + (1 if over or now else 0)
     left, top = CHART_PAD_L, CHART_PAD_T
     right, bottom = CHART_W - CHART_PAD_R, CHART_H - CHART_PAD_B
     histories = []
@@ -95,8 +104,8 @@ def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
         if not isinstance(board, Mapping):
             return None
         after = rr_round_totals(board.get("points") or [])
-        values = [0] + [after[r] for r in range(1, rounds + 1) if r in after]
-        if over and index < len(players):
+        values = [0] + [after[r] for r in range(1, done + 1) if r in after]
+        if (over or now) and index < len(players):
             values.append(int(players[index].get("total", values[-1])))
         histories.append(values)
     top_value = max((max(v) for v in histories), default=0)
@@ -120,9 +129,11 @@ def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
             )
         )
     series = _spread_labels(series, top + 10, CHART_H - 10)
-    labels = [(x(0), "start")] + [(x(r), f"R{r}") for r in range(1, rounds + 1)]
+    labels = [(x(0), "start")] + [(x(r), f"R{r}") for r in range(1, done + 1)]
     if over:
         labels.append((x(columns), "final"))
+    elif now:
+        labels.append((x(columns), "now"))
     step = scale_max // 5
     ticks = tuple((y(v), v) for v in range(0, scale_max + 1, step))
     return Chart(CHART_W, CHART_H, tuple(labels), ticks, tuple(series), (left, top, right, bottom))
@@ -277,3 +288,151 @@ def ttr_map(snapshot: Mapping[str, Any]) -> TtrMap | None:
                 paths.append(MapPath(holding.name, colour, length, points))
     cities = tuple(MapCity(c.id, c.name, *_xy(c.id)) for c in CITIES)
     return TtrMap(MAP_W, MAP_H, cities, tuple(routes), tuple(stations), tuple(paths))
+
+
+# -- Russian Railroads: each player's board ------------------------------------------------
+RR_TRACKS = (("trans_siberian", 15), ("st_petersburg", 9), ("kiev", 9))
+"""The three tracks and their spaces (docs/formats/russian-railroads.md, ``rails``)."""
+RR_RAIL_ORDER = ("black", "grey", "brown", "natural", "white")
+RR_INDUSTRY_LAST = 14
+RR_INDUSTRY_GAPS = (5, 7, 9, 11, 13)
+"""Industry steps 0–14; the factory gaps, filled left to right as factories are built."""
+RR_MAX_DOUBLERS = 8
+RR_CELL = 38.0
+RR_LABEL_W = 0.0
+RR_ROW_H = 44.0
+RR_BOARD_W = RR_LABEL_W + 15 * RR_CELL + 8
+RR_BOARD_H = 4 * RR_ROW_H + 8
+
+
+@dataclass(frozen=True, slots=True)
+class RrCell:
+    space: int
+    x: float
+    rail: str
+    """The best rail colour standing on the space ("" = none built)."""
+    in_reach: bool
+    doubled: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RrTrack:
+    key: str
+    y: float
+    length: int
+    cells: tuple[RrCell, ...]
+    reach: int
+    locomotives: tuple[int, ...]
+    reach_x: float
+
+
+@dataclass(frozen=True, slots=True)
+class RrIndustryStep:
+    step: int
+    x: float
+    gap: bool
+    built: bool
+    marker: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RrBoard:
+    name: str
+    colour: str
+    width: float
+    height: float
+    tracks: tuple[RrTrack, ...]
+    industry: tuple[RrIndustryStep, ...]
+    industry_y: float
+    doublers: int
+    factories: int
+    engineers: int
+
+
+def rr_boards(snapshot: Mapping[str, Any]) -> tuple[RrBoard, ...] | None:
+    """Each player's board as the table shows it: on each track the rails built (the best
+    colour on each space), how far the locomotives reach (spaces beyond score nothing), the
+    doublers over the first Trans-Siberian spaces; the industry track with its factories and
+    markers."""
+    table = snapshot.get("table")
+    if snapshot.get("game") != "russian-railroads" or not isinstance(table, Mapping):
+        return None
+    boards = table.get("players")
+    if not isinstance(boards, list):
+        return None
+    players = snapshot.get("players") or []
+    out = []
+    for index, board in enumerate(boards):
+        if not isinstance(board, Mapping):
+            return None
+        spec = (
+            players[index] if index < len(players) and isinstance(players[index], Mapping) else {}
+        )
+        rails = board.get("rails") or {}
+        locos = board.get("locomotives") or {}
+        doublers = _int(board.get("doublers"))
+        tracks = []
+        for row, (key, length) in enumerate(RR_TRACKS):
+            positions = rails.get(key) or {}
+            levels = tuple(_int(v) for v in locos.get(key) or [] if _int(v) > 0)
+            reach = min(sum(levels), length)
+            cells = []
+            for space in range(1, length + 1):
+                rail = ""
+                for colour in RR_RAIL_ORDER:
+                    if _int(positions.get(colour)) >= space:
+                        rail = colour
+                cells.append(
+                    RrCell(
+                        space,
+                        RR_LABEL_W + (space - 1) * RR_CELL + 4,
+                        rail,
+                        space <= reach,
+                        key == "trans_siberian" and space <= min(doublers, RR_MAX_DOUBLERS),
+                    )
+                )
+            tracks.append(
+                RrTrack(
+                    key,
+                    row * RR_ROW_H + 4,
+                    length,
+                    tuple(cells),
+                    reach,
+                    levels,
+                    RR_LABEL_W + reach * RR_CELL + 4,
+                )
+            )
+        factories = board.get("factories")
+        built = len(factories) if isinstance(factories, list) else _int(factories)
+        markers = {_int(m) for m in board.get("industry") or []}
+        step_w = 15 * RR_CELL / (RR_INDUSTRY_LAST + 1)
+        industry = tuple(
+            RrIndustryStep(
+                step,
+                RR_LABEL_W + step * step_w + 4,
+                step in RR_INDUSTRY_GAPS,
+                step in RR_INDUSTRY_GAPS[:built],
+                step in markers,
+            )
+            for step in range(RR_INDUSTRY_LAST + 1)
+        )
+        engineers = board.get("engineers")
+        out.append(
+            RrBoard(
+                str(board.get("name") or spec.get("name", "")),
+                str(spec.get("colour") or ""),
+                RR_BOARD_W,
+                RR_BOARD_H,
+                tuple(tracks),
+                industry,
+                3 * RR_ROW_H + 4,
+                doublers,
+                built,
+                len(engineers) if isinstance(engineers, list) else 0,
+            )
+        )
+    return tuple(out)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

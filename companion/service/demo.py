@@ -16,6 +16,8 @@ from firmware_bridge.virtual import read_recording
 RECORDINGS = Path(__file__).parent / "recordings"
 # The game nights the demo plays, in order of preference.
 DEMO_RECORDINGS = ("game-night.jsonl",)
+DEMO_PIN = "000000"
+"""The demo table's PIN (the table page asks for it before any change); printed at start."""
 
 
 def default_recording() -> Path:
@@ -38,7 +40,7 @@ def start_demo(
     data_dir = Path(tempfile.mkdtemp(prefix="trackside-demo-"))
     settings = parse_settings(
         {
-            "web": {"host": host, "port": port, "pin": "000000"},
+            "web": {"host": host, "port": port, "pin": DEMO_PIN},
             "readers": [
                 {"name": "demo-replay", "protocol": "replay", "port": str(path), "speed": speed}
             ],
@@ -50,4 +52,6 @@ def start_demo(
         tag.only("uid", "game", "component")
         service.store.enrol(tag.get("uid").str(), tag.get("game").str(), tag.get("component").str())
     service.start()
-    return service, f"http://{host}:{service.web_port}/"
+    url = f"http://{host}:{service.web_port}/"
+    print(f"Trackside demo: the table page is {url}table — its PIN is {DEMO_PIN}.", flush=True)
+    return service, url

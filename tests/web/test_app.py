@@ -64,7 +64,8 @@ def test_scoreboard_page_shows_players_and_rejections(service: Trackside) -> Non
     service.wait_idle()
     html = c.get("/").get_data(as_text=True)
     assert "Tiny Race" in html and "Red" in html and "Blue" in html
-    assert "rejected: player 1 moved, but it is Red" in html
+    # the scoreboard says it was refused and why, in words (issue 16: no notation on the TV)
+    assert "Refused:" in html and "but it is Red" in html
     assert "red-seat" in html  # reader status chip
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from companion.core import Observation, ObservationKind
 from companion.service.engine import Engine
 from companion.service.store import EventStore
-from web.boards import rr_chart, rr_round_totals, ttr_map
+from web.boards import rr_boards, rr_chart, rr_round_totals, ttr_map
 
 GOLDEN = Path(__file__).resolve().parents[1] / "games" / "golden"
 
@@ -93,3 +93,42 @@ def test_ticket_to_ride_map_shows_claims_stations_and_longest_paths(tmp_path: Pa
 def test_no_picture_for_other_games_or_no_game() -> None:
     assert rr_chart({"game": None}) is None and ttr_map({"game": None}) is None
     assert ttr_map({"game": "ticket-to-ride-europe", "table": {"players": "?"}}) is None
+
+
+def test_russian_railroads_boards_show_rails_reach_doublers_and_industry(tmp_path: Path) -> None:
+    snapshot = played(tmp_path, "russian-railroads")
+    boards = rr_boards(snapshot)
+    assert boards is not None and [b.name for b in boards] == ["Red", "Blue", "Yellow", "Green"]
+    red = boards[0]
+    ts, stp, kiev = red.tracks
+    assert (ts.length, stp.length, kiev.length) == (15, 9, 9)
+    # Red's Trans-Siberian at the end: white to 3, natural 4, brown 5, grey 6, black 15; the
+    # locomotives 4 + 1 reach space 5, two doublers lie over spaces 1–2
+    assert [c.rail for c in ts.cells[:7]] == [
+        "white", "white", "white", "natural", "brown", "grey", "black",
+    ]  # fmt: skip
+    assert ts.locomotives == (4, 1) and ts.reach == 5
+    assert [c.space for c in ts.cells if c.in_reach] == [1, 2, 3, 4, 5]
+    assert [c.space for c in ts.cells if c.doubled] == [1, 2]
+    assert [c.doubled for c in stp.cells] == [False] * 9  # doublers lie on the Trans-Siberian only
+    assert [s.step for s in red.industry if s.marker] == [4]
+    assert red.engineers == 2
+    blue = boards[1]
+    assert blue.factories == 5 and all(s.built for s in blue.industry if s.gap)
+
+
+def test_the_chart_ends_at_the_running_totals_mid_round(tmp_path: Path) -> None:
+    """Between two scorings the standings move on: the chart's last point is the total now,
+    so its labels never disagree with the headline numbers."""
+    snapshot = played(tmp_path, "russian-railroads")
+    boards = snapshot["table"]["players"]
+    mid = {
+        **snapshot,
+        "over": False,
+        "players": [{**p, "total": p["total"] + 7} for p in snapshot["players"]],
+        "table": {**snapshot["table"], "players": boards},
+    }
+    chart = rr_chart(mid)
+    assert chart is not None
+    assert chart.x_labels[-1][1] == "now"
+    assert [s.values[-1] for s in chart.series] == [p["total"] for p in mid["players"]]

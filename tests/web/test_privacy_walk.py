@@ -274,5 +274,7 @@ def test_the_walk_finds_the_tickets_once_redaction_is_switched_off(
         monkeypatch.setattr(module, "private_actions", lambda game: frozenset())
     pages, _, _ = walk(tmp_path, broker)
     leaked = {surface for surface, text in pages.items() if leaks(text)}
-    assert {"/api/state", "/partials/scoreboard", "MQTT", "/table"} <= leaked
+    # (the scoreboard is not among them: since issue 16 it lists moves in words, without their
+    # arguments, so it cannot show a ticket even unredacted)
+    assert {"/api/state", "MQTT", "/table"} <= leaked
     assert {"/api/games/1/export?format=json", "recent inputs after a restart"} <= leaked

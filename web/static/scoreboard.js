@@ -1,22 +1,90 @@
 // Live scoreboard: a full snapshot on connect, then one message per change (server-sent
 // events, message set v1: snapshot, state, bye; docs/formats/api.md). Each message
-// re-renders the board from the server's template, so there is one rendering path; EventSource reconnects by itself when the Pi or the Wi-Fi comes back.
+// re-renders the board from the server's template, so there is one rendering path; EventSource
+// reconnects by itself when the Pi or the Wi-Fi comes back.
+// On a TV the pictures that do not fit side by side take turns (ROTATE_MS each); on a phone the
+// breakdown shown is the player tapped in the standings. Both choices survive an update.
 (function () {
   "use strict";
+  var ROTATE_MS = 15000;
   var board = document.getElementById("board");
   var live = document.getElementById("live");
   var pending = null;
   var busy = false;
+  var panel = null;   // the picture shown on the TV (data-panel), kept across updates
+  var picked = null;  // the player whose breakdown the phone shows (data-index)
+  var rotatedAt = Date.now();
 
-  function setLive(state, text) { live.dataset.state = state; live.textContent = text; }
+  function setLive(state, key) {
+    live.dataset.state = state;
+    live.textContent = live.dataset[key] || key;
+  }
+
+  function showPanel(key) {
+    var rots = board.querySelectorAll(".rot");
+    if (!rots.length) { return; }
+    var found = false;
+    rots.forEach(function (r) { if (r.dataset.panel === key) { found = true; } });
+    if (!found) { key = rots[0].dataset.panel; }
+    panel = key;
+    rots.forEach(function (r) { r.classList.toggle("shown", r.dataset.panel === key); });
+    board.querySelectorAll(".tab").forEach(function (t) { t.classList.toggle("on", t.dataset.panel === key); });
+  }
+
+  function pick(index) {
+    var cards = board.querySelectorAll(".breakdown .player");
+    if (!cards.length) { return; }
+    var found = false;
+    cards.forEach(function (c) { if (c.dataset.index === index) { found = true; } });
+    if (!found) { index = cards[0].dataset.index; }
+    picked = index;
+    cards.forEach(function (c) { c.classList.toggle("picked", c.dataset.index === index); });
+  }
+
+  // one place that brings a freshly rendered board to the state the viewer chose
+  function apply() { showPanel(panel); pick(picked); }
+
+  board.addEventListener("click", function (event) {
+    var tab = event.target.closest(".tab");
+    if (tab) { showPanel(tab.dataset.panel); rotatedAt = Date.now(); return; }
+    var row = event.target.closest(".standing");
+    if (row && row.dataset.index !== undefined) {
+      pick(row.dataset.index);
+      var card = board.querySelector(".breakdown .player.picked");
+      if (card && card.offsetParent !== null && window.innerWidth < 900) { card.scrollIntoView({ block: "nearest" }); }
+    }
+  });
+  board.addEventListener("keydown", function (event) {
+    var row = event.target.closest(".standing");
+    if (row && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); pick(row.dataset.index); }
+  });
+
+  setInterval(function () {
+    if (Date.now() - rotatedAt < ROTATE_MS) { return; }
+    var rots = board.querySelectorAll(".rot");
+    if (rots.length < 2) { return; }
+    var keys = Array.prototype.map.call(rots, function (r) { return r.dataset.panel; });
+    showPanel(keys[(keys.indexOf(panel) + 1) % keys.length]);
+    rotatedAt = Date.now();
+  }, 1000);
+
+  // the new board's HTML in place; the time it takes is kept for the bench (bench_scoreboard.py)
+  function render(html, version) {
+    var started = performance.now();
+    board.innerHTML = html;
+    board.dataset.version = version;
+    apply();
+    window.scoreboardUpdateMs = performance.now() - started;
+  }
+  window.scoreboardRender = render;
 
   function refresh(version) {
     if (busy) { pending = version; return; }
     busy = true;
     fetch("/partials/scoreboard", { cache: "no-store" })
       .then(function (r) { if (!r.ok) { throw new Error(r.status); } return r.text(); })
-      .then(function (html) { board.innerHTML = html; board.dataset.version = version; })
-      .catch(function () { setLive("lost", "update failed — retrying"); })
+      .then(function (html) { render(html, version); })
+      .catch(function () { setLive("lost", "failed"); })
       .finally(function () {
         busy = false;
         if (pending !== null) { var v = pending; pending = null; refresh(v); }
@@ -27,7 +95,7 @@
     var source = new EventSource("/api/events");
     source.addEventListener("open", function () { setLive("live", "live"); });
     source.addEventListener("error", function () {
-      setLive("lost", "reconnecting…");
+      setLive("lost", "lost");
       // refused outright (503: every live-update slot is taken): EventSource gives up, so ask again
       if (source.readyState === EventSource.CLOSED) { setTimeout(connect, 30000); }
     });
@@ -38,7 +106,8 @@
     source.addEventListener("snapshot", onMessage);
     source.addEventListener("state", onMessage);
     // the service is stopping: EventSource retries by itself (every 2 s) until it is back
-    source.addEventListener("bye", function () { setLive("lost", "service restarting…"); });
+    source.addEventListener("bye", function () { setLive("lost", "bye"); });
   }
+  apply();
   connect();
 })();

@@ -1,0 +1,392 @@
+"""What the scoreboard shows, as plain data for its templates (TV and phone): the standings
+ranked, each score line in words, the last moves in words, the public table of the games that
+have no drawn picture, and whether the sheet rests on board figures nobody has confirmed.
+
+Everything is read from the published snapshot (already rendered in the reader's language by
+``web.i18n.Localised``); nothing here knows a game's rules.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.core.errors import TracksideError
+from companion.games import find_game
+from companion.games.ticket_to_ride_europe.board import (
+    ROUTE_BY_ID,
+    STATIONS_PER_PLAYER,
+    TRAINS_PER_PLAYER,
+)
+from web.i18n import _
+
+log = logging.getLogger(__name__)
+
+RECENT_SHOWN = 6
+"""Moves the TV lists (newest first); the table page keeps the whole log."""
+
+FIGURES_GAMES = frozenset({"mini-express"})
+"""Games whose figures page is not found through ``board_figures`` (Mini Express: its share
+values table)."""
+
+# A move still written as notation (``space=natural_2``, ``cards=1×black``): the arguments are
+# left to the table page's log and the TV says only who did what.
+_NOTATION = re.compile(r"\s+\S+=\S.*$")
+_RULE_TAIL = re.compile(r"\s+[—-]\s+(rule|rulebook):.*$", re.IGNORECASE)
+_ID_WORD = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+_UNKNOWN_TAG = re.compile(r"unknown tag '[^']*'(: enrol it on the table page)?")
+_TAG_ID = re.compile(r"\b(?=[0-9A-F]*[0-9])(?=[0-9A-F]*[A-F])[0-9A-F]{8,}\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    label: str
+    points: int
+    note: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    index: int
+    rank: int
+    name: str
+    colour: str
+    seat: int | None
+    total: int
+    winner: bool
+    active: bool
+    lines: tuple[Line, ...]
+    stats: tuple[tuple[str, int], ...] = ()
+    """Counts to show beside the name, as (kind, number): ``trains``, ``cards``, ``tickets``,
+    ``stations`` (Ticket to Ride); the template words them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    when: float | None
+    text: str
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """Board figures the sheet counted that no printed source confirms: how many, where the
+    owner sets them, and the notes themselves (shown on tap)."""
+
+    count: int
+    game: str
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PublicTable:
+    """A game's public table as rows of cells (Mini Express, Trains & Stations)."""
+
+    kind: str
+    rows: tuple[Mapping[str, Any], ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def words(category: str) -> str:
+    """A category id for people when the line has no label: ``tickets_failed`` → ``Tickets
+    failed``."""
+    text = (category or "").replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def _text(value: Any) -> str:
+    """A rendered text; a message the wrapper did not render (history's record) is rendered
+    by the caller's ``t`` filter, so here only plain strings and None."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and "id" in value:
+        return str(value.get("id", ""))
+    return str(value)
+
+
+def unslug(text: str) -> str:
+    """A code id left in a text (``trans_siberian``, ``engineer_black_3points``) read as words:
+    the scoreboard never shows an id with underscores."""
+    return _ID_WORD.sub(lambda m: m.group(0).replace("_", " "), text)
+
+
+def score_line(line: Mapping[str, Any], render: Any = _text) -> Line:
+    label = render(line.get("label")) or words(str(line.get("category", "")))
+    note = render(line.get("note_message")) or render(line.get("note"))
+    return Line(
+        label=unslug(label),
+        points=int(line.get("points") or 0),
+        note=unslug(note),
+        detail=unslug(render(line.get("detail"))),
+    )
+
+
+def standings(snapshot: Mapping[str, Any], render: Any = _text) -> list[Standing]:
+    """Players ranked by total (ties share a rank), each with their lines in words."""
+    players = [p for p in snapshot.get("players") or [] if isinstance(p, Mapping)]
+    status = snapshot.get("status") or {}
+    active = set(status.get("active_players") or [])
+    winners = set(snapshot.get("winners") or [])
+    stats = _ttr_stats(snapshot)
+    totals = sorted((int(p.get("total") or 0) for p in players), reverse=True)
+    out = []
+    for position, p in enumerate(players):
+        index = int(p.get("index", position))
+        total = int(p.get("total") or 0)
+        seat = p.get("seat")
+        out.append(
+            Standing(
+                index=index,
+                rank=totals.index(total) + 1,
+                name=str(p.get("name", "")),
+                colour=str(p.get("colour") or ""),
+                seat=seat if isinstance(seat, int) and not isinstance(seat, bool) else None,
+                total=total,
+                winner=str(p.get("name", "")) in winners,
+                active=index in active and not snapshot.get("over"),
+                lines=tuple(score_line(line, render) for line in p.get("lines") or []),
+                stats=stats.get(index, ()),
+            )
+        )
+    out.sort(key=lambda s: (s.rank, s.index))
+    return out
+
+
+def _ttr_stats(snapshot: Mapping[str, Any]) -> dict[int, tuple[tuple[str, int], ...]]:
+    """Ticket to Ride: trains and stations left, cards in hand, tickets held (all public)."""
+    table = snapshot.get("table")
+    if snapshot.get("game") != "ticket-to-ride-europe" or not isinstance(table, Mapping):
+        return {}
+    hands = ((table.get("table") or {}).get("hands")) or []
+    out: dict[int, tuple[tuple[str, int], ...]] = {}
+    for index, player in enumerate(table.get("players") or []):
+        if not isinstance(player, Mapping):
+            continue
+        routes = [ROUTE_BY_ID[r] for r in player.get("routes") or [] if r in ROUTE_BY_ID]
+        trains = TRAINS_PER_PLAYER - sum(r.length for r in routes)
+        stations = STATIONS_PER_PLAYER - len(player.get("stations") or [])
+        row = [("trains", trains), ("stations", stations)]
+        hand = hands[index] if index < len(hands) and isinstance(hands[index], Mapping) else {}
+        if isinstance(hand.get("cards"), int):
+            row.append(("cards", int(hand["cards"])))
+        held = player.get("tickets_held")
+        if isinstance(held, int):
+            row.append(("tickets", held))
+        elif player.get("tickets"):
+            row.append(("tickets", len(player["tickets"])))
+        out[index] = tuple(row)
+    return out
+
+
+def plain_move(message: str) -> str:
+    """One recent input as the TV says it: the rule's long explanation is left to the table
+    page, and a move still written as notation keeps only who did what."""
+    text = _RULE_TAIL.sub("", message.strip())
+    text = _UNKNOWN_TAG.sub(lambda _m: _("unknown tag — enrol it on the table page"), text)
+    if "=" in text:
+        text = _NOTATION.sub("", text)
+    text = _TAG_ID.sub("", text)
+    return unslug(text).strip(" :;,")
+
+
+def recent_moves(snapshot: Mapping[str, Any], count: int = RECENT_SHOWN) -> list[Move]:
+    """The last inputs that did something (newest first), in words; reader noise that was only
+    logged is left out."""
+    status = snapshot.get("status") or {}
+    rows = [r for r in status.get("recent") or [] if isinstance(r, Mapping)]
+    out = []
+    for row in reversed(rows):
+        if row.get("outcome") == "logged":
+            continue
+        text = plain_move(_text(row.get("message")))
+        if not text:
+            continue
+        out.append(Move(row.get("wall_time_s"), text, str(row.get("outcome") or "")))
+        if len(out) >= count:
+            break
+    return out
+
+
+def has_figures_page(game: str | None) -> bool:
+    if not game:
+        return False
+    if game in FIGURES_GAMES:
+        return True
+    try:
+        return hasattr(find_game(game), "board_figures")
+    except TracksideError:
+        return False
+
+
+def figures(snapshot: Mapping[str, Any], notes: Sequence[Any] | None = None) -> Figures | None:
+    """The sheet's notes on board figures, when the game has a page where the owner sets
+    them; ``None`` when there is nothing to confirm."""
+    game = snapshot.get("game")
+    given = notes if notes is not None else snapshot.get("notes") or []
+    texts = tuple(_text(n) for n in given if n)
+    if not texts or not isinstance(game, str) or not has_figures_page(game):
+        return None
+    return Figures(len(texts), game, texts)
+
+
+def other_notes(snapshot: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The sheet's notes when they are not about board figures (shown as they are)."""
+    if figures(snapshot) is not None:
+        return ()
+    return tuple(n for n in snapshot.get("notes") or [] if n)
+
+
+def public_table(snapshot: Mapping[str, Any]) -> PublicTable | None:
+    """Mini Express (companies and each player's shares and influence) and Trains & Stations
+    (stations, supplies, each player's public holdings)."""
+    table = snapshot.get("table")
+    if not isinstance(table, Mapping):
+        return None
+    game = snapshot.get("game")
+    if game == "mini-express":
+        return _mini_express(table)
+    if game == "trains-and-stations":
+        return _trains_and_stations(table)
+    return None
+
+
+def _mini_express(table: Mapping[str, Any]) -> PublicTable | None:
+    companies = table.get("companies")
+    if not isinstance(companies, Mapping):
+        return None
+    players = [p for p in table.get("players") or [] if isinstance(p, Mapping)]
+    rows = []
+    for company, c in companies.items():
+        if not isinstance(c, Mapping):
+            continue
+        rows.append(
+            {
+                "company": str(company),
+                "track": int(c.get("track_length") or 0),
+                "field": int(c.get("trains_on_field") or 0),
+                "supply": int(c.get("trains_in_supply") or 0),
+                "shares": int(c.get("shares_on_board") or 0),
+                "exhausted": bool(c.get("exhausted")),
+                "holders": [
+                    (
+                        str(p.get("name", "")),
+                        int((p.get("shares") or {}).get(company) or 0),
+                        int((p.get("influence") or {}).get(company) or 0),
+                    )
+                    for p in players
+                ],
+            }
+        )
+    automa = table.get("automa")
+    extra: dict[str, Any] = {"players": [str(p.get("name", "")) for p in players]}
+    if isinstance(automa, Mapping) and isinstance(automa.get("city_number"), int):
+        extra["city_pointer"] = automa["city_number"]
+    return PublicTable("mini-express", tuple(rows), extra)
+
+
+def _trains_and_stations(table: Mapping[str, Any]) -> PublicTable | None:
+    stations = table.get("stations")
+    players = [p for p in table.get("players") or [] if isinstance(p, Mapping)]
+    if not isinstance(stations, list):
+        return None
+    names = [str(p.get("name", "")) for p in players]
+    rows = []
+    for station in stations:
+        if not isinstance(station, Mapping):
+            continue
+        built = []
+        for b in station.get("buildings") or []:
+            who = b.get("player")
+            owner = names[who] if isinstance(who, int) and 0 <= who < len(names) else ""
+            built.append((owner, str(b.get("building", ""))))
+        rows.append(
+            {
+                "name": str(station.get("name", "")),
+                "capacity": int(station.get("capacity") or 0),
+                "buildings": built,
+            }
+        )
+    holdings = [
+        {
+            "name": str(p.get("name", "")),
+            "coins": int(p.get("coins") or 0),
+            "tasks": len(p.get("tasks") or []),
+            "buildings_left": sum(int(v or 0) for v in (p.get("buildings_left") or {}).values()),
+            "dice": int(p.get("dice_on_board") or 0),
+        }
+        for p in players
+    ]
+    extra = {
+        "holdings": holdings,
+        "vp_supply": table.get("vp_supply"),
+        "goods": [str(g) for g in table.get("goods_in_play") or []],
+        "final_round": bool(table.get("final_round")),
+    }
+    return PublicTable("trains-and-stations", tuple(rows), extra)
+
+
+def view(snapshot: Mapping[str, Any], render: Any = _text) -> dict[str, Any]:
+    """Everything the scoreboard templates draw from one snapshot; a picture that cannot be
+    drawn is left out (logged), never drawn wrong."""
+    from web.boards import rr_boards, rr_chart, ttr_map
+
+    pictures: dict[str, Any] = {"chart": None, "board_map": None, "rr_boards": None}
+    try:
+        pictures = {
+            "chart": rr_chart(snapshot),
+            "board_map": ttr_map(snapshot),
+            "rr_boards": rr_boards(snapshot),
+        }
+    except Exception:
+        log.exception("web: drawing the board pictures failed")
+    prompt = (snapshot.get("status") or {}).get("prompt")
+    question = render(prompt.get("question")) if isinstance(prompt, Mapping) else ""
+    return {
+        "question": plain_move(question) if question else "",
+        "ranked": standings(snapshot, render),
+        "moves": recent_moves(snapshot),
+        "figures": figures(snapshot, [render(n) for n in snapshot.get("notes") or []]),
+        "notes": tuple(unslug(render(n)) for n in other_notes(snapshot)),
+        "public": public_table(snapshot),
+        **pictures,
+    }
+
+
+def history_snapshot(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished (or stored) game's record as a snapshot the scoreboard's pictures read: the
+    stored final table, the score sheet's players with their seat colours, the winners."""
+    score = record.get("score") or {}
+    seats = [p for p in record.get("players") or [] if isinstance(p, Mapping)]
+    players = []
+    for index, p in enumerate(score.get("players") or []):
+        if not isinstance(p, Mapping):
+            continue
+        spec = seats[index] if index < len(seats) else {}
+        players.append(
+            {
+                "index": index,
+                "name": p.get("name", spec.get("name", "")),
+                "colour": spec.get("colour"),
+                "seat": spec.get("seat"),
+                "total": p.get("total", 0),
+                "lines": p.get("lines") or [],
+            }
+        )
+    table = record.get("snapshot")
+    return {
+        "game": record.get("game"),
+        "title": record.get("title"),
+        "game_id": record.get("game_id"),
+        "over": bool(record.get("ended_at")) or bool(score.get("winners")),
+        "players": players,
+        "winners": list(score.get("winners") or []),
+        "notes": list(score.get("notes") or []),
+        "table": table if isinstance(table, Mapping) else {},
+        "status": {},
+    }
