@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core import Observation, ObservationKind
+from companion.core.messages import render_text
 from companion.service.engine import Engine
 from companion.service.store import EventStore
 
@@ -186,7 +187,7 @@ def test_after_the_game_end_a_missing_cell_is_entered_undone_redone_and_correcte
     _, snap = engine.latest()
     assert snap["over"] and snap["winners"] == []
     assert snap["notes"] == ["share values missing from the board table: share_values.2.2nd"]
-    assert "share_values.2.2nd" in snap["status"]["waiting_for"]
+    assert "share_values.2.2nd" in render_text(snap["status"]["waiting_for"])
     assert totals(engine) == [1, 4]
     # filing it as finished now would freeze a sheet without a winner: refused, nothing changes
     refused = engine.handle(command({"command": "end_game", "reason": "finished"}))

@@ -24,7 +24,7 @@ def test_start_game_then_actions_update_the_snapshot(engine: Engine) -> None:
     _, snap = engine.latest()
     assert snap["game"] == "tiny-race" and snap["seq"] == 2
     assert [(p["name"], p["total"]) for p in snap["players"]] == [("Red", 3), ("Blue", 0)]
-    assert snap["status"]["waiting_for"] == "Blue to advance 1–3"
+    assert render_text(snap["status"]["waiting_for"]) == "Blue to advance 1–3"
 
 
 def test_refused_action_is_a_visible_record_and_changes_nothing(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from companion.core.errors import IllegalActionError
+from companion.core.messages import Message, msg
 from companion.core.snapshot import Field
 from companion.games.mini_express.data import (
     AUTOMA_TURN,
@@ -183,7 +184,7 @@ def automa_turn(
                 raise _refuse(
                     f"the automa builds for {COMPANY_NAMES[name]} ({company.trains_on_field} "
                     f"trains on its field): report the build, or draw again if it has no "
-                    "legal build. " + build_guidance(),
+                    "legal build. " + build_guidance().render(),
                     "B: 3–5 trains on the field, the automa builds",
                 )
             report = BuildReport.parse(report_field, company=name)
@@ -228,9 +229,9 @@ def _move_city_pointer(
     return replace(automa, city_number=city_number)
 
 
-def build_guidance() -> str:
+def build_guidance() -> Message:
     """What the players do on the map when the automa builds (Tah Mašinfíry B.i–ii)."""
-    return (
+    return msg(
         "Build to the reachable, legal city nearest the city pointer (counting landscape "
         "spaces); ties: the shortest track, then the city with trains of more companies, then "
         "the higher city number. Of several shortest tracks, start from the space that comes "

@@ -11,6 +11,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.messages import Text, msg
 from companion.core.problems import Problem
 from companion.core.scoring import ScoreSheet
 from companion.core.snapshot import Field
@@ -340,9 +341,11 @@ class MiniExpress:
     def status(self, state: MiniExpressState) -> TurnStatus:
         if state.phase == OVER:
             needed = self.needed_share_values(state)
-            waiting = (
-                f"{', '.join(cell_path(c) for c in needed)} from the board table, for the "
-                "final scoring"
+            waiting: Text = (
+                msg(
+                    "{cells} from the board table, for the final scoring",
+                    cells=", ".join(cell_path(c) for c in needed),
+                )
                 if needed
                 else ""
             )
@@ -350,29 +353,41 @@ class MiniExpress:
         if state.phase == DRAFT:
             who = next_drafter(state)
             assert who is not None
-            return TurnStatus((who,), DRAFT, f"{state.players[who].name} to pick a starting share")
+            return TurnStatus(
+                (who,),
+                DRAFT,
+                msg("{player} to pick a starting share", player=state.players[who].name),
+            )
         index = state.automa_index
         if state.phase == AUTOMA_SETUP:
             assert index is not None
             return TurnStatus(
-                (index,), AUTOMA_SETUP, "draw an automa token for the automa's starting share"
+                (index,), AUTOMA_SETUP, msg("the Mašinfíra's token for its starting share")
             )
         who = state.current_player
         name = state.players[who].name
         if state.players[who].is_automa:
             assert state.automa is not None
-            waiting = (
-                f"draw an automa token (company pointer on {chosen_company(state.automa)}); "
-                f"0–2 trains on the chosen company's field: it takes a share; 3–5: it builds. "
-                f"{build_guidance()}"
+            waiting = msg(
+                "the Mašinfíra's token (company pointer on {company}); 0–2 trains on the chosen "
+                "company's field: it takes a share; 3–5: it builds. {guidance}",
+                company=chosen_company(state.automa),
+                guidance=build_guidance(),
             )
         elif state.variant == TWO_EXPERIENCED_VARIANT:
             per_turn = 1 if state.turns_taken == 0 else 2
-            waiting = f"{name}: action {len(state.actions_this_turn) + 1} of {per_turn}"
+            waiting = msg(
+                "{player}: action {n} of {total}",
+                player=name,
+                n=len(state.actions_this_turn) + 1,
+                total=per_turn,
+            )
         else:
-            waiting = f"{name}: take a share or build track"
+            waiting = msg("{player}: take a share or build track", player=name)
         if state.end_triggered_at is not None:
-            waiting += " (the game end is triggered: finishing the round)"
+            waiting = msg(
+                "{waiting} (the game end is triggered: finishing the round)", waiting=waiting
+            )
         rounds = state.turns_taken // len(state.players) + 1
         return TurnStatus((who,), PLAY_PHASE, waiting, rounds)
 

@@ -11,6 +11,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import msg
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
@@ -120,7 +121,7 @@ class TinyRace:
         return TurnStatus(
             active_players=(state.turn,),
             phase="play",
-            waiting_for=f"{state.names[state.turn]} to advance 1–3",
+            waiting_for=msg("{player} to advance 1–3", player=state.names[state.turn]),
         )
 
     def score(self, state: TinyRaceState) -> ScoreSheet:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from companion.core.messages import Message, msg
+
 NAME: Final = "trains-and-stations"
 TITLE: Final = "Trains & Stations"
 FORMAT: Final = 1
@@ -18,6 +20,21 @@ SEED: Final = "seed 003_4080579fd62f6692.txt"
 
 # "Herní součásti": 60 goods cards, 10 of each of 6 types.
 GOODS: Final = ("workers", "coal", "silver", "food", "cattle", "gold")
+
+
+def goods_name(goods: str) -> Message:
+    """A goods type's name for players (the rulebook's words in each language)."""
+    names = {
+        "workers": msg("workers", context="goods"),
+        "coal": msg("coal", context="goods"),
+        "silver": msg("silver", context="goods"),
+        "food": msg("food", context="goods"),
+        "cattle": msg("cattle", context="goods"),
+        "gold": msg("gold", context="goods"),
+    }
+    return names.get(goods, msg(goods, context="goods"))
+
+
 GOODS_PER_TYPE: Final = 10
 
 # "Bodování": monopoly bonus printed on the goods cards.

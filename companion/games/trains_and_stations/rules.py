@@ -23,6 +23,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.messages import msg
 from companion.core.privacy import PrivateRefusalError
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
@@ -60,6 +61,7 @@ from companion.games.trains_and_stations.data import (
     TRAIN_FACES,
     VP_BY_PLAYERS,
     WITHDRAW_MIN,
+    goods_name,
 )
 from companion.games.trains_and_stations.scoring import (
     FinalHolding,
@@ -1001,10 +1003,11 @@ class TrainsAndStations:
             waiting = [
                 state.players[i].name for i, o in enumerate(state.speculation.offers) if o is None
             ]
+            goods = goods_name(state.speculation.goods)
             text = (
-                f"{', '.join(waiting)} to speculate on {state.speculation.goods}"
+                msg("{players} to speculate on {goods}", players=", ".join(waiting), goods=goods)
                 if waiting
-                else f"{name} to share out the short {state.speculation.goods} deck"
+                else msg("{player} to share out the short {goods} deck", player=name, goods=goods)
             )
             return TurnStatus(
                 active_players=tuple(i for i, o in enumerate(state.speculation.offers) if o is None)
@@ -1013,16 +1016,18 @@ class TrainsAndStations:
                 waiting_for=text,
             )
         texts = {
-            "gather": f"{name} to roll (or take their dice back)",
-            "rolled": f"{name} to reroll or resolve the dice",
-            "deliver": f"{name} to report deliveries, then end the turn",
-            "end": f"{name} to end the turn",
+            "gather": msg("{player} to roll (or take their dice back)", player=name),
+            "rolled": msg("{player} to reroll or resolve the dice", player=name),
+            "deliver": msg("{player} to report deliveries, then end the turn", player=name),
+            "end": msg("{player} to end the turn", player=name),
         }
-        last = " (last round)" if state.final_round else ""
+        sentence = texts[state.turn.phase]
+        if state.final_round:
+            sentence = msg("{waiting} (last round)", waiting=sentence)
         return TurnStatus(
             active_players=(state.turn.player,),
             phase=state.turn.phase,
-            waiting_for=texts[state.turn.phase] + last,
+            waiting_for=sentence,
         )
 
     # -- scoring ----------------------------------------------------------------------------

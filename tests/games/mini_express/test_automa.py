@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from companion.core import IllegalActionError
+from companion.core.messages import render_text
 
 LEATHER, LUMBER, STEEL, COTTON = range(4)
 
@@ -86,7 +87,7 @@ def test_a_build_needs_the_tables_report_and_guidance_says_how_to_place_it(
     with pytest.raises(IllegalActionError, match="report the build") as info:
         table.act(state, "automa_turn", 1, draws=[{"city": 1, "company": 2}])
     assert "clockwise rule" in str(info.value)
-    assert "nearest the city pointer" in game.status(state).waiting_for
+    assert "nearest the city pointer" in render_text(game.status(state).waiting_for)
 
 
 def test_a_share_type_company_is_not_built(table: Any) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from companion.core import IllegalActionError
+from companion.core.messages import render_text
 
 
 def cheap_share(table: Any, state: Any, player: int, company: str) -> Any:
@@ -29,7 +30,7 @@ def test_two_exhausted_companies_trigger_the_end_and_the_round_is_finished(
     assert state.end_triggered_at is None
     state = cheap_share(table, state, 1, "steel")  # Ben: two exhausted → the end is triggered
     assert state.end_triggered_at == 1 and not game.is_over(state)
-    assert "finishing the round" in game.status(state).waiting_for
+    assert "finishing the round" in render_text(game.status(state).waiting_for)
     state = table.act(state, "build", 2, company="cotton", trains=1, landscape=0)
     assert not game.is_over(state)
     # Dan sits right of the start player: his turn is the last
@@ -80,7 +81,7 @@ def test_two_experienced_one_action_first_then_two_for_two_companies(table: Any,
         table.act(state, "build", 1, company="steel", trains=1, landscape=0)
     state = table.act(state, "build", 1, company="lumber", trains=1, landscape=0)
     assert game.status(state).active_players == (0,)
-    assert "action 1 of 2" in game.status(state).waiting_for
+    assert "action 1 of 2" in render_text(game.status(state).waiting_for)
 
 
 def test_two_experienced_the_game_ends_at_once_when_one_company_is_exhausted(

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from companion.core import IllegalActionError
+from companion.core.messages import render_text
 
 # every cell the end below needs, except 12/1st (Ben's Lumber), which the table enters later
 KNOWN_AT_START = {
@@ -60,7 +61,7 @@ def test_after_the_game_end_the_table_fills_the_cell_the_scoring_names(
     assert ben_lumber.category == "lumber" and ben_lumber.points == 0
     assert "share_values.12.1st missing" in ben_lumber.note
     assert game.needed_share_values(state) == ((12, "1st"),)
-    assert game.status(state).waiting_for == (
+    assert render_text(game.status(state).waiting_for) == (
         "share_values.12.1st from the board table, for the final scoring"
     )
 
@@ -71,7 +72,10 @@ def test_after_the_game_end_the_table_fills_the_cell_the_scoring_names(
     assert totals(sheet) == {"Ann": 28, "Ben": 31, "Cat": 13}
     assert sheet.winners == ("Ben",)
     assert sheet.notes == ()
-    assert game.status(filled).waiting_for == "" and game.needed_share_values(filled) == ()
+    assert (
+        render_text(game.status(filled).waiting_for) == ""
+        and game.needed_share_values(filled) == ()
+    )
     # only the board table changed: the game is still over, nobody's turn moved
     assert filled.phase == "over" and filled.turns_taken == state.turns_taken
     assert filled.players == state.players and filled.companies == state.companies

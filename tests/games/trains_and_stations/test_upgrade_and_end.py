@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from companion.core import IllegalActionError, SnapshotError
+from companion.core.messages import render_text
 from companion.games.trains_and_stations import GAME, TSState, private_json, public_json
 from tests.games.trains_and_stations.helpers import act, at_deliver, give, table
 
@@ -114,7 +115,7 @@ def test_the_rulebook_speculation_example() -> None:
     state = act(state, "speculate", 0, goods={"cattle": 4, "workers": 2})
     status = GAME.status(state)
     assert status.phase == "speculation" and status.active_players == (1, 2)
-    assert status.waiting_for == "Sára, Bohouš to speculate on food"
+    assert render_text(status.waiting_for) == "Sára, Bohouš to speculate on food"
     assert public_json(state)["speculation"] == {"goods": "food", "answered": [True, False, False]}
     with pytest.raises(IllegalActionError, match="already answered"):
         act(state, "speculate", 0, goods={})
@@ -165,7 +166,7 @@ def test_a_short_deck_is_shared_by_the_active_player_and_the_rest_paid_in_vp() -
     state = act(state, "speculate", 1, goods={"coal": 2})
     state = act(state, "speculate", 2, goods={"coal": 4})
     assert state.speculation is not None  # 3 food wanted, 1 left: Erik decides
-    assert GAME.status(state).waiting_for == "Erik to share out the short food deck"
+    assert render_text(GAME.status(state).waiting_for) == "Erik to share out the short food deck"
     with pytest.raises(IllegalActionError, match="the active player decides"):
         act(state, "allocate_speculation", 1, cards=[0, 1, 0])
     with pytest.raises(SnapshotError, match="share out exactly the 1 food"):
@@ -194,7 +195,7 @@ def test_the_last_round_runs_up_to_the_conductor() -> None:
     assert state.final_round
     state = act(state, "end_turn", 1)
     assert not GAME.is_over(state) and state.turn.player == 2
-    assert "last round" in GAME.status(state).waiting_for
+    assert "last round" in render_text(GAME.status(state).waiting_for)
     state = act(state, "roll", 2, dice=["coin"] * 5)
     state = act(state, "resolve", 2, coins=1)
     state = act(state, "end_turn", 2)
@@ -297,4 +298,4 @@ def test_printed_codes_end_the_turn_or_withdraw_and_unknown_ones_are_named() -> 
     assert GAME.interpret(state, 2, "withdraw") == Action("withdraw", 2)
     with pytest.raises(UnknownComponentError, match="no component 'die-7'"):
         GAME.interpret(state, 0, "die-7")
-    assert GAME.status(state).waiting_for == "Erik to roll (or take their dice back)"
+    assert render_text(GAME.status(state).waiting_for) == "Erik to roll (or take their dice back)"
