@@ -34,6 +34,7 @@ from companion.games.russian_railroads.board_data import (
     BoardData,
 )
 from companion.games.russian_railroads.scoring import (
+    CATEGORY_LABELS,
     FigureUse,
     ScoringInput,
     score_bonus_cards,
@@ -281,7 +282,15 @@ def score_contract_snapshot(data: Any, board_data: BoardData) -> ScoreSheet:
             row.append(eng)
     for row, (_, earlier) in zip(rows, parsed, strict=True):
         if earlier is not None:
-            row.insert(0, ScoreLine("earlier", earlier, "points before this scoring"))
+            row.insert(
+                0,
+                ScoreLine(
+                    "earlier",
+                    earlier,
+                    "points before this scoring",
+                    label=CATEGORY_LABELS["earlier"],
+                ),
+            )
     sheets = tuple(PlayerScore(b.name, tuple(row)) for b, row in zip(boards, rows, strict=True))
     winners: tuple[str, ...] = ()
     if final and all(score is not None for _, score in parsed):

@@ -21,6 +21,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.messages import msg
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
@@ -70,6 +71,7 @@ from companion.games.russian_railroads.board_data import (
 from companion.games.russian_railroads.contract import NAME, score_contract_snapshot
 from companion.games.russian_railroads.interpret import COMPONENTS
 from companion.games.russian_railroads.scoring import (
+    CATEGORY_LABELS,
     FigureUse,
     score_bonus_cards,
     score_engineers,
@@ -1251,7 +1253,11 @@ class RussianRailroads:
             return TurnStatus(
                 active_players=(first.player,),
                 phase=state.phase,
-                waiting_for=f"{state.players[first.player].name}: {describe(first)}",
+                waiting_for=msg(
+                    "{player}: {what}",
+                    player=state.players[first.player].name,
+                    what=describe(first),
+                ),
                 round=state.round,
                 prompt=Prompt(describe(first), first.player, pending_options(state)),
             )
@@ -1261,8 +1267,15 @@ class RussianRailroads:
         return TurnStatus(
             active_players=(current,),
             phase=state.phase,
-            waiting_for=f"{state.players[current].name} to act or pass"
-            + (f" (then {state.players[following].name})" if following is not None else ""),
+            waiting_for=(
+                msg(
+                    "{player} to act or pass (then {next})",
+                    player=state.players[current].name,
+                    next=state.players[following].name,
+                )
+                if following is not None
+                else msg("{player} to act or pass", player=state.players[current].name)
+            ),
             round=state.round,
         )
 
@@ -1274,12 +1287,27 @@ class RussianRailroads:
             lines = []
             for category in RUNNING_CATEGORIES:
                 entries = [(pts, why) for cat, pts, why in board.points if cat == category]
+                total = sum(p for p, _ in entries)
+                # the short line is the latest scoring's reason; every round is the detail
+                # (shown on tap); a category worth nothing says nothing
                 if category in ROUND_CATEGORIES and entries:
-                    rounds = ", ".join(why.split(":", 1)[0] + f": {pts}" for pts, why in entries)
-                    note = f"{rounds} (latest {entries[-1][1]})"
+                    detail = "; ".join(f"{why} → {pts}" for pts, why in entries)
+                    latest = entries[-1][1]
+                    note = latest.split(":", 1)[1].strip() if ":" in latest else latest
                 else:
-                    note = "; ".join(f"{why} → {pts}" for pts, why in entries)
-                lines.append(ScoreLine(category, sum(p for p, _ in entries), note))
+                    detail = "; ".join(f"{why} → {pts}" for pts, why in entries)
+                    note = detail if len(entries) == 1 else ""
+                if not total:
+                    note = ""
+                lines.append(
+                    ScoreLine(
+                        category,
+                        total,
+                        note,
+                        label=CATEGORY_LABELS.get(category),
+                        detail=detail if total else "",
+                    )
+                )
             players.append(PlayerScore(board.name, tuple(lines)))
         winners = highest([(p.name, (p.total,)) for p in players]) if state.phase == "over" else ()
         return ScoreSheet(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from companion.core.messages import Message, msg
 from companion.core.scoring import ScoreLine
 from companion.games.russian_railroads.board_data import (
     BLACK,
@@ -33,6 +34,21 @@ from companion.games.russian_railroads.board_data import (
 
 ROUND_CATEGORIES = (TRANS_SIBERIAN, ST_PETERSBURG, KIEV, "industry")
 FINAL_CATEGORIES = ("bonus_cards", "engineers")
+
+CATEGORY_LABELS: dict[str, Message] = {
+    TRANS_SIBERIAN: msg("Trans-Siberian Railway", context="score category"),
+    ST_PETERSBURG: msg("Moscow – St. Petersburg", context="score category"),
+    KIEV: msg("Moscow – Kiev", context="score category"),
+    "industry": msg("Industry", context="score category"),
+    "pass": msg("Passing", context="score category"),
+    "terminus": msg("End of the line", context="score category"),
+    "actions": msg("Points from action spaces", context="score category"),
+    "bonus_cards": msg("Bonus cards", context="score category"),
+    "engineers": msg("Engineers", context="score category"),
+    "earlier": msg("Earlier scorings", context="score category"),
+}
+"""Each score category's name for players (VYHODNOCENÍ A ZÍSKÁVÁNÍ BODŮ; the Czech rulebook's
+words in the catalogue: Transsibiřská magistrála, trať do Sankt Petěrburgu, do Kyjeva)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +173,7 @@ def score_track(board: ScoringInput, track: str, data: BoardData, use: FigureUse
             parts.append(f"Kiev medal (grey + locomotive at 5) → {KIEV_MEDAL_POINTS}")
     if not parts:
         parts.append("nothing in reach → 0")
-    return ScoreLine(track, total, f"{head}: " + "; ".join(parts))
+    return ScoreLine(track, total, f"{head}: " + "; ".join(parts), label=CATEGORY_LABELS[track])
 
 
 def _kiev_star(space: int, data: BoardData, use: FigureUse) -> int | None:
@@ -199,7 +215,7 @@ def score_industry(board: ScoringInput, data: BoardData, use: FigureUse) -> Scor
         label = f"marker {marker} at {where}" if len(board.industry) > 1 else f"at {where}"
         parts.append(f"{label} → {value}")
         total += value
-    return ScoreLine("industry", total, "; ".join(parts))
+    return ScoreLine("industry", total, "; ".join(parts), label=CATEGORY_LABELS["industry"])
 
 
 def score_round(board: ScoringInput, data: BoardData, use: FigureUse) -> tuple[ScoreLine, ...]:
@@ -247,7 +263,12 @@ def score_bonus_cards(board: ScoringInput) -> ScoreLine:
         points, why = bonus_card_points(board, card)
         total += points
         parts.append(f"{card} ({BONUS_CARD_TITLES[card]}): {why} → {points}")
-    return ScoreLine("bonus_cards", total, "; ".join(parts) if parts else "no bonus card → 0")
+    return ScoreLine(
+        "bonus_cards",
+        total,
+        "; ".join(parts) if parts else "no bonus card → 0",
+        label=CATEGORY_LABELS["bonus_cards"],
+    )
 
 
 def engineer_count(board: ScoringInput) -> int:
@@ -291,5 +312,5 @@ def score_engineers(boards: Sequence[ScoringInput]) -> tuple[ScoreLine, ...]:
             why = f"{count} engineers{card} [{nums}]: {rank} → {points[i]}"
         else:
             why = "no engineer → 0"
-        lines.append(ScoreLine("engineers", points[i], why))
+        lines.append(ScoreLine("engineers", points[i], why, label=CATEGORY_LABELS["engineers"]))
     return tuple(lines)

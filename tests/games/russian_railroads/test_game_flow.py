@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from companion.core import IllegalActionError, PlayerSpec, Prompt, SnapshotError
+from companion.core.messages import render_text
 from companion.games.russian_railroads import GAME
 from companion.games.russian_railroads.rules import new_turn_order
 from tests.games.russian_railroads.helpers import (
@@ -284,7 +285,7 @@ def test_the_status_says_who_owes_which_decision_with_every_answer() -> None:
     prompt = GAME.status(s).prompt
     assert prompt is not None and len(prompt.options) == 9
     s = act(s, "factory_function", 0, function="coin")
-    assert "Red to act or pass" in GAME.status(s).waiting_for
+    assert "Red to act or pass" in render_text(GAME.status(s).waiting_for)
 
 
 def test_the_engineer_row_moves_right_and_the_hiring_space_empties_each_round() -> None:
