@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pytest
 
 from companion.core import Action, Game, IllegalActionError, PlayerSpec, ScoreSheet
 from companion.core.choices import check_tree, leaves, random_leaf
+from companion.core.i18n import LANGUAGES, translations
 from companion.core.jsonvalue import dumps
 from companion.core.privacy import private_actions
 from companion.games import find_game, game_names
@@ -142,6 +144,11 @@ SECRET_KINDS = {"ticket-to-ride-europe": frozenset({"keep_ticket"})}
 MAX_STEPS = 5000
 
 
+TRANSLATIONS = [translations(lang) for lang in LANGUAGES]
+NOTATION = re.compile(r"[_={}]|\(s\)")
+"""A developer's ``_`` or ``=``, a format field left over, "card(s)"."""
+
+
 def _secret(game: Game[Any]) -> frozenset[str]:
     return private_actions(game) | SECRET_KINDS.get(game.name, frozenset())
 
@@ -168,6 +175,11 @@ def _playout(game: Game[Any], seed: int) -> int:
         assert picked is not None, f"seed {seed} step {step}: nothing to enter, game not over"
         path, leaf = picked
         assert leaf.action is not None
+        describe = getattr(game, "describe", None)
+        if describe is not None:  # the move in words, in every language: never notation
+            for tr in TRANSLATIONS:
+                text = describe(leaf.action, [f"P{i}" for i in range(n)]).render(tr)
+                assert not NOTATION.search(text), (seed, step, text)
         if viewer is not None and leaf.action.kind in secret:
             assert leaf.action.player == viewer, (seed, step, path)
         elif leaf.action.kind in secret:

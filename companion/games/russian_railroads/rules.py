@@ -21,7 +21,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
-from companion.core.messages import msg
+from companion.core.messages import Message, join_texts, msg, plural
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
@@ -223,6 +223,11 @@ class RussianRailroads:
         except SnapshotError as exc:  # malformed arguments are refused like illegal moves
             raise refuse(str(exc), "action arguments") from exc
         return self._after(state)
+
+    def describe(self, action: Action, names: Sequence[str]) -> Message:
+        """A move as one sentence for the TV's last moves and the history log: the player's
+        name and what they did, in words (track and space names), never notation."""
+        return describe_action(action, names)
 
     # -- whose turn -------------------------------------------------------------------------
     def expected(self, state: RussianRailroadsState) -> int | None:
@@ -1571,3 +1576,90 @@ def effect_text(kind: str, args: Field) -> str:
 
 
 GAME = RussianRailroads()
+
+
+_TRACK_NAMES: dict[str, Message] = {
+    TRANS_SIBERIAN: msg("the Trans-Siberian Railway"),
+    "st_petersburg": msg("the line to St. Petersburg"),
+    "kiev": msg("the line to Kiev"),
+}
+_RAIL_COLOURS: dict[str, Message] = {
+    "black": msg("black", context="rail"),
+    "grey": msg("grey", context="rail"),
+    "brown": msg("brown", context="rail"),
+    "natural": msg("natural", context="rail"),
+    "white": msg("white", context="rail"),
+}
+
+
+def describe_action(action: Action, names: Sequence[str]) -> Message:
+    """:meth:`RussianRailroads.describe`: a sentence whatever the arguments (a malformed action
+    is described by its kind, never refused here)."""
+    p = action.player
+    who: str = names[p] if isinstance(p, int) and 0 <= p < len(names) else "—"
+    args: Any = thaw(action.args)
+    args = args if isinstance(args, dict) else {}
+    match action.kind:
+        case "take_space":
+            space = SPACE_BY_KEY.get(str(args.get("space", "")))
+            if space is not None:
+                return msg("{player} takes the space “{space}”", player=who, space=space.title)
+            return msg("{player} takes an action space", player=who)
+        case "pass":
+            return msg("{player} passes", player=who)
+        case "build":
+            moves = args.get("moves") if isinstance(args.get("moves"), list) else []
+            parts: list[Message] = []
+            for m in moves:
+                if not isinstance(m, dict):
+                    continue
+                track = _TRACK_NAMES.get(str(m.get("track")))
+                colour = _RAIL_COLOURS.get(str(m.get("colour")))
+                steps = m.get("steps")
+                if track is None or colour is None or not isinstance(steps, int):
+                    continue
+                parts.append(
+                    plural(
+                        "{n} {colour} rail on {track}",
+                        "{n} {colour} rails on {track}",
+                        "n",
+                        n=steps,
+                        colour=colour,
+                        track=track,
+                    )
+                )
+            if parts:
+                return msg("{player} builds {rails}", player=who, rails=join_texts(parts, ", "))
+            return msg("{player} builds rails", player=who)
+        case "take_locomotive":
+            return msg("{player} takes a locomotive", player=who)
+        case "build_factory":
+            return msg("{player} builds a factory", player=who)
+        case "industry":
+            steps = args.get("steps")
+            if isinstance(steps, int):
+                return plural(
+                    "{player} moves the industry marker {n} space",
+                    "{player} moves the industry marker {n} spaces",
+                    "n",
+                    player=who,
+                    n=steps,
+                )
+            return msg("{player} moves the industry marker", player=who)
+        case "doublers":
+            return msg("{player} takes a doubler", player=who)
+        case "hire_engineer":
+            return msg("{player} hires an engineer", player=who)
+        case "use_token":
+            return msg("{player} uses a “?” token", player=who)
+        case "decline":
+            return msg("{player} declines", player=who)
+        case "question_card":
+            return msg("{player} takes a “?” card", player=who)
+        case "bonus_card":
+            return msg("{player} takes a bonus card", player=who)
+        case "factory_function":
+            return msg("{player} says what the new factory does", player=who)
+        case "starting_bonus":
+            return msg("{player} chooses a starting card", player=who)
+    return msg("{player} enters a move", player=who)
