@@ -192,9 +192,12 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response | str, int]:
         code = exc.code or 500
+        message = exc.description
+        if message == type(exc).description:  # werkzeug's own English sentence: ours instead
+            message = _("There is no such page.") if code == 404 else _("That request was refused.")
         if request.path.startswith("/api/"):
-            return jsonify(error=exc.description or exc.name), code
-        return render_template("error.html", code=code, message=exc.description), code
+            return jsonify(error=message or exc.name), code
+        return render_template("error.html", code=code, message=message), code
 
     @app.errorhandler(Exception)
     def server_error(exc: Exception) -> tuple[Response | str, int]:
