@@ -885,19 +885,24 @@ def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
             if event.get("private"):  # a private action before the end: no arguments
                 what += f" {PRIVATE_NOTE}"
             if kind == "action_corrected":
-                what = f"correct #{event.get('target_seq')} → {what}"
+                what = _("correct #{seq} → {what}", seq=str(event.get("target_seq")), what=what)
         elif kind in ("action_undone", "action_redone"):
-            what = f"{kind.split('_')[1][:-2]} #{event.get('target_seq')}"
+            seq = str(event.get("target_seq"))
+            what = (
+                _("undo #{seq}", seq=seq) if kind == "action_undone" else _("redo #{seq}", seq=seq)
+            )
         elif kind == "game_started":
-            what = "game started: " + ", ".join(str(p.get("name")) for p in players)
+            what = _("game started: {names}", names=", ".join(str(p.get("name")) for p in players))
         else:
-            what = f"game ended ({event.get('reason')})"
+            what = _("game ended ({reason})", reason=str(event.get("reason")))
         by = str(event.get("by") or "")
         rows.append(
             {
                 "seq": event.get("seq"),
                 "when": event.get("wall_time_s"),
-                "by": by.removeprefix("table-page:") if by.startswith("table-page:") else by,
+                "by": by.removeprefix("table-page:")
+                if by.startswith("table-page:")
+                else (_("table page") if by == "table-page" else by),
                 "what": what,
                 "kind": kind,
             }
