@@ -208,6 +208,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return render_template("error.html", code=500, message=message), 500
 
     i18n.install(app, getattr(service, "language", None))  # each screen in its reader's language
+    app.extensions["trackside.localised"] = service  # its cache counters, for the bench
     table_guard = TableGuard(service)
     app.extensions[EXTENSION] = table_guard
     protect(app, tuple(getattr(service, "hostnames", ())))  # body limits, the Host check

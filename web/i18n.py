@@ -174,6 +174,9 @@ class Localised:
         self._default = normalise(default_language) or DEFAULT_LANGUAGE
         self._cache: dict[tuple[int, str], Any] = {}
         self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        """Snapshots served from the cache, and rendered anew (``bench/bench_i18n.py``)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._service, name)
@@ -187,8 +190,10 @@ class Localised:
         key = (version, self._language())
         with self._lock:
             hit = self._cache.get(key)
-        if hit is not None:
-            return hit
+            if hit is not None:
+                self.hits += 1
+                return hit
+            self.misses += 1
         rendered = render_json(snapshot, translations(key[1]))
         with self._lock:
             if len(self._cache) >= 16:
