@@ -31,6 +31,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.errors import TracksideError
 from web.guard import guard, require_csrf
+from web.i18n import _
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("calibration", __name__)
@@ -86,14 +87,14 @@ def camera_helpers() -> dict[str, Any]:
 
 def _refused_unless_signed_in() -> BaseResponse | None:
     if not guard().signed_in():
-        flash("Enter the table PIN first.", "error")
+        flash(_("Enter the table PIN first."), "error")
         return redirect(url_for("table"), 303)
     return None
 
 
 def _jpeg(picture: bytes | None, missing: str) -> Response:
     if not guard().signed_in():
-        abort(403, "enter the table PIN first")
+        abort(403, _("enter the table PIN first"))
     if picture is None:
         abort(404, missing)
     return Response(
@@ -169,7 +170,7 @@ def shot() -> BaseResponse:
     back = redirect(url_for("calibration.page", _anchor="calibrate"), 303)
     service = _service()
     if service is None or service.camera_calibration is None:
-        flash("Shot not taken — no camera is configured.", "error")
+        flash(_("Shot not taken — no camera is configured."), "error")
         return back
     expected = _expected_collected()
     if expected is None:
@@ -177,7 +178,7 @@ def shot() -> BaseResponse:
     try:
         outcome = service.take_camera_shot(expect_collected=expected)
     except TracksideError as exc:
-        flash(f"Shot not taken — {exc}. Nothing changed.", "error")
+        flash(_("Shot not taken — {why}. Nothing changed.", why=str(exc)), "error")
         return back
     except OSError as exc:
         flash(
@@ -215,7 +216,7 @@ def _signed_in_desk() -> tuple[CalibrationDesk | None, BaseResponse | None]:
         return None, refused
     desk = _desk()
     if desk is None:
-        flash("No camera is configured.", "error")
+        flash(_("No camera is configured."), "error")
         return None, redirect(url_for("calibration.page"), 303)
     return desk, None
 
@@ -245,8 +246,14 @@ def back_to_default() -> BaseResponse:
     try:
         path = desk.reset()
     except OSError as exc:
-        flash(f"Not changed — cannot write the calibration file: {exc.strerror or exc}.", "error")
+        flash(
+            _(
+                "Not changed — cannot write the calibration file: {why}.",
+                why=str(exc.strerror or exc),
+            ),
+            "error",
+        )
         return redirect(url_for("calibration.page"), 303)
     log.info("camera back to the default palette by %s (%s)", guard().who(), path)
-    flash(f"The camera uses the default palette again (written to {path}).", "ok")
+    flash(_("The camera uses the default palette again (written to {path}).", path=str(path)), "ok")
     return redirect(url_for("calibration.page"), 303)

@@ -107,7 +107,6 @@ OTHER_DOMAINS = {
     "#told-only-you": "the engine's private answers (trackside, game domains)",
     "#secret .choice": "the choices tree's labels (game domains)",
     "table.figures tbody th": "the figures' descriptions (russian_railroads)",
-    "table.share-values thead th:not(:first-child)": "the influence ranks (mini_express)",
     "#setup-components, select[name=component]": "the pieces' names (game domains)",
     "#registry td": "the tags' games and pieces (ids)",
     "pre, code": "commands, paths and config text (not translated)",
