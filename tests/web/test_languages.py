@@ -343,3 +343,44 @@ def test_the_switch_keeps_the_players_place_and_the_screen_remembers_it(
     own = claim(phone, 1, "4711", code=code)
     assert '<html lang="es">' in own and "Tus mercancías" in own
     assert table.get("/table").status_code == 200
+
+
+class _OneSnapshot:
+    """A table service with one snapshot holding a message, as the engine publishes them."""
+
+    language = "en"
+
+    def latest(self) -> tuple[int, dict[str, Any]]:
+        return 7, {"status": {"waiting_for": {"id": "Game over"}}}
+
+
+def test_a_streamed_body_keeps_its_readers_language() -> None:
+    """Server-sent events are iterated after the request's context has ended: the snapshot they
+    carry is still rendered in the language of the screen that asked, not the table's default
+    (web.i18n keeps it per server thread); a page request still uses its own language."""
+    from flask import Flask, Response
+
+    from web import i18n
+
+    app = Flask(__name__)
+    i18n.install(app, "en")
+    localised = i18n.Localised(_OneSnapshot(), "en")
+
+    @app.get("/stream")
+    def stream() -> Response:
+        def body() -> Iterator[str]:
+            yield str(localised.latest()[1]["status"]["waiting_for"])
+
+        return Response(body(), mimetype="text/event-stream")
+
+    @app.get("/page")
+    def page() -> str:
+        return str(localised.latest()[1]["status"]["waiting_for"])
+
+    for language in (*LANGUAGES, "en"):
+        client = app.test_client()  # a screen of its own (the switch's cookie stays on it)
+        expected = translations(language).gettext("Game over")
+        got = client.get("/stream", headers={"Accept-Language": language})
+        assert got.get_data(as_text=True) == expected, language
+        assert client.get(f"/page?lang={language}").get_data(as_text=True) == expected
+    assert localised.misses == 4 and localised.hits == 4  # one rendering per language
