@@ -30,6 +30,8 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.errors import TracksideError
+from companion.core.messages import plural
+from web import forms, i18n
 from web.guard import guard, require_csrf
 from web.i18n import _
 
@@ -145,7 +147,10 @@ def collected(index: int) -> Response:
 
 
 def _places(colours: Any, first: int) -> str:
-    return ", ".join(f"{first + i} {colour}" for i, colour in enumerate(colours))
+    names = forms.COLOUR_NAMES
+    return ", ".join(
+        f"{first + i} {i18n.t(names[c]) if c in names else c}" for i, c in enumerate(colours)
+    )
 
 
 def _expected_collected() -> int | None:
@@ -153,8 +158,11 @@ def _expected_collected() -> int | None:
     raw = request.form.get("collected", "")
     if not (raw.isascii() and raw.isdigit()) or int(raw) > 9:  # "³".isdigit() is true
         flash(
-            f"Shot not taken — collected: expected the number of cards the page showed as "
-            f"collected (0–9), got {raw!r}. Reload the page and try again.",
+            _(
+                "Shot not taken — collected: expected the number of cards the page showed as "
+                "collected (0–9), got {value}. Reload the page and try again.",
+                value=repr(raw),
+            ),
             "error",
         )
         return None
@@ -182,8 +190,12 @@ def shot() -> BaseResponse:
         return back
     except OSError as exc:
         flash(
-            f"Not calibrated — cannot write {service.camera_calibration_path()}: "
-            f"{exc.strerror or exc}. The last shot was not kept; the palette in use is unchanged.",
+            _(
+                "Not calibrated — cannot write {path}: {why}. The last shot was not kept; the "
+                "palette in use is unchanged.",
+                path=service.camera_calibration_path(),
+                why=str(exc.strerror or exc),
+            ),
             "error",
         )
         return back
@@ -191,17 +203,33 @@ def shot() -> BaseResponse:
     if result is None:
         log.info("camera shot %d taken by %s", outcome.number, guard().who())
         flash(
-            f"Shot {outcome.number} kept: {_places(outcome.colours, outcome.first_place)}. "
-            f"Next: {_places(outcome.missing, outcome.first_place + len(outcome.colours))} — "
-            "lay them (or the first few) left to right in place of these and take the next shot.",
+            _(
+                "Shot {n} kept: {kept}. Next: {next} — lay them (or the first few) left to right "
+                "in place of these and take the next shot.",
+                n=outcome.number,
+                kept=_places(outcome.colours, outcome.first_place),
+                next=_places(outcome.missing, outcome.first_place + len(outcome.colours)),
+            ),
             "ok",
         )
         return back
     log.info("camera calibrated by %s, saved to %s", guard().who(), result.path)
-    shots = "" if outcome.number == 1 else f" from {outcome.number} shots"
+    colours, path = len(result.samples), str(result.path)
     flash(
-        f"Calibrated{shots}: {len(result.samples)} colours measured, saved to {result.path}; "
-        "the camera reads cards with them now.",
+        _(
+            "Calibrated: {colours} colours measured, saved to {path}; the camera reads cards "
+            "with them now.",
+            colours=colours,
+            path=path,
+        )
+        if outcome.number == 1
+        else _(
+            "Calibrated from {n} shots: {colours} colours measured, saved to {path}; the camera "
+            "reads cards with them now.",
+            n=outcome.number,
+            colours=colours,
+            path=path,
+        ),
         "ok",
     )
     return redirect(url_for("calibration.page", _anchor="result"), 303)
@@ -230,8 +258,16 @@ def start_over() -> BaseResponse:
     cards = desk.start_over()
     log.info("camera shots dropped by %s (%d cards)", guard().who(), cards)
     flash(
-        f"Started over: the {cards} card{'s' if cards != 1 else ''} collected "
-        f"{'were' if cards != 1 else 'was'} dropped. The next shot starts with 1 purple.",
+        i18n.t(
+            plural(
+                "Started over: the {n} card collected was dropped. "
+                "The next shot starts with 1 purple.",
+                "Started over: the {n} cards collected were dropped. "
+                "The next shot starts with 1 purple.",
+                "n",
+                n=cards,
+            )
+        ),
         "ok",
     )
     return redirect(url_for("calibration.page", _anchor="calibrate"), 303)
