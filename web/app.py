@@ -48,6 +48,7 @@ from web.guard import (
     short,
     too_deep,
 )
+from web.i18n import _
 from web.join import join_context
 from web.private import pin_matches, private_pages
 from web.scoreboard import history_snapshot
@@ -156,13 +157,18 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     @app.template_filter("clock")
     def clock(wall_time_s: float | None) -> str:
-        return time.strftime("%H:%M:%S", time.localtime(wall_time_s or 0))
+        return i18n.when(wall_time_s or 0, "time")  # 21:04:05 in the reader's own format
 
     @app.template_filter("datetime")
     def datetime(wall_time_s: float | None) -> str:
-        if not wall_time_s:
-            return "—"
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(wall_time_s))
+        return i18n.when(wall_time_s)  # e.g. 23.11.26 21:04 in Czech, 11/23/26, 9:04 PM in English
+
+    @app.template_filter("colour_name")
+    def colour_name(colour: str) -> str:
+        name = forms.COLOUR_NAMES.get(colour)
+        return i18n.t(name) if name is not None else colour
+
+    app.jinja_env.globals["colour_name"] = colour_name
 
     @app.template_filter("game_title")
     def game_title(game: str) -> str:
@@ -193,19 +199,23 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response | str, int]:
         code = exc.code or 500
+        message = exc.description
+        if message == type(exc).description:  # werkzeug's own English sentence: ours instead
+            message = _("There is no such page.") if code == 404 else _("That request was refused.")
         if request.path.startswith("/api/"):
-            return jsonify(error=exc.description or exc.name), code
-        return render_template("error.html", code=code, message=exc.description), code
+            return jsonify(error=message or exc.name), code
+        return render_template("error.html", code=code, message=message), code
 
     @app.errorhandler(Exception)
     def server_error(exc: Exception) -> tuple[Response | str, int]:
         log.exception("web: %s %s failed", request.method, request.path)
-        message = "internal error; see the service log"
+        message = _("internal error; see the service log")
         if request.path.startswith("/api/"):
             return jsonify(error=message), 500
         return render_template("error.html", code=500, message=message), 500
 
     i18n.install(app, getattr(service, "language", None))  # each screen in its reader's language
+    app.extensions["trackside.localised"] = service  # its cache counters, for the bench
     table_guard = TableGuard(service)
     app.extensions[EXTENSION] = table_guard
     protect(app, tuple(getattr(service, "hostnames", ())))  # body limits, the Host check
@@ -247,7 +257,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return render_template(
                 "login.html",
                 disabled=True,
-                messages=[("error", "Changes from the page are off: set [web] pin in the config.")],
+                messages=[
+                    ("error", _("Changes from the page are off: set [web] pin in the config."))
+                ],
             )
         if not _signed_in():
             messages = cast(list[tuple[str, str]], get_flashed_messages(with_categories=True))
@@ -302,7 +314,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         each player's PIN) takes its secret choices there, never on the shared screen."""
         if raw is None or not raw.isdigit() or int(raw) >= players:
             return None
-        _, snapshot = service.latest()
+        _version, snapshot = service.latest()
         game = snapshot.get("game")
         if isinstance(game, str) and has_private_view(find_game(game)):
             return None
@@ -317,12 +329,12 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         built = service.choices(viewer)
         if built is None:
             return None
-        seq, _, _, tree = built
+        seq, _game, _game_id, tree = built
         at = at[:MAX_CHOICE_PATH]
         try:
             nodes = children_at(tree, at)
         except ChoicePathError:
-            flash("That choice is no longer offered: the table moved on. Choose again.", "error")
+            flash(_("That choice is no longer offered: the table moved on. Choose again."), "error")
             at, nodes = "", tree
         keys = [k for k in at.split("/") if k]
         crumbs = []
@@ -369,28 +381,31 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         table moved on since the screen was drawn (then nothing changes)."""
         require_csrf()
         if not _signed_in():
-            flash("Enter the table PIN first.", "error")
+            flash(_("Enter the table PIN first."), "error")
             return redirect(url_for("table"), 303)
         path = (request.form.get("path") or "")[:MAX_CHOICE_PATH]
-        _, snapshot = service.latest()
+        _version, snapshot = service.latest()
         viewer = _viewer_arg(request.form.get("viewer"), len(snapshot.get("players") or []))
         top = url_for("table", viewer=viewer) if viewer is not None else url_for("table")
         built = service.choices(viewer)
         if built is None:
-            flash("No game is on the table: nothing was changed.", "error")
+            flash(_("No game is on the table: nothing was changed."), "error")
             return redirect(url_for("table"), 303)
-        seq, _, _, tree = built
+        seq, _game, _game_id, tree = built
         if request.form.get("seq") != str(seq):
             flash(
-                "The table moved on since that screen was shown: nothing was changed. "
-                "Choose again.",
+                _(
+                    "The table moved on since that screen was shown: nothing was changed. Choose again."
+                ),
                 "error",
             )
             return redirect(url_for("table"), 303)
         try:
             node = node_at(tree, path)
         except ChoicePathError:
-            flash("That choice is no longer offered: nothing was changed. Choose again.", "error")
+            flash(
+                _("That choice is no longer offered: nothing was changed. Choose again."), "error"
+            )
             return redirect(url_for("table"), 303)
         made = node.input_json()
         if made is None:
@@ -405,14 +420,14 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     def login() -> BaseResponse:
         require_csrf()
         if service.pin is None:
-            abort(403, "changes from the page are off: set [web] pin in the config")
+            abort(403, _("changes from the page are off: set [web] pin in the config"))
         try:
             matched = _pin_matches(request.form.get("pin", ""))
         except PinRefusedError as exc:
             flash(str(exc), "error")
             return redirect(url_for("table"), 303)
         if not matched:
-            flash("Wrong PIN.", "error")
+            flash(_("Wrong PIN."), "error")
             return redirect(url_for("table"), 303)
         who = re.sub(r"[^\w .'-]", "", request.form.get("who", ""))[:24].strip()
         table_guard.sessions.end(session.get("sid"))
@@ -480,16 +495,23 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     def table_op(op: str) -> BaseResponse:
         require_csrf()
         if not _signed_in():
-            flash("Enter the table PIN first.", "error")
+            flash(_("Enter the table PIN first."), "error")
             return redirect(url_for("table"), 303)
         make = table_ops.get(op)
         if make is None:
-            abort(404, f"no table operation {op!r}")
-        _, snapshot = service.latest()
+            abort(404, _("no table operation {op}", op=repr(op)))
+        _version, snapshot = service.latest()
         try:
             kind, payload = make(request.form, snapshot)
         except forms.FormError as exc:
-            flash(f"Not sent — {exc.field.replace('_', ' ')}: {exc.reason}", "error")
+            flash(
+                _(
+                    "Not sent — {field}: {reason}",
+                    field=exc.field.replace("_", " "),
+                    reason=i18n.t(exc.reason),
+                ),
+                "error",
+            )
             return redirect(url_for("table"), 303)
         table_guard.send(kind, payload)
         return redirect(url_for("table"), 303)
@@ -501,7 +523,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     @app.get("/history/<int:game_id>")
     def history_game(game_id: int) -> str:
         try:
-            _, body = service.export(game_id, "json")
+            _version, body = service.export(game_id, "json")
         except TracksideError as exc:
             abort(404, str(exc))
         record = json.loads(body)
@@ -522,7 +544,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     # -- API -------------------------------------------------------------------------------
     @app.get("/api/state")
     def state() -> Response:
-        _, snapshot = service.latest()
+        _version, snapshot = service.latest()
         return jsonify(snapshot)
 
     streams = _StreamCount(app)
@@ -604,7 +626,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     def export(game_id: int) -> Response:
         fmt = request.args.get("format", "json")
         if fmt not in ("json", "csv"):
-            return _error("format", f"{fmt!r} is not json or csv", 400)
+            return _error("format", _("{value} is not json or csv", value=repr(fmt)), 400)
         try:
             mimetype, body = service.export(game_id, fmt)
         except TracksideError as exc:
@@ -625,14 +647,14 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         try:
             body = request.get_json(silent=True)
         except RecursionError:  # json gives up on very deep nesting with RecursionError
-            return _error("body", "JSON nested too deeply", 400)
+            return _error("body", _("JSON nested too deeply"), 400)
         if not isinstance(body, dict):
-            return _error("body", "expected a JSON object", 400)
+            return _error("body", _("expected a JSON object"), 400)
         if too_deep(body):
-            return _error("body", f"JSON nested deeper than {MAX_JSON_DEPTH} levels", 400)
+            return _error("body", _("JSON nested deeper than {n} levels", n=MAX_JSON_DEPTH), 400)
         kind = body.get("kind")
         if kind not in ("action", "command"):
-            return _error("kind", f"{kind!r} is not 'action' or 'command'", 400)
+            return _error("kind", _("{value} is not 'action' or 'command'", value=repr(kind)), 400)
         seat = body.get("seat")
         try:
             observation = Observation.from_json(
@@ -647,11 +669,11 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         except SnapshotError as exc:
             return _error(exc.path, short(exc.reason), 400)
         if observation.kind not in (ObservationKind.ACTION, ObservationKind.COMMAND):
-            return _error("kind", "only actions and commands", 400)  # pragma: no cover
+            return _error("kind", _("only actions and commands"), 400)  # pragma: no cover
         try:
             outcome = dict(service.submit_and_wait(observation, 10.0))
         except TimeoutError:
-            return _error("engine", "no answer within 10 s; the input is queued", 503)
+            return _error("engine", _("no answer within {n} s; the input is queued", n=10), 503)
         status = 200 if outcome.get("outcome") not in ("rejected",) else 409
         return Response(json.dumps(outcome), status=status, mimetype="application/json")
 
@@ -666,7 +688,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 return denied
         at = request.args.get("at", "")
         if len(at) > MAX_CHOICE_PATH:
-            return _error("at", f"a path of at most {MAX_CHOICE_PATH} characters", 400)
+            return _error("at", _("a path of at most {n} characters", n=MAX_CHOICE_PATH), 400)
         viewer, problem = _viewer()
         if problem is not None:
             return problem
@@ -677,15 +699,21 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 "seq": None, "game": None, "game_id": None, "lang": lang, "at": at, "choices": []
             }  # fmt: skip
             if at:
-                return _error("at", f"no choice {at!r}: no game is on the table", 404)
+                return _error(
+                    "at", _("no choice {path}: no game is on the table", path=repr(at)), 404
+                )
             return Response(json.dumps(body), mimetype="application/json")
         seq, game, game_id, tree = built
         try:
             nodes = children_at(tree, at)
             if at and not nodes:
-                return _error("at", f"{at!r} is a complete input, it has no choices under it", 404)
+                return _error(
+                    "at",
+                    _("{path} is a complete input, it has no choices under it", path=repr(at)),
+                    404,
+                )
         except ChoicePathError as exc:
-            return _error("at", f"no choice at {at!r}: {exc}", 404)
+            return _error("at", _("no choice at {path}: {why}", path=repr(at), why=str(exc)), 404)
         body = {
             "seq": seq,
             "game": game,
@@ -701,9 +729,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         if raw is None:
             return None, None
         if not raw.isdigit() or len(raw) > 2:
-            return None, _error("player", f"{raw!r} is not a player number", 400)
+            return None, _error("player", _("{value} is not a player number", value=repr(raw)), 400)
         player = int(raw)
-        _, snapshot = service.latest()
+        _version, snapshot = service.latest()
         game_id = snapshot.get("game_id")
         given = request.headers.get("X-Trackside-Player-Pin") or ""
         stored = service.player_pin_hash(game_id, player) if isinstance(game_id, int) else None
@@ -716,7 +744,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         except PinRefusedError as exc:
             return None, _error("player", str(exc), exc.status)
         if not matched:
-            return None, _error("player", "wrong or missing PIN for that player's choices", 401)
+            return None, _error("player", _("wrong or missing PIN for that player's choices"), 401)
         return player, None
 
     def _lang() -> str:
@@ -724,14 +752,16 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
 
     def _check_pin() -> Response | None:
         if service.pin is None:
-            return _error("pin", "changes from the page are off: set [web] pin in the config", 403)
+            return _error(
+                "pin", _("changes from the page are off: set [web] pin in the config"), 403
+            )
         given = request.headers.get("X-Trackside-Pin") or request.form.get("pin") or ""
         try:
             matched = _pin_matches(given)
         except PinRefusedError as exc:
             return _error("pin", str(exc), exc.status)
         if not matched:
-            return _error("pin", "wrong or missing table PIN", 401)
+            return _error("pin", _("wrong or missing table PIN"), 401)
         return None
 
     return app
@@ -857,7 +887,7 @@ def _unknown_uid(prompt: Mapping[str, Any] | None, snapshot: Mapping[str, Any]) 
 def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
     """The game's events, newest first, with who entered them and when."""
     try:
-        _, body = service.export(game_id, "json")
+        _version, body = service.export(game_id, "json")
     except TracksideError:
         return []
     record = json.loads(body)
@@ -870,19 +900,24 @@ def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
             if event.get("private"):  # a private action before the end: no arguments
                 what += f" {PRIVATE_NOTE}"
             if kind == "action_corrected":
-                what = f"correct #{event.get('target_seq')} → {what}"
+                what = _("correct #{seq} → {what}", seq=str(event.get("target_seq")), what=what)
         elif kind in ("action_undone", "action_redone"):
-            what = f"{kind.split('_')[1][:-2]} #{event.get('target_seq')}"
+            seq = str(event.get("target_seq"))
+            what = (
+                _("undo #{seq}", seq=seq) if kind == "action_undone" else _("redo #{seq}", seq=seq)
+            )
         elif kind == "game_started":
-            what = "game started: " + ", ".join(str(p.get("name")) for p in players)
+            what = _("game started: {names}", names=", ".join(str(p.get("name")) for p in players))
         else:
-            what = f"game ended ({event.get('reason')})"
+            what = _("game ended ({reason})", reason=str(event.get("reason")))
         by = str(event.get("by") or "")
         rows.append(
             {
                 "seq": event.get("seq"),
                 "when": event.get("wall_time_s"),
-                "by": by.removeprefix("table-page:") if by.startswith("table-page:") else by,
+                "by": by.removeprefix("table-page:")
+                if by.startswith("table-page:")
+                else (_("table page") if by == "table-page" else by),
                 "what": what,
                 "kind": kind,
             }

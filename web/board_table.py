@@ -29,6 +29,7 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.errors import SnapshotError, TracksideError
+from companion.core.messages import msg
 from companion.games.mini_express import GAME, ShareValueTable
 from companion.games.mini_express.board_table import Cell, cell_path
 from companion.games.mini_express.data import (
@@ -37,12 +38,18 @@ from companion.games.mini_express.data import (
     SHARE_VALUE_MAX,
     TRACK_LENGTHS,
 )
+from web import i18n
 from web.guard import guard, require_csrf
+from web.i18n import _
 
 blueprint = Blueprint("board_table", __name__)
 
 GAME_NAME = GAME.name
-RANK_TITLES = {"1st": "1st", "2nd": "2nd", "other": "Other"}
+RANK_TITLES = {
+    "1st": msg("1st", context="influence rank"),
+    "2nd": msg("2nd", context="influence rank"),
+    "other": msg("Other", context="influence rank"),
+}
 IMPORT_MAX_BYTES = 64 * 1024
 EXPORT_FORMAT = 1
 
@@ -73,7 +80,7 @@ class FormCell:
 
     @property
     def label(self) -> str:
-        return f"track length {self.track_length}, {RANK_TITLES[self.rank]}"
+        return _("track length {n}, {rank}", n=self.track_length, rank=RANK_TITLES[self.rank])
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +137,7 @@ def _sources() -> Sources:
                 '[games."mini-express"] share_values in the config',
                 problems,
             )
-        _, snapshot = service.latest()
+        _version, snapshot = service.latest()
         unfinished = (snapshot.get("status") or {}).get("unfinished_games") or []
         if snapshot.get("game") == GAME_NAME and snapshot.get("game_id") in unfinished:
             try:
@@ -186,7 +193,7 @@ def config_snippet(share_values: Mapping[str, Any]) -> str:
 
 
 def _words(cell: Cell) -> str:
-    return f"{cell[0]} · {RANK_TITLES[cell[1]]}"
+    return f"{cell[0]} · {i18n.t(RANK_TITLES[cell[1]])}"
 
 
 def _page(sources: Sources, typed: Mapping[str, str] | None = None, status: int = 200) -> Any:
@@ -197,7 +204,7 @@ def _page(sources: Sources, typed: Mapping[str, str] | None = None, status: int 
         render_template(
             "board_table.html",
             rows=rows,
-            ranks=[(r, RANK_TITLES[r]) for r in RANKS],
+            ranks=[(r, i18n.t(RANK_TITLES[r])) for r in RANKS],
             unknown=unknown,
             total=len(TRACK_LENGTHS) * len(RANKS),
             needed=[_words(c) for c in sources.needed],
@@ -215,7 +222,7 @@ def _page(sources: Sources, typed: Mapping[str, str] | None = None, status: int 
 
 def _signed_in_or_login() -> BaseResponse | None:
     if not guard().signed_in():
-        flash("Enter the table PIN first.", "error")
+        flash(_("Enter the table PIN first."), "error")
         return redirect(url_for("table"), 303)
     return None
 
@@ -223,7 +230,13 @@ def _signed_in_or_login() -> BaseResponse | None:
 class CellError(ValueError):
     def __init__(self, cell: FormCell, raw: str) -> None:
         super().__init__(
-            f"Not saved — {cell.label}: expected a whole number 0–{SHARE_VALUE_MAX}, got {raw!r}"
+            _(
+                "Not saved — {what}: expected a whole number {lo}–{hi}, got {value}",
+                what=cell.label,
+                lo=0,
+                hi=SHARE_VALUE_MAX,
+                value=repr(raw),
+            )
         )
 
 
@@ -261,19 +274,34 @@ def _save(share_values: Mapping[str, Any]) -> None:
         if known is None:
             lacking.setdefault(str(length), {})[rank] = value
         elif known != value:
-            kept.append(f"{_words((length, rank))} = {known} (saved: {value})")
+            kept.append(
+                _(
+                    "{cell} = {known} (saved: {value})",
+                    cell=_words((length, rank)),
+                    known=known,
+                    value=value,
+                )
+            )
     if kept:
         flash(
-            f"The game on the table (#{sources.game_id}) keeps its own "
-            + "; ".join(kept)
-            + ". If it was misread, correct that entry in the game's log.",
+            _(
+                "The game on the table (#{game}) keeps its own {cells}. If it was misread, "
+                "correct that entry in the game's log.",
+                game=str(sources.game_id),
+                cells="; ".join(kept),
+            ),
             "info",
         )
     if lacking:
         cells = [_words((int(k), r)) for k, row in lacking.items() for r in row]
         flash(
-            f"The game on the table (#{sources.game_id}) lacked {len(cells)} of these cells "
-            f"({', '.join(cells)}): sending them to it as a share_values action.",
+            _(
+                "The game on the table (#{game}) lacked {n} of these cells ({cells}): sending "
+                "them to it as a share_values action.",
+                game=str(sources.game_id),
+                n=len(cells),
+                cells=", ".join(cells),
+            ),
             "info",
         )
         guard().send("action", {"action": {"kind": "share_values", "args": {"cells": lacking}}})
@@ -329,7 +357,7 @@ def import_file() -> Any:
         if not isinstance(data, dict):
             raise SnapshotError("file.share_values", "expected an object of track lengths")
     except SnapshotError as exc:
-        flash(f"Not imported — {exc}", "error")
+        flash(_("Not imported — {why}", why=str(exc)), "error")
         return redirect(url_for("board_table.form"), 303)
     _save(data)
     return redirect(url_for("board_table.form"), 303)
@@ -471,8 +499,13 @@ def figures_save(game: str) -> Any:
             or not row.lo <= int(raw) <= row.hi
         ):
             flash(
-                f"Not saved — {row.description}: expected a whole number {row.lo}–{row.hi}, "
-                f"got {raw!r}",
+                _(
+                    "Not saved — {what}: expected a whole number {lo}–{hi}, got {value}",
+                    what=i18n.t(row.description),
+                    lo=row.lo,
+                    hi=row.hi,
+                    value=repr(raw),
+                ),
                 "error",
             )
             return _figures_page(found, typed=request.form, status=400)

@@ -30,7 +30,10 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.errors import TracksideError
+from companion.core.messages import plural
+from web import forms, i18n
 from web.guard import guard, require_csrf
+from web.i18n import _
 
 log = logging.getLogger(__name__)
 blueprint = Blueprint("calibration", __name__)
@@ -86,14 +89,14 @@ def camera_helpers() -> dict[str, Any]:
 
 def _refused_unless_signed_in() -> BaseResponse | None:
     if not guard().signed_in():
-        flash("Enter the table PIN first.", "error")
+        flash(_("Enter the table PIN first."), "error")
         return redirect(url_for("table"), 303)
     return None
 
 
 def _jpeg(picture: bytes | None, missing: str) -> Response:
     if not guard().signed_in():
-        abort(403, "enter the table PIN first")
+        abort(403, _("enter the table PIN first"))
     if picture is None:
         abort(404, missing)
     return Response(
@@ -144,7 +147,10 @@ def collected(index: int) -> Response:
 
 
 def _places(colours: Any, first: int) -> str:
-    return ", ".join(f"{first + i} {colour}" for i, colour in enumerate(colours))
+    names = forms.COLOUR_NAMES
+    return ", ".join(
+        f"{first + i} {i18n.t(names[c]) if c in names else c}" for i, c in enumerate(colours)
+    )
 
 
 def _expected_collected() -> int | None:
@@ -152,8 +158,11 @@ def _expected_collected() -> int | None:
     raw = request.form.get("collected", "")
     if not (raw.isascii() and raw.isdigit()) or int(raw) > 9:  # "³".isdigit() is true
         flash(
-            f"Shot not taken — collected: expected the number of cards the page showed as "
-            f"collected (0–9), got {raw!r}. Reload the page and try again.",
+            _(
+                "Shot not taken — collected: expected the number of cards the page showed as "
+                "collected (0–9), got {value}. Reload the page and try again.",
+                value=repr(raw),
+            ),
             "error",
         )
         return None
@@ -169,7 +178,7 @@ def shot() -> BaseResponse:
     back = redirect(url_for("calibration.page", _anchor="calibrate"), 303)
     service = _service()
     if service is None or service.camera_calibration is None:
-        flash("Shot not taken — no camera is configured.", "error")
+        flash(_("Shot not taken — no camera is configured."), "error")
         return back
     expected = _expected_collected()
     if expected is None:
@@ -177,12 +186,16 @@ def shot() -> BaseResponse:
     try:
         outcome = service.take_camera_shot(expect_collected=expected)
     except TracksideError as exc:
-        flash(f"Shot not taken — {exc}. Nothing changed.", "error")
+        flash(_("Shot not taken — {why}. Nothing changed.", why=str(exc)), "error")
         return back
     except OSError as exc:
         flash(
-            f"Not calibrated — cannot write {service.camera_calibration_path()}: "
-            f"{exc.strerror or exc}. The last shot was not kept; the palette in use is unchanged.",
+            _(
+                "Not calibrated — cannot write {path}: {why}. The last shot was not kept; the "
+                "palette in use is unchanged.",
+                path=service.camera_calibration_path(),
+                why=str(exc.strerror or exc),
+            ),
             "error",
         )
         return back
@@ -190,17 +203,33 @@ def shot() -> BaseResponse:
     if result is None:
         log.info("camera shot %d taken by %s", outcome.number, guard().who())
         flash(
-            f"Shot {outcome.number} kept: {_places(outcome.colours, outcome.first_place)}. "
-            f"Next: {_places(outcome.missing, outcome.first_place + len(outcome.colours))} — "
-            "lay them (or the first few) left to right in place of these and take the next shot.",
+            _(
+                "Shot {n} kept: {kept}. Next: {next} — lay them (or the first few) left to right "
+                "in place of these and take the next shot.",
+                n=outcome.number,
+                kept=_places(outcome.colours, outcome.first_place),
+                next=_places(outcome.missing, outcome.first_place + len(outcome.colours)),
+            ),
             "ok",
         )
         return back
     log.info("camera calibrated by %s, saved to %s", guard().who(), result.path)
-    shots = "" if outcome.number == 1 else f" from {outcome.number} shots"
+    colours, path = len(result.samples), str(result.path)
     flash(
-        f"Calibrated{shots}: {len(result.samples)} colours measured, saved to {result.path}; "
-        "the camera reads cards with them now.",
+        _(
+            "Calibrated: {colours} colours measured, saved to {path}; the camera reads cards "
+            "with them now.",
+            colours=colours,
+            path=path,
+        )
+        if outcome.number == 1
+        else _(
+            "Calibrated from {n} shots: {colours} colours measured, saved to {path}; the camera "
+            "reads cards with them now.",
+            n=outcome.number,
+            colours=colours,
+            path=path,
+        ),
         "ok",
     )
     return redirect(url_for("calibration.page", _anchor="result"), 303)
@@ -215,7 +244,7 @@ def _signed_in_desk() -> tuple[CalibrationDesk | None, BaseResponse | None]:
         return None, refused
     desk = _desk()
     if desk is None:
-        flash("No camera is configured.", "error")
+        flash(_("No camera is configured."), "error")
         return None, redirect(url_for("calibration.page"), 303)
     return desk, None
 
@@ -229,8 +258,16 @@ def start_over() -> BaseResponse:
     cards = desk.start_over()
     log.info("camera shots dropped by %s (%d cards)", guard().who(), cards)
     flash(
-        f"Started over: the {cards} card{'s' if cards != 1 else ''} collected "
-        f"{'were' if cards != 1 else 'was'} dropped. The next shot starts with 1 purple.",
+        i18n.t(
+            plural(
+                "Started over: the {n} card collected was dropped. "
+                "The next shot starts with 1 purple.",
+                "Started over: the {n} cards collected were dropped. "
+                "The next shot starts with 1 purple.",
+                "n",
+                n=cards,
+            )
+        ),
         "ok",
     )
     return redirect(url_for("calibration.page", _anchor="calibrate"), 303)
@@ -245,8 +282,14 @@ def back_to_default() -> BaseResponse:
     try:
         path = desk.reset()
     except OSError as exc:
-        flash(f"Not changed — cannot write the calibration file: {exc.strerror or exc}.", "error")
+        flash(
+            _(
+                "Not changed — cannot write the calibration file: {why}.",
+                why=str(exc.strerror or exc),
+            ),
+            "error",
+        )
         return redirect(url_for("calibration.page"), 303)
     log.info("camera back to the default palette by %s (%s)", guard().who(), path)
-    flash(f"The camera uses the default palette again (written to {path}).", "ok")
+    flash(_("The camera uses the default palette again (written to {path}).", path=str(path)), "ok")
     return redirect(url_for("calibration.page"), 303)

@@ -13,6 +13,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from companion.core.messages import Text, msg, render_text
+
 MAX_PLAYERS_ON_FORM = 6
 MAX_SEAT = 8
 MAX_TEXT = 200
@@ -21,21 +23,34 @@ MAX_TEXT = 200
 class FormError(ValueError):
     """A form field the page cannot turn into an input: ``field: reason``."""
 
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
+    def __init__(self, field: str, reason: Text) -> None:
+        super().__init__(f"{field}: {render_text(reason)}")
         self.field = field
         self.reason = reason
 
 
 SEAT_COLOURS = ("red", "blue", "green", "yellow", "black", "white", "purple", "orange", "pink")
+COLOUR_NAMES = {
+    "red": msg("red", context="colour"),
+    "blue": msg("blue", context="colour"),
+    "green": msg("green", context="colour"),
+    "yellow": msg("yellow", context="colour"),
+    "black": msg("black", context="colour"),
+    "white": msg("white", context="colour"),
+    "purple": msg("purple", context="colour"),
+    "orange": msg("orange", context="colour"),
+    "pink": msg("pink", context="colour"),
+    "locomotive": msg("locomotive", context="colour"),
+}
+"""Each seat colour's name for people (the form's values stay the English ids)."""
 
 
 def text(form: Mapping[str, str], name: str, *, required: bool = True) -> str:
     value = (form.get(name) or "").strip()
     if required and not value:
-        raise FormError(name, "is empty")
+        raise FormError(name, msg("is empty"))
     if len(value) > MAX_TEXT:
-        raise FormError(name, f"longer than {MAX_TEXT} characters")
+        raise FormError(name, msg("longer than {n} characters", n=MAX_TEXT))
     return value
 
 
@@ -48,9 +63,11 @@ def integer(
     try:
         value = int(raw)
     except ValueError:
-        raise FormError(name, f"expected a whole number, got {raw!r}") from None
+        raise FormError(
+            name, msg("expected a whole number, got {value}", value=repr(raw))
+        ) from None
     if not lo <= value <= hi:
-        raise FormError(name, f"expected {lo}–{hi}, got {value}")
+        raise FormError(name, msg("expected {lo}–{hi}, got {value}", lo=lo, hi=hi, value=value))
     return value
 
 
@@ -75,7 +92,9 @@ def start_game(form: Mapping[str, str], games: Sequence[str]) -> dict[str, Any]:
     ``seat_i`` (empty rows are skipped), ``options`` as JSON (optional)."""
     game = text(form, "game")
     if game not in games:
-        raise FormError("game", f"{game!r} is not one of {', '.join(games)}")
+        raise FormError(
+            "game", msg("{game} is not one of {games}", game=repr(game), games=", ".join(games))
+        )
     players = []
     for i in range(MAX_PLAYERS_ON_FORM):
         name = text(form, f"name_{i}", required=False)
@@ -86,11 +105,11 @@ def start_game(form: Mapping[str, str], games: Sequence[str]) -> dict[str, Any]:
         seat = None if not seat_raw else integer(form, f"seat_{i}", 1, MAX_SEAT)
         players.append({"name": name, "colour": colour, "seat": seat})
     if not players:
-        raise FormError("name_0", "at least one player needs a name")
+        raise FormError("name_0", msg("at least one player needs a name"))
     payload: dict[str, Any] = {"command": "start_game", "game": game, "players": players}
     options = _json(form, "options", {})
     if not isinstance(options, dict):
-        raise FormError("options", "expected a JSON object, e.g. {}")
+        raise FormError("options", msg("expected a JSON object, e.g. {example}", example="{}"))
     if options:
         payload["options"] = options
     return payload
@@ -104,10 +123,16 @@ def _json(form: Mapping[str, str], name: str, default: Any) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise FormError(
-            name, f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+            name,
+            msg(
+                "not JSON: {why} (line {line}, column {column})",
+                why=exc.msg,
+                line=exc.lineno,
+                column=exc.colno,
+            ),
         ) from None
     except RecursionError:
-        raise FormError(name, "JSON nested too deeply") from None
+        raise FormError(name, msg("JSON nested too deeply")) from None
 
 
 def generic_action(
@@ -120,11 +145,15 @@ def generic_action(
     kind = text(form, "kind")
     if kind in private:
         raise FormError(
-            "kind", f"{kind} is a player's private action: enter it on your own page (/me)"
+            "kind",
+            msg(
+                "{action} is a player's private action: enter it on your own page (/me)",
+                action=kind,
+            ),
         )
     args = _json(form, "args", {})
     if not isinstance(args, dict):
-        raise FormError("args", "expected a JSON object, e.g. {}")
+        raise FormError("args", msg("expected a JSON object, e.g. {example}", example="{}"))
     return _action(kind, _player(form, players), args)
 
 
@@ -132,7 +161,7 @@ def prompt_answer(form: Mapping[str, str], prompt: Mapping[str, Any] | None) -> 
     """The option the table picked: options are ready-made actions (by index, so the page never
     sends back an action of its own making)."""
     if not prompt or not prompt.get("options"):
-        raise FormError("option", "there is no question to answer now")
+        raise FormError("option", msg("there is no question to answer now"))
     options = prompt["options"]
     index = integer(form, "option", 0, len(options) - 1)
     option: dict[str, Any] = options[index]

@@ -32,6 +32,7 @@ from flask import Flask, abort, current_app, flash, request, session
 
 from companion.core.errors import SnapshotError
 from companion.core.observation import Observation
+from web.i18n import _
 
 PIN_FAILURES_ALLOWED = 5
 PIN_FAILURE_WINDOW_S = 60.0
@@ -103,12 +104,13 @@ class PinLimiter:
     def _refusal(self, address: str, now: float) -> str | None:
         if now < self.paused_until:
             wait = int(self.paused_until - now) + 1
-            return (
-                f"PIN sign-in is paused for {_duration(wait)}: too many wrong PINs were tried "
-                "from this Wi-Fi. Devices already signed in keep working."
+            return _(
+                "PIN sign-in is paused for {duration}: too many wrong PINs were tried "
+                "from this Wi-Fi. Devices already signed in keep working.",
+                duration=_duration(wait),
             )
         if len(self._recent(address, now)) >= PIN_FAILURES_ALLOWED:
-            return "Too many wrong PINs: wait a minute and try again."
+            return _("Too many wrong PINs: wait a minute and try again.")
         return None
 
     def begin(self, address: str) -> float:
@@ -151,7 +153,7 @@ class PinLimiter:
     def hash_slot(self) -> Iterator[None]:
         """One of the few hashing slots, or PinRefusedError (503) when they stay busy."""
         if not self.hashing.acquire(timeout=HASH_WAIT_S):
-            raise PinRefusedError("The table is busy checking PINs: try again in a moment.", 503)
+            raise PinRefusedError(_("The table is busy checking PINs: try again in a moment."), 503)
         try:
             yield
         finally:
@@ -160,8 +162,8 @@ class PinLimiter:
 
 def _duration(seconds: int) -> str:
     if seconds < 120:
-        return f"{seconds} s"
-    return f"{(seconds + 59) // 60} min"
+        return _("{n} s", n=seconds)
+    return _("{n} min", n=(seconds + 59) // 60)
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,19 +380,21 @@ class TableGuard:
                 {"source": source or self.who(), "kind": kind, "payload": dict(payload)}, "form"
             )
         except SnapshotError as exc:
-            flash(f"Not sent — {exc.path}: {exc.reason}", "error")
+            flash(_("Not sent — {field}: {reason}", field=exc.path, reason=exc.reason), "error")
             return "invalid"
         try:
             outcome = self.service.submit_and_wait(observation, 10.0)
         except TimeoutError:
-            flash("No answer within 10 s; the input is queued and will be handled.", "error")
+            flash(
+                _("No answer within {n} s; the input is queued and will be handled.", n=10), "error"
+            )
             return "timeout"
         verdict = str(outcome.get("outcome"))
         message = str(outcome.get("message") or verdict)
         if verdict == "rejected":
-            flash(f"Refused: {message}", "error")
+            flash(_("Refused: {why}", why=message), "error")
         elif verdict == "prompt":
-            flash(f"Question: {message}", "info")
+            flash(_("Question: {question}", question=message), "info")
         else:
             flash(message, "ok")
         return verdict
@@ -415,7 +419,7 @@ def require_csrf() -> None:
     expected = session.get("csrf")
     given = request.form.get("csrf", "")
     if not isinstance(expected, str) or not hmac.compare_digest(given.encode(), expected.encode()):
-        abort(400, "the form is out of date (CSRF check failed): reload the page and try again")
+        abort(400, _("the form is out of date (CSRF check failed): reload the page and try again"))
 
 
 # -- request limits and the Host check (installed by create_app) ------------------------------
@@ -438,7 +442,7 @@ def protect(app: Flask, hostnames: tuple[str, ...]) -> None:
         """Input nested so deep that walking it gave up: the sender's mistake (400), one log
         line, no traceback."""
         log.warning("web: %s %s: input nested too deeply", request.method, request.path)
-        message = f"the input is nested too deeply (at most {MAX_JSON_DEPTH} levels)"
+        message = _("the input is nested too deeply (at most {n} levels)", n=MAX_JSON_DEPTH)
         if request.path.startswith("/api/"):
             return {"error": message, "field": "body"}, 400
         return message, 400
@@ -454,7 +458,14 @@ def protect(app: Flask, hostnames: tuple[str, ...]) -> None:
             )
         length = request.content_length
         if length is not None and length > MAX_BODY_BYTES:
-            abort(413, f"the request body is {length} bytes; the limit is {MAX_BODY_BYTES}")
+            abort(
+                413,
+                _(
+                    "the request body is {length} bytes; the limit is {limit}",
+                    length=length,
+                    limit=MAX_BODY_BYTES,
+                ),
+            )
 
 
 MAX_JSON_DEPTH = 32

@@ -18,10 +18,12 @@ import gettext
 import threading
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from babel.dates import format_datetime, format_time
 from babel.numbers import format_decimal
 from flask import Flask, Response, g, has_request_context, request
+from markupsafe import Markup, escape
 
 from companion.core.i18n import (
     DEFAULT_LANGUAGE,
@@ -36,6 +38,15 @@ from companion.core.messages import Message, render_json, render_text
 COOKIE = "lang"
 CONFIG_KEY = "TRACKSIDE_LANGUAGE"
 """``app.config`` key of the table's default language (``[web] language``)."""
+
+_LOCALES = {"en": "en_GB"}
+"""CLDR locale per language where the bare language would be another country's: the table's
+English is British (24-hour times, day before month), as the rest of the product writes it."""
+
+_stream = threading.local()
+"""The language of the request a server thread answered last: a streamed body (server-sent
+events) is iterated by the same thread after the request's context has ended, and must keep
+speaking its reader's language rather than fall back to the table's default."""
 
 
 def language() -> str:
@@ -53,7 +64,8 @@ def language() -> str:
 
 
 def tr() -> gettext.NullTranslations:
-    return translations(language())
+    """This request's catalogue; outside a request (a unit test, a log line) English."""
+    return translations(language() if has_request_context() else DEFAULT_LANGUAGE)
 
 
 def _(msgid: str, context: str = "", **params: Any) -> str:
@@ -65,6 +77,30 @@ def ngettext(singular: str, plural_id: str, n: int, context: str = "", **params:
     return Message(
         singular, tuple(values.items()), plural=plural_id, count="n", context=context
     ).render(tr())
+
+
+def _html(msgid: str, context: str = "", **params: Any) -> Markup:
+    """``_()`` for templates: the catalogue's text is the page's own (it may hold ``<b>``),
+    every parameter is escaped (a player's name is never markup)."""
+    return _markup(Message(msgid, tuple(params.items()), context=context))
+
+
+def _nhtml(singular: str, plural_id: str, n: int, context: str = "", **params: Any) -> Markup:
+    values = {"n": n, **params}
+    return _markup(
+        Message(singular, tuple(values.items()), plural=plural_id, count="n", context=context)
+    )
+
+
+def _markup(message: Message) -> Markup:
+    catalogue = tr()
+    values = {
+        k: escape(v.render(catalogue) if isinstance(v, Message) else v) for k, v in message.params
+    }
+    try:
+        return Markup(message._template(catalogue)).format(**values)
+    except (KeyError, IndexError, ValueError):  # as Message.render: the English text instead
+        return Markup(message._template(gettext.NullTranslations())).format(**values)
 
 
 def t(value: Any) -> str:
@@ -85,15 +121,24 @@ def when(wall_time_s: float | None, what: str = "datetime") -> str:
     if not wall_time_s:
         return "—"
     moment = datetime.fromtimestamp(wall_time_s).astimezone()
+    locale = _LOCALES.get(language(), language())
     if what == "time":
-        return format_time(moment, format="medium", locale=language())
-    return format_datetime(moment, format="short", locale=language())
+        return format_time(moment, format="medium", locale=locale)
+    return format_datetime(moment, format="short", locale=locale)
+
+
+def language_link(code: str) -> str:
+    """This page in language ``code``: the same path and query (a seat code, ``?at=``) with
+    ``lang`` replaced, so switching never loses a player's place."""
+    args = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
+    args.append(("lang", code))
+    return f"{request.path}?{urlencode(args)}"
 
 
 def install(app: Flask, default_language: str | None = None) -> None:
     """Language selection and the template helpers, for every page of ``app``."""
     app.config.setdefault(CONFIG_KEY, normalise(default_language) or DEFAULT_LANGUAGE)
-    app.jinja_env.globals.update(_=_, ngettext=ngettext)
+    app.jinja_env.globals.update(_=_html, ngettext=_nhtml, language_link=language_link)
     app.jinja_env.filters.update(t=t, num=num, when=when)
 
     @app.context_processor
@@ -106,6 +151,7 @@ def install(app: Flask, default_language: str | None = None) -> None:
 
     @app.after_request
     def remember_language(response: Response) -> Response:
+        _stream.lang = language()  # for a streamed body, read after this context ends
         asked = normalise(request.args.get("lang"))
         if asked and asked != request.cookies.get(COOKIE):
             response.set_cookie(
@@ -128,19 +174,26 @@ class Localised:
         self._default = normalise(default_language) or DEFAULT_LANGUAGE
         self._cache: dict[tuple[int, str], Any] = {}
         self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        """Snapshots served from the cache, and rendered anew (``bench/bench_i18n.py``)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._service, name)
 
     def _language(self) -> str:
-        return language() if has_request_context() else self._default
+        if has_request_context():
+            return language()
+        return str(getattr(_stream, "lang", "") or self._default)
 
     def _rendered(self, version: int, snapshot: Any) -> Any:
         key = (version, self._language())
         with self._lock:
             hit = self._cache.get(key)
-        if hit is not None:
-            return hit
+            if hit is not None:
+                self.hits += 1
+                return hit
+            self.misses += 1
         rendered = render_json(snapshot, translations(key[1]))
         with self._lock:
             if len(self._cache) >= 16:

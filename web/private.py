@@ -53,6 +53,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import TracksideError
+from companion.core.messages import msg
 from companion.core.privacy import has_private_view, private_actions
 from companion.games import find_game
 from companion.games.trains_and_stations.data import GOODS as TS_GOODS
@@ -66,6 +67,7 @@ from web.guard import (
     require_csrf,
     too_deep,
 )
+from web.i18n import _
 
 PIN_PATTERN = re.compile(r"[0-9]{4,8}", re.ASCII)
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # ~16 MiB, a few tens of ms on a Pi 4
@@ -190,7 +192,7 @@ def ts_report_special_goods(form: Mapping[str, str], mine: Mapping[str, Any]) ->
             continue
         for name, value in ((f"card_{i}_a", a), (f"card_{i}_b", b)):
             if value not in TS_GOODS:
-                raise FormError(name, f"pick one of {', '.join(TS_GOODS)}")
+                raise FormError(name, msg("pick one of {goods}", goods=", ".join(TS_GOODS)))
         cards.append([a, b])
     return {"cards": cards}
 
@@ -202,7 +204,10 @@ def ttr_keep_ticket(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[st
     """Ticket to Ride ``keep_ticket``: the ticket's two cities as ``a-b`` (``ticket``)."""
     ticket = (form.get("ticket") or "").strip().lower().replace(" ", "")
     if not re.fullmatch(r"[a-z]+-[a-z]+", ticket):
-        raise FormError("ticket", "write the two cities as on the ticket, e.g. berlin-roma")
+        raise FormError(
+            "ticket",
+            msg("write the two cities as on the ticket, e.g. {example}", example="berlin-roma"),
+        )
     return {"ticket": ticket}
 
 
@@ -223,11 +228,11 @@ def json_args(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any
     try:
         args = json.loads(raw)
     except (json.JSONDecodeError, RecursionError):
-        raise FormError("args", "not a JSON object") from None
+        raise FormError("args", msg("not a JSON object")) from None
     if not isinstance(args, dict):
-        raise FormError("args", "expected a JSON object, e.g. {}")
+        raise FormError("args", msg("expected a JSON object, e.g. {example}", example="{}"))
     if too_deep(args):
-        raise FormError("args", f"nested deeper than {MAX_JSON_DEPTH} levels")
+        raise FormError("args", msg("nested deeper than {n} levels", n=MAX_JSON_DEPTH))
     return args
 
 
@@ -253,20 +258,20 @@ def private_pages(service: object) -> Blueprint:
         bound = session.get(SESSION_KEY)
         if not isinstance(bound, dict):
             return None, ""
-        _, snapshot = svc.latest()
+        _version, snapshot = svc.latest()
         running = _running_game(snapshot)
         if not guard().sessions.valid(bound.get("sid")):
             session.pop(SESSION_KEY, None)
-            return None, "You were signed out (locked, or after 12 hours): enter your PIN again."
+            return None, _("You were signed out (locked, or after 12 hours): enter your PIN again.")
         game_id, player = bound.get("game_id"), bound.get("player")
         if running is None or running[0] != game_id or not isinstance(player, int):
             session.pop(SESSION_KEY, None)
-            return None, "That game is over or another one is on the table: choose your name."
+            return None, _("That game is over or another one is on the table: choose your name.")
         players = _players(snapshot)
         stored = svc.player_pin_hash(running[0], player)
         if player >= len(players) or stored is None or _fingerprint(stored) != bound.get("fp"):
             session.pop(SESSION_KEY, None)
-            return None, "Your PIN was reset: choose your name and set a new one."
+            return None, _("Your PIN was reset: choose your name and set a new one.")
         spec = players[player]
         return Seat(running[0], player, str(spec.get("name")), str(spec.get("colour") or "")), ""
 
@@ -354,7 +359,7 @@ def private_pages(service: object) -> Blueprint:
             context = view_context(seat)
             if context is not None:
                 return page("private.html", **context)
-        _, snapshot = svc.latest()
+        _version, snapshot = svc.latest()
         running = _running_game(snapshot)
         players = []
         if running is not None:
@@ -365,14 +370,14 @@ def private_pages(service: object) -> Blueprint:
 
     @bp.get("/<int:player>")
     def pin_form(player: int) -> str | BaseResponse:
-        seat, _ = current()
+        seat, _why = current()
         if seat is not None and seat.player == player:
             return redirect(url_for("private.me"), 303)
-        _, snapshot = svc.latest()
+        _version, snapshot = svc.latest()
         running = _running_game(snapshot)
         players = _players(snapshot)
         if running is None or not 0 <= player < len(players):
-            flash("Choose your name from the list.", "error")
+            flash(_("Choose your name from the list."), "error")
             return redirect(url_for("private.me"), 303)
         pin_set = svc.player_pin_hash(running[0], player) is not None
         return page(
@@ -390,15 +395,15 @@ def private_pages(service: object) -> Blueprint:
         require_csrf()
         table = guard()
         back = redirect(url_for("private.pin_form", player=player), 303)
-        _, snapshot = svc.latest()
+        _version, snapshot = svc.latest()
         running = _running_game(snapshot)
         players = _players(snapshot)
         if running is None or not 0 <= player < len(players):
-            flash("No game with private views is running.", "error")
+            flash(_("No game with private views is running."), "error")
             return redirect(url_for("private.me"), 303)
         game_id = running[0]
         if request.form.get("game_id") != str(game_id):
-            flash("Another game is on the table now: choose your name again.", "error")
+            flash(_("Another game is on the table now: choose your name again."), "error")
             return redirect(url_for("private.me"), 303)
         name = str(players[player].get("name"))
         pin = request.form.get("pin", "")
@@ -412,16 +417,18 @@ def private_pages(service: object) -> Blueprint:
                     functools.partial(table.seat_codes.matches, game_id, player, code),
                 ):
                     flash(
-                        "That seat code is not valid: ask the table for a new one "
-                        "(codes work once, for 15 minutes).",
+                        _(
+                            "That seat code is not valid: ask the table for a new one "
+                            "(codes work once, for 15 minutes)."
+                        ),
                         "error",
                     )
                     return back
                 if not PIN_PATTERN.fullmatch(pin):
-                    flash("The PIN must be 4 to 8 digits (0–9).", "error")
+                    flash(_("The PIN must be 4 to 8 digits (0–9)."), "error")
                     return back_with_code(player, code)
                 if request.form.get("pin_again", "") != pin:
-                    flash("The two PINs differ: type the same PIN twice.", "error")
+                    flash(_("The two PINs differ: type the same PIN twice."), "error")
                     return back_with_code(player, code)
                 pin_hash = table.bounded_hash(functools.partial(hash_pin, pin))
                 payload = {
@@ -435,7 +442,7 @@ def private_pages(service: object) -> Blueprint:
                 table.seat_codes.use(game_id, player)
                 stored = pin_hash
             elif not table.hashed_pin_matches(functools.partial(pin_matches, pin, stored)):
-                flash("Wrong PIN.", "error")
+                flash(_("Wrong PIN."), "error")
                 return back
         except PinRefusedError as exc:
             flash(str(exc), "error")
@@ -459,7 +466,7 @@ def private_pages(service: object) -> Blueprint:
         bound = session.pop(SESSION_KEY, None)
         if isinstance(bound, dict):
             guard().sessions.end(bound.get("sid"))
-        flash("Locked: your cards are hidden again.", "ok")
+        flash(_("Locked: your cards are hidden again."), "ok")
         return redirect(url_for("private.me"), 303)
 
     @bp.get("/partial")
@@ -481,23 +488,25 @@ def private_pages(service: object) -> Blueprint:
         require_csrf()
         seat, why = current()
         if seat is None:
-            flash(why or "Enter your PIN first.", "error")
+            flash(why or _("Enter your PIN first."), "error")
             return redirect(url_for("private.me"), 303)
         found = secret_tree(seat)
         path = (request.form.get("path") or "")[:MAX_SECRET_PATH]
         if found is None or request.form.get("seq") != str(found[0]):
-            flash("The table moved on since that screen was shown: nothing was changed.", "error")
+            flash(
+                _("The table moved on since that screen was shown: nothing was changed."), "error"
+            )
             return redirect(url_for("private.me"), 303)
         seq, top = found
         try:
             node = node_at(top, path)
         except ChoicePathError:
-            flash("That choice is no longer offered: nothing was changed.", "error")
+            flash(_("That choice is no longer offered: nothing was changed."), "error")
             return redirect(url_for("private.me"), 303)
         if node.action is None:
             return redirect(url_for("private.me", at=path) + "#secret", 303)
         if node.action.player != seat.player:
-            abort(403, "that choice is another player's")
+            abort(403, _("that choice is another player's"))
         payload = {"action": node.action.to_json(), "seq": seq}
         guard().send("action", payload, source=f"{SOURCE_PREFIX}{seat.name}")
         return redirect(url_for("private.me"), 303)
@@ -507,18 +516,27 @@ def private_pages(service: object) -> Blueprint:
         require_csrf()
         seat, why = current()
         if seat is None:
-            flash(why or "Enter your PIN first.", "error")
+            flash(why or _("Enter your PIN first."), "error")
             return redirect(url_for("private.me"), 303)
-        _, snapshot = svc.latest()
+        _version, snapshot = svc.latest()
         game = str(snapshot.get("game"))
         if kind not in private_actions(find_game(game)):
-            abort(404, f"{kind!r} is not a private action of {game}")
+            abort(
+                404, _("{action} is not a private action of {game}", action=repr(kind), game=game)
+            )
         view = svc.private_view(seat.game_id, seat.player) or {}
         parse = FORMS.get((game, kind), json_args)
         try:
             args = parse(request.form, _mine(view, seat.player))
         except FormError as exc:
-            flash(f"Not sent — {exc.field.replace('_', ' ')}: {exc.reason}", "error")
+            flash(
+                _(
+                    "Not sent — {field}: {reason}",
+                    field=exc.field.replace("_", " "),
+                    reason=exc.reason,
+                ),
+                "error",
+            )
             return redirect(url_for("private.me"), 303)
         action = {"kind": kind, "player": seat.player, "args": args}
         guard().send("action", {"action": action}, source=f"{SOURCE_PREFIX}{seat.name}")
@@ -530,13 +548,13 @@ def private_pages(service: object) -> Blueprint:
         require_csrf()
         table = guard()
         if not table.pin_session():
-            flash("Enter the table PIN first (a trusted screen cannot grant seats).", "error")
+            flash(_("Enter the table PIN first (a trusted screen cannot grant seats)."), "error")
             return redirect(url_for("table"), 303)
-        _, snapshot = svc.latest()
+        _version, snapshot = svc.latest()
         running = _running_game(snapshot)
         players = _players(snapshot)
         if running is None or not 0 <= player < len(players):
-            flash("No game with private views is running.", "error")
+            flash(_("No game with private views is running."), "error")
             return redirect(url_for("table"), 303)
         return running[0], str(players[player].get("name"))
 
@@ -546,7 +564,7 @@ def private_pages(service: object) -> Blueprint:
         found = table_only(player)
         if not isinstance(found, tuple):
             return found
-        game_id, _ = found
+        game_id, _player = found
         guard().seat_codes.revoke(game_id, player)
         payload = {"command": "set_player_pin", "game_id": game_id, "player": player}
         guard().send("command", {**payload, "pin_hash": None})
@@ -560,7 +578,7 @@ def private_pages(service: object) -> Blueprint:
             return found
         game_id, name = found
         if svc.player_pin_hash(game_id, player) is not None:
-            flash(f"{name} already has a PIN: reset it first.", "error")
+            flash(_("{name} already has a PIN: reset it first.", name=name), "error")
         else:
             guard().seat_codes.grant(game_id, player)
         return redirect(url_for("table") + "#private-pins", 303)
@@ -569,7 +587,7 @@ def private_pages(service: object) -> Blueprint:
     def table_helpers() -> dict[str, Any]:
         def private_pins() -> list[dict[str, Any]]:
             """Each player of the running game and whether their private PIN is set."""
-            _, snapshot = svc.latest()
+            _version, snapshot = svc.latest()
             running = _running_game(snapshot)
             if running is None:
                 return []

@@ -48,6 +48,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from companion.core.errors import TracksideError
 from companion.games import find_game, game_names
 from web.guard import guard, require_csrf
+from web.i18n import _
 
 blueprint = Blueprint("setup", __name__)
 
@@ -98,10 +99,10 @@ def _gate() -> str | BaseResponse | None:
         return render_template(
             "login.html",
             disabled=True,
-            messages=[("error", "Changes from the page are off: set [web] pin in the config.")],
+            messages=[("error", _("Changes from the page are off: set [web] pin in the config."))],
         )
     if not guard().signed_in():
-        flash("Enter the table PIN first.", "error")
+        flash(_("Enter the table PIN first."), "error")
         return redirect(url_for("table"), 303)
     return None
 
@@ -176,7 +177,7 @@ def components() -> list[dict[str, str]]:
 
 def _render(status: int = 200, **overrides: Any) -> tuple[str, int]:
     service = _service()
-    _, snapshot = service.latest()
+    _version, snapshot = service.latest()
     status_json = snapshot.get("status")
     devices = status_json.get("devices", {}) if isinstance(status_json, Mapping) else {}
     path = config_path(service)
@@ -185,7 +186,14 @@ def _render(status: int = 200, **overrides: Any) -> tuple[str, int]:
         try:
             config_text = mask_secrets(path.read_text(encoding="utf-8"))
         except OSError as exc:
-            flash(f"Cannot read the config file {path}: {exc.strerror}", "error")
+            flash(
+                _(
+                    "Cannot read the config file {path}: {why}",
+                    path=str(path),
+                    why=str(exc.strerror),
+                ),
+                "error",
+            )
     log_file = os.environ.get("TRACKSIDE_LOG_FILE")
     context: dict[str, Any] = {
         "readers": service.settings.readers,
@@ -230,7 +238,7 @@ def enrol() -> BaseResponse:
     if refused is not None:
         return refused
     uid = request.form.get("uid", "").strip()
-    game, _, component = request.form.get("component", "").partition("|")
+    game, _bar, component = request.form.get("component", "").partition("|")
     guard().send("command", {"command": "enrol", "uid": uid, "game": game, "component": component})
     return _back("tags")
 
@@ -271,22 +279,26 @@ def import_tags() -> BaseResponse:
     data = upload.stream.read(MAX_TAGS_FILE_BYTES + 1) if upload is not None else b""
     if not data:
         flash(
-            "Import: choose a tags file (exported from this page or `trackside tags export`).",
+            _(
+                "Import: choose a tags file (exported from this page or {command}).",
+                command="trackside tags export",
+            ),
             "error",
         )
         return _back("tags")
     if len(data) > MAX_TAGS_FILE_BYTES:
         flash(
-            f"Import: the file is over {MAX_TAGS_FILE_BYTES // 1024} kB; nothing imported.", "error"
+            _("Import: the file is over {n} kB; nothing imported.", n=MAX_TAGS_FILE_BYTES // 1024),
+            "error",
         )
         return _back("tags")
     try:
         bindings = _service().parse_tags_document(json.loads(data.decode("utf-8")))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        flash(f"Import: not a tags file (JSON): {exc}; nothing imported.", "error")
+        flash(_("Import: not a tags file (JSON): {why}; nothing imported.", why=str(exc)), "error")
         return _back("tags")
     except TracksideError as exc:
-        flash(f"Import: {exc}; nothing imported.", "error")
+        flash(_("Import: {why}; nothing imported.", why=str(exc)), "error")
         return _back("tags")
     store = _service().store
     added = same = 0
@@ -307,9 +319,9 @@ def import_tags() -> BaseResponse:
             added += 1
         else:
             refused_uids.append(f"{binding.uid}: {verdict}")
-    flash(f"Import: {added} enrolled, {same} already so.", "ok")
+    flash(_("Import: {added} enrolled, {same} already so.", added=added, same=same), "ok")
     if refused_uids:
-        flash("Import refused: " + "; ".join(refused_uids[:10]), "error")
+        flash(_("Import refused: {tags}", tags="; ".join(refused_uids[:10])), "error")
     return _back("tags")
 
 
@@ -392,16 +404,18 @@ def save_config() -> BaseResponse | tuple[str, int]:
     path = config_path(service)
     text = request.form.get("config", "")
     if path is None:
-        flash("This service runs on built-in defaults: there is no config file to edit.", "error")
+        flash(
+            _("This service runs on built-in defaults: there is no config file to edit."), "error"
+        )
         return _back("config")
     if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
-        return _render(400, config_text=text, config_error="the config is over 256 kB")
+        return _render(400, config_text=text, config_error=_("the config is over {n} kB", n=256))
     try:
         text = restore_secrets(text, path.read_text(encoding="utf-8") if path.exists() else "")
         data = tomllib.loads(text)
         service.check_config(data, str(path))  # the same checks as at start-up
     except tomllib.TOMLDecodeError as exc:
-        return _render(400, config_text=text, config_error=f"not valid TOML: {exc}")
+        return _render(400, config_text=text, config_error=_("not valid TOML: {why}", why=str(exc)))
     except (TracksideError, ValueError) as exc:
         return _render(400, config_text=text, config_error=str(exc))
     previous = path.read_text(encoding="utf-8") if path.exists() else None
@@ -417,7 +431,9 @@ def save_config() -> BaseResponse | tuple[str, int]:
         path.with_name(path.name + ".bak").write_text(previous, encoding="utf-8")
     os.replace(tmp.name, path)
     flash(
-        "Config saved (the previous one is kept as .bak). It takes effect when Trackside restarts.",
+        _(
+            "Config saved (the previous one is kept as .bak). It takes effect when Trackside restarts."
+        ),
         "ok",
     )
     return _back("config")
@@ -479,11 +495,12 @@ def restore() -> BaseResponse:
     upload = request.files.get("file")
     data = upload.stream.read(MAX_UPLOAD_BYTES + 1) if upload is not None else b""
     if not data:
-        flash("Restore: choose a backup file first.", "error")
+        flash(_("Restore: choose a backup file first."), "error")
         return _back("database")
     if len(data) > MAX_UPLOAD_BYTES:
         flash(
-            f"Restore: the file is over {MAX_UPLOAD_BYTES // 2**20} MB; nothing changed.", "error"
+            _("Restore: the file is over {n} MB; nothing changed.", n=MAX_UPLOAD_BYTES // 2**20),
+            "error",
         )
         return _back("database")
     pending = _pending(service)
@@ -492,12 +509,14 @@ def restore() -> BaseResponse:
     why = check_database(staging)
     if why is not None:
         staging.unlink()
-        flash(f"Restore refused: {why}. Nothing changed.", "error")
+        flash(_("Restore refused: {why}. Nothing changed.", why=why), "error")
         return _back("database")
     staging.replace(pending)
     flash(
-        "Backup checked and ready: it replaces the database when Trackside restarts "
-        "(the current one is kept beside it).",
+        _(
+            "Backup checked and ready: it replaces the database when Trackside restarts "
+            "(the current one is kept beside it)."
+        ),
         "ok",
     )
     return _back("database")
@@ -511,5 +530,5 @@ def cancel_restore() -> BaseResponse:
     pending = _pending(_service())
     if pending.exists():
         pending.unlink()
-        flash("The pending restore is cancelled.", "ok")
+        flash(_("The pending restore is cancelled."), "ok")
     return _back("database")

@@ -24,8 +24,10 @@
       else { cards += Math.max(0, parseInt(el.value || "0", 10) || 0); }
     });
     var goods = out.dataset.goods;
-    out.textContent = cards + " cards → " + Math.floor(cards / 2) + " " + goods +
-      (cards % 2 ? " (odd: the trade is 2 for 1)" : "");
+    // the sentence comes from the page, in the reader's language ({cards}, {n}, {goods})
+    var sentence = out.dataset.sum || "{cards} cards → {n} {goods}";
+    out.textContent = sentence.replace("{cards}", cards).replace("{n}", Math.floor(cards / 2))
+      .replace("{goods}", goods) + (cards % 2 ? " " + (out.dataset.odd || "(odd: the trade is 2 for 1)") : "");
     out.classList.toggle("odd", cards % 2 === 1);
   }
 
@@ -53,7 +55,7 @@
         if (dirty) { waiting = got; stale.hidden = false; return; }
         apply(got.html, got.key);
       })
-      .catch(function () { setLive("lost", "update failed — retrying"); })
+      .catch(function () { setLive("lost", live ? live.dataset.failed || "update failed — retrying" : "update failed — retrying"); })
       .finally(function () {
         busy = false;
         if (again) { again = false; refresh(); }
@@ -68,10 +70,10 @@
   tradeSum();
 
   var source = new EventSource("/api/events");
-  source.addEventListener("open", function () { setLive("live", "live"); });
-  source.addEventListener("error", function () { setLive("lost", "reconnecting…"); });
-  function onMessage() { setLive("live", "live"); refresh(); }
+  source.addEventListener("open", function () { setLive("live", live ? live.dataset.live || "live" : "live"); });
+  source.addEventListener("error", function () { setLive("lost", live ? live.dataset.lost || "reconnecting…" : "reconnecting…"); });
+  function onMessage() { setLive("live", live ? live.dataset.live || "live" : "live"); refresh(); }
   source.addEventListener("snapshot", onMessage);
   source.addEventListener("state", onMessage);
-  source.addEventListener("bye", function () { setLive("lost", "service restarting…"); });
+  source.addEventListener("bye", function () { setLive("lost", live ? live.dataset.restarting || "service restarting…" : "service restarting…"); });
 })();
