@@ -59,7 +59,13 @@ DOMAINS: tuple[tuple[str, str], ...] = (
     ("vision", "vision"),
 )
 
-PY_CALLS = {"msg": "single", "_": "single", "N_": "single", "plural": "plural"}
+PY_CALLS = {
+    "msg": "single",
+    "_": "single",
+    "N_": "single",
+    "plural": "plural",
+    "ngettext": "plural",  # web.i18n's: the count is always {n}
+}
 TEMPLATE_CALLS = {"_": "single", "ngettext": "plural"}
 
 
@@ -115,6 +121,8 @@ def _python(path: Path, domain: str) -> Iterator[Found]:
         if kind == "plural":
             plural_id = _const(node.args[1]) if len(node.args) > 1 else None
             count = (_const(node.args[2]) if len(node.args) > 2 else None) or ""
+            if name == "ngettext":
+                count = "n"
             if plural_id is None:
                 continue
         context = ""
