@@ -23,16 +23,19 @@ game.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from companion.core.actions import Action, Prompt
 from companion.core.choices import Choice, accepts
 from companion.core.errors import TracksideError
 from companion.core.jsonvalue import JsonObject
-from companion.core.messages import msg
+from companion.core.messages import Message, Text, msg
 from companion.core.privacy import private_actions
 from companion.core.session import TableSession
+
+log = logging.getLogger(__name__)
 
 LOG_LINES_OFFERED = 40
 """Corrections reach back this many actions (the most recent first)."""
@@ -56,11 +59,17 @@ def _name(session: TableSession, player: int | None) -> str:
     return players[player].name
 
 
-def describe(session: TableSession, action: Action) -> str:
+def describe(session: TableSession, action: Action) -> Text:
     """A log line for people: ``Anna: claim route route=paris-wien cards=3×red``; a private
     action keeps its secret until the game is over."""
     if action.kind in private_actions(session.game) and not session.game.is_over(session.state):
-        return f"{_name(session, action.player)}: {action.kind.replace('_', ' ')} (private)"
+        return msg("{player}: a private move", player=_name(session, action.player))
+    words = getattr(session.game, "describe", None)
+    if words is not None:  # the game's own sentence, in each reader's language
+        try:
+            return cast("Message", words(action, [p.name for p in session.started.players]))
+        except Exception:  # a describing bug must not cost the undo button
+            log.exception("describing %r failed", action)
     return f"{_name(session, action.player)}: {action.describe()}"
 
 
@@ -71,14 +80,21 @@ def table_tree(
     found: list[Choice] = []
     if session.is_ended:
         # the game on show has ended: the table may take it up again (nothing is deleted)
-        what = "finished" if session.ended == "finished" else "abandoned"
+        label = (
+            msg(
+                "Reopen this game (it was filed as finished): play goes on where it stopped, "
+                "and the end stays in the log"
+            )
+            if session.ended == "finished"
+            else msg(
+                "Reopen this game (it was filed as abandoned): play goes on where it stopped, "
+                "and the end stays in the log"
+            )
+        )
         return (
             Choice(
                 "table-reopen",
-                msg(
-                    "Reopen this game (it was filed as " + what + "): play goes on where it "
-                    "stopped, and the end stays in the log"
-                ),
+                label,
                 None,
                 command={"command": "reopen_game"},
             ),

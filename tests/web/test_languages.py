@@ -93,23 +93,21 @@ PAGES = {
 """Which catalogue each page's own words are in."""
 
 OTHER_DOMAINS = {
+    # proper names, ids and code: never translated
     "#game h1": "the game's title (a proper name)",
-    "#game .waiting": "checked apart: our sentence around the game's own words (game domains)",
-    "#enter .choice:not(.secret)": "the choices tree's labels (game domains)",
-    "#enter .crumb:not(.back)": "the choices tree's labels (game domains)",
-    "#enter .muted": "the games' private action names (game domains)",
-    "#log .what, #log .by": "the log's lines (game domains, trackside)",
     "#start select[name=game]": "the games' titles (proper names)",
-    ".flash": "the engine's answers (trackside, game domains)",
-    "#prompt": "a game's question (game domains)",
     "#private-view .muted:first-of-type": "the game's title",
-    "#holdings": "a player's holdings in the game's words (game domains)",
-    "#told-only-you": "the engine's private answers (trackside, game domains)",
-    "#secret .choice": "the choices tree's labels (game domains)",
-    "table.figures tbody th": "the figures' descriptions (russian_railroads)",
-    "#setup-components, select[name=component]": "the pieces' names (game domains)",
     "#registry td": "the tags' games and pieces (ids)",
     "pre, code": "commands, paths and config text (not translated)",
+    # KNOWN GAPS (issue 17 stays open for them): Russian Railroads' own English, still in the
+    # engine's words — the scoring explanations, the action spaces' and cards' names, its
+    # questions, and the board figures' descriptions
+    ".sheet .note, .lines .note, details p": "Russian Railroads' scoring explanations",
+    "#enter .choice, #enter .crumb, #prompt, #game .waiting, .status-line, .question": (
+        "Russian Railroads' action spaces, cards and questions"
+    ),
+    "table.figures tbody th": "the board figures' descriptions (russian_railroads)",
+    ".recent, #log .what": "Russian Railroads' space names inside the move sentences",
 }
 """Fragments of ``web`` pages whose words come from other catalogues (see the module's doc)."""
 
@@ -231,7 +229,6 @@ def test_the_demo_night_in_a_language_shows_no_english(
                     f"{at}: {path}",
                     guest.get(path).get_data(True),
                     problems,
-                    bar=True,
                 )
             games = svc.games()
             if games:
@@ -242,7 +239,6 @@ def test_the_demo_night_in_a_language_shows_no_english(
                     f"{at}: {path}",
                     guest.get(path).get_data(True),
                     problems,
-                    bar=True,
                 )
             check(
                 reader,

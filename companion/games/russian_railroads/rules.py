@@ -1515,27 +1515,38 @@ def pending_options(state: RussianRailroadsState) -> tuple[Action, ...]:
     return (Action("pass", p),)
 
 
-def describe(pending: Pending) -> str:
+def describe(pending: Pending) -> Message:
+    """What a player still owes the table, as the status and the prompt say it."""
     match pending.kind:
         case "token":
-            return f"choose a '?' token for the token space {pending.source} (or decline)"
+            return msg(
+                "choose a “?” token for the token space {space} (or decline)", space=pending.source
+            )
         case "factory":
-            return (
-                f"which function does the level-{pending.level} factory show? "
-                f"({', '.join(FACTORY_FUNCTIONS)})"
+            return msg(
+                "which function does the level {level} factory show? ({functions})",
+                level=pending.level or 0,
+                functions=", ".join(FACTORY_FUNCTIONS),
             )
         case "bonus_card":
-            return "take a final bonus card from the deck, or 10 points instead"
+            return msg("take a final bonus card from the deck, or 10 points instead")
         case "question_card":
-            return "choose one of the '?' cards"
+            return msg("choose one of the “?” cards")
         case "starting_bonus":
-            return "choose a starting bonus card"
+            return msg("choose a starting bonus card")
         case "turn_order_move":
-            return f"move the worker from {pending.source} to a one-worker action, or pass"
+            return msg(
+                "move the worker from {space} to a one-worker action, or pass",
+                space=pending.source,
+            )
         case "space":
             gives = ", ".join(grant_text(g) for g in pending.grants)
-            return f"the rest of {source_text(pending.source)}: {gives}"
-    return pending.kind
+            return msg(
+                "still to use from {source}: {gives}",
+                source=source_text(pending.source),
+                gives=gives,
+            )
+    return msg("{what}", what=pending.kind)
 
 
 def source_text(source: str) -> str:
