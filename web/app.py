@@ -892,11 +892,23 @@ def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
         return []
     record = json.loads(body)
     players = record.get("players") or []
+    try:
+        words = getattr(find_game(str(record.get("game"))), "describe", None)
+    except TracksideError:
+        words = None
+    names = [str(p.get("name")) for p in players if isinstance(p, Mapping)]
     rows = []
     for event in reversed(record.get("events") or []):
         kind = event.get("type", "")
         if kind in ("action_applied", "action_corrected"):
             what = _describe(event.get("action") or {}, players)
+            if words is not None and not event.get("private"):  # the game's own sentence
+                try:
+                    what = words(Action.from_json(event.get("action") or {}), names).render(
+                        i18n.tr()
+                    )
+                except Exception:  # a describing bug costs the sentence, never the log
+                    log.exception("web: describing a logged move failed")
             if event.get("private"):  # a private action before the end: no arguments
                 what += f" {PRIVATE_NOTE}"
             if kind == "action_corrected":
