@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.core.actions import Action, Prompt
@@ -404,7 +404,7 @@ class Engine:
             self._state.active = game_id
             self._state.prompt = None
             self._state.unknown_tag = ""
-            outcome = InputOutcome(outcome.outcome, outcome.message, game_id, outcome.seq)
+            outcome = replace(outcome, game_id=game_id)  # keeps its message for readers
         if plan.select is not None:
             self._state.active = plan.select
         if plan.prompt is not None:

@@ -43,3 +43,32 @@ def test_a_refusal_answers_in_the_language_asked(
         assert word in message, message
     # the language is the request's: the table's state is unchanged by the refusal
     assert service.latest()[1]["seq"] == 1
+
+
+def test_a_move_is_told_on_the_scoreboard_in_the_screens_language(service: Trackside) -> None:
+    """The last moves are the game's own sentence, kept as a message: a Czech screen reads it
+    in Czech, an English one in English (the move's outcome keeps its message to the end)."""
+    from companion.core.i18n import translations
+    from companion.core.messages import is_message_json, render_text
+
+    client = service.app.test_client()
+    pin = {"X-Trackside-Pin": PIN}
+    assert client.post("/api/input", json=START, headers=pin).json["outcome"] == "applied"
+    at = ""
+    while True:  # the first choice down to an input: a move the rules accept now
+        tree = client.get(f"/api/choices?at={at}", headers=pin).json["choices"]
+        first = tree[0]
+        at = f"{at}/{first['key']}" if at else first["key"]
+        if "input" in first:
+            break
+    assert client.post("/api/input", json=first["input"], headers=pin).json["outcome"] in (
+        "applied",
+        "prompt",
+    )
+    recent = service.engine.latest()[1]["status"]["recent"][-1]
+    assert is_message_json(recent["message"]), recent
+    czech = render_text(recent["message"], translations("cs"))
+    english = render_text(recent["message"], translations("en"))
+    assert czech != english
+    assert czech in client.get("/", headers={"Accept-Language": "cs"}).get_data(as_text=True)
+    assert english in client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
