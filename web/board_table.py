@@ -426,7 +426,7 @@ def _figure_rows(game: Any, typed: Mapping[str, str] | None = None) -> list[Figu
         options = {**config, **saved}
     rows = []
     for fig in game.board_figures(options):
-        owner = bool(fig["confirmed"]) and fig["value"] is not None and "owner" in fig["source"]
+        owner = bool(fig["confirmed"]) and fig["value"] is not None and bool(fig.get("owner"))
         value = str(fig["value"]) if owner else ""
         if typed is not None:
             value = (typed.get(f"figure_{fig['key']}") or "").strip()
@@ -435,11 +435,11 @@ def _figure_rows(game: Any, typed: Mapping[str, str] | None = None) -> list[Figu
         rows.append(
             FigureRow(
                 str(fig["key"]),
-                str(fig["description"]),
+                i18n.t(fig["description"]),
                 value,
                 in_use,
                 status,
-                str(fig["source"]),
+                i18n.t(fig["source"]),
                 int(fig["lo"]),
                 int(fig["hi"]),
             )
@@ -501,7 +501,7 @@ def figures_save(game: str) -> Any:
             flash(
                 _(
                     "Not saved — {what}: expected a whole number {lo}–{hi}, got {value}",
-                    what=i18n.t(row.description),
+                    what=row.description,
                     lo=row.lo,
                     hi=row.hi,
                     value=repr(raw),

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Final
 
+from companion.core.messages import Text, msg, plural
 from companion.core.snapshot import Field
 
 # --- confirmed facts (two sources agree; see the reference sheet) --------------------------
@@ -191,15 +192,18 @@ class BoardFigure:
     owner set it, and where the value came from."""
 
     key: str
-    description: str
+    description: Text
+    """What the figure is, for players (a message: the owner's page and the score sheet's
+    notes show it in the reader's language)."""
     value: int | None
     confirmed: bool
-    source: str
+    source: Text
 
 
-_ONE_SOURCE_APP = (
+_ONE_SOURCE_APP = msg(
     "one source only (a scoring app for the game); it agrees with the rulebook's industry example"
 )
+_NOT_FOUND = msg("not found in public material")
 
 # ****************************************************************************************
 # *  UNCONFIRMED BOARD FIGURES. Correct them from your own box in the config:             *
@@ -208,32 +212,35 @@ _ONE_SOURCE_APP = (
 _PRINTED_FIGURES: Final[tuple[BoardFigure, ...]] = (
     BoardFigure(
         "kiev_bonus_4",
-        "Kiev space 4 bonus star (black + locomotive)",
+        msg("Kiev space {n} bonus star (black + locomotive)", n=4),
         4,
         False,
-        "follows spaces 1–3 (the rulebook's example: 1 + 2 + 3 = 6); printed nowhere we could find",
+        msg(
+            "follows spaces 1–3 (the rulebook's example: 1 + 2 + 3 = 6); printed nowhere we "
+            "could find"
+        ),
     ),
     BoardFigure(
         "kiev_bonus_8",
-        "Kiev space 8 bonus star (black + locomotive)",
+        msg("Kiev space {n} bonus star (black + locomotive)", n=8),
         None,
         False,
-        "not found in public material",
+        _NOT_FOUND,
     ),
     *(
         BoardFigure(
             f"pass_points_{pos}",
-            f"points on the back of turn order card {pos}",
+            msg("points on the back of turn order card {n}", n=pos),
             value,
             False,
-            "one source only (a review: 0 / 2 / 3 / 4)",
+            msg("one source only (a review: 0 / 2 / 3 / 4)"),
         )
         for pos, value in ((1, 0), (2, 2), (3, 3), (4, 4))
     ),
     *(
         BoardFigure(
             f"industry_value_{n}",
-            f"industry track board space {n} of 9 (position {pos})",
+            msg("industry track board space {n} of 9 (position {position})", n=n, position=pos),
             value,
             False,
             _ONE_SOURCE_APP,
@@ -244,67 +251,82 @@ _PRINTED_FIGURES: Final[tuple[BoardFigure, ...]] = (
     ),
     BoardFigure(
         "industry_token_space",
-        "industry track position (0–14) of the '?' token space",
+        msg("industry track position (0–14) of the “?” token space"),
         None,
         False,
-        "not found in public material",
+        _NOT_FOUND,
     ),
     *(
         BoardFigure(
             f"factory_function_{level}",
-            f"factory function on locomotive level {level} (1–9: its place in the "
-            "rulebook's list of factory functions)",
+            msg(
+                "factory function on locomotive level {level} (1–9: its place in the rulebook's "
+                "list of factory functions)",
+                level=level,
+            ),
             None,
             False,
-            "not found in public material (the table says which function it shows)",
+            msg("not found in public material (the table says which function it shows)"),
         )
         for level in range(1, 10)
     ),
     *(
         BoardFigure(
             f"engineer_number_{ability}",
-            f"number printed on the engineer tile '{text}'",
+            # the engineer's name: the same message as ``names.ENGINEER_NAMES`` (same id and
+            # context, so the same translation)
+            msg(
+                "number printed on the engineer tile “{engineer}”",
+                engineer=msg(text, context="engineer"),
+            ),
             None,
             False,
-            "not found in public material (the table reads it off the tile)",
+            msg("not found in public material (the table reads it off the tile)"),
         )
         for ability, text in ENGINEERS.items()
     ),
 )
 # Worker counts of the action spaces no public source prints for every player count (the
 # action board: ``action_board.SPACES``); the value in use is the one source's.
-_TWO_PLAYER_APPS = (
-    "reference sheet: two solo-helper apps give it for the 2-player side; the 3–4-player side "
-    "is not printed in any public source"
+_TWO_PLAYER_APPS = msg(
+    "two helper apps give it for the 2-player side; the 3–4-player side is not printed in any "
+    "public source"
 )
-SPACE_WORKER_FIGURES: Final = (
-    ("black_2", "2 black steps", 1, "reference sheet: 3–4-player side, one source"),
-    ("grey_3", "3 grey steps", 2, _TWO_PLAYER_APPS),
-    ("brown_1", "1 brown step", 1, _TWO_PLAYER_APPS),
-    ("brown_2", "2 brown steps", 2, _TWO_PLAYER_APPS),
-    ("natural_1", "1 natural step", 1, _TWO_PLAYER_APPS),
-    ("natural_2", "2 natural steps", 2, _TWO_PLAYER_APPS),
-    ("white_1", "1 white step", 1, _TWO_PLAYER_APPS),
-    ("white_2", "2 white steps", 2, _TWO_PLAYER_APPS),
+# the spaces' names: the same messages as ``names.space_title`` gives (same ids, same translation)
+SPACE_WORKER_FIGURES: Final[tuple[tuple[str, Text, int, Text], ...]] = (
+    (
+        "black_2",
+        plural("{n} black step", "{n} black steps", "n", n=2),
+        1,
+        msg("a reference sheet gives it for the 3–4-player side (one source)"),
+    ),
+    ("grey_3", plural("{n} grey step", "{n} grey steps", "n", n=3), 2, _TWO_PLAYER_APPS),
+    ("brown_1", plural("{n} brown step", "{n} brown steps", "n", n=1), 1, _TWO_PLAYER_APPS),
+    ("brown_2", plural("{n} brown step", "{n} brown steps", "n", n=2), 2, _TWO_PLAYER_APPS),
+    ("natural_1", plural("{n} natural step", "{n} natural steps", "n", n=1), 1, _TWO_PLAYER_APPS),
+    ("natural_2", plural("{n} natural step", "{n} natural steps", "n", n=2), 2, _TWO_PLAYER_APPS),
+    ("white_1", plural("{n} white step", "{n} white steps", "n", n=1), 1, _TWO_PLAYER_APPS),
+    ("white_2", plural("{n} white step", "{n} white steps", "n", n=2), 2, _TWO_PLAYER_APPS),
     (
         "industry_3",
-        "industry +3 (last round tile)",
+        msg("industry +3 (the last round tile)"),
         1,
-        "the tile covers the one-worker turn order space; its own count is not in the text",
+        msg("the tile covers the one-worker turn order space; its own count is not in the text"),
     ),
     (
         "engineer",
-        "an engineer's action space",
+        msg("an engineer's action space"),
         1,
-        "the rulebook's example places one worker; the other tiles' counts are not published",
+        msg("the rulebook's example places one worker; the other tiles' counts are not published"),
     ),
 )
+SPACE_FIGURE_TITLES: Final = {key: title for key, title, _, _ in SPACE_WORKER_FIGURES}
 UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
     *_PRINTED_FIGURES,
     *(
         BoardFigure(
             f"space_workers_{key}",
-            f"workers the action space '{title}' needs",
+            msg("workers the action space “{space}” needs", space=title),
             value,
             False,
             source,
@@ -313,7 +335,7 @@ UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
     ),
 )
 
-OWNER_SOURCE: Final = "set by the owner from their own box (config)"
+OWNER_SOURCE: Final = msg("set by the owner from their own box")
 
 
 def figure_bounds(key: str) -> tuple[int, int]:

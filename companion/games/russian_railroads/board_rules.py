@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import NoReturn
 
 from companion.core.errors import IllegalActionError
+from companion.core.messages import msg
 from companion.games.russian_railroads.board_data import (
     BLACK,
     BROWN,
@@ -35,6 +36,7 @@ from companion.games.russian_railroads.board_data import (
     WHITE,
     WHITE_FREE_STEPS,
 )
+from companion.games.russian_railroads.names import track_name
 from companion.games.russian_railroads.state import TOKEN_SPACE_INDUSTRY, Pending, PlayerBoard
 
 S_RAILS = "ZÁSADY STAVBY KOLEJÍ"
@@ -161,7 +163,8 @@ def settle(board: PlayerBoard, player: int, token_space: int | None) -> Outcome:
         key = f"terminus:{track}"
         if board.rail(track, BLACK) >= TRACK_LENGTH[track] and key not in fired:
             fired.add(key)
-            points.append(("terminus", TERMINUS_POINTS, f"black reached the end of {track}"))
+            why = msg("the black rail reached the end of {track}", track=track_name(track))
+            points.append(("terminus", TERMINUS_POINTS, why))
     # Extra workers: black at Kiev 7; brown + locomotive at Trans-Siberian 3.
     if board.rail(KIEV, BLACK) >= KIEV_EXTRA_WORKER_SPACE and "worker:kiev7" not in fired:
         fired.add("worker:kiev7")

@@ -18,22 +18,34 @@ from typing import TYPE_CHECKING, Any
 from companion.core.actions import Action
 from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError
-from companion.core.messages import Message, msg
+from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.games.russian_railroads import board_rules as br
 from companion.games.russian_railroads.action_board import (
     PUBLIC_ENGINEER_SPACES,
     SPACES,
-    grant_text,
     parse_grant,
 )
 from companion.games.russian_railroads.board_data import (
-    BONUS_CARD_TITLES,
     COLOURS,
     LOCOMOTIVE_SLOTS,
     TRACK_COLOURS,
-    TRACK_TITLES,
     TRACKS,
 )
+from companion.games.russian_railroads.names import (
+    BONUS_CARD_NAMES,
+    FACTORY_FUNCTION_NAMES,
+    QUESTION_CARD_NAMES,
+    STARTING_BONUS_NAMES,
+    TOKEN_NAMES,
+    cost_message,
+    grant_message,
+    named,
+    source_message,
+    space_title,
+    steps,
+    track_name,
+)
+from companion.games.russian_railroads.scoring import CATEGORY_LABELS
 from companion.games.russian_railroads.state import PlayerBoard, RussianRailroadsState
 
 if TYPE_CHECKING:
@@ -231,6 +243,14 @@ def grant_doable(state: RussianRailroadsState, p: int, grant: str) -> bool:
 
 
 # -- labels --------------------------------------------------------------------------------
+def _then(parts: Sequence[Text]) -> Text:
+    """ "A, then B, then C" in the reader's language."""
+    result: Text = parts[0] if parts else ""
+    for part in parts[1:]:
+        result = msg("{first}, then {next}", first=result, next=part)
+    return result
+
+
 def effect_label(state: RussianRailroadsState, action: Action) -> Message:
     from companion.core.jsonvalue import thaw
 
@@ -238,39 +258,47 @@ def effect_label(state: RussianRailroadsState, action: Action) -> Message:
     args: dict[str, Any] = {k: thaw(v) for k, v in action.args.items()}
     match action.kind:
         case "build":
-            parts = []
-            for m in args["moves"]:
-                n = m["steps"]
-                parts.append(
-                    f"{TRACK_TITLES[m['track']]}: {n} {m['colour']} "
-                    + ("step" if n == 1 else "steps")
+            parts: list[Text] = [
+                msg(
+                    "{track}: {steps}",
+                    track=CATEGORY_LABELS[m["track"]],
+                    steps=steps(m["steps"], m["colour"]),
                 )
-            return msg("{player}: {steps}", player=name, steps=", ".join(parts))
+                for m in args["moves"]
+            ]
+            return msg("{player}: {steps}", player=name, steps=join_texts(parts, ", "))
         case "take_locomotive":
-            chain = []
+            chain: list[Text] = []
             for pl in args["placements"]:
                 if pl.get("factory"):
-                    chain.append("the displaced one back to the supply as a factory")
+                    chain.append(msg("the displaced one back to the supply as a factory"))
                 elif pl.get("replace"):
-                    chain.append(f"to {TRACK_TITLES[pl['track']]} replacing level {pl['replace']}")
+                    chain.append(
+                        msg(
+                            "to {track} replacing level {level}",
+                            track=track_name(pl["track"]),
+                            level=pl["replace"],
+                        )
+                    )
                 else:
-                    chain.append(f"to {TRACK_TITLES[pl['track']]}")
+                    chain.append(msg("to {track}", track=track_name(pl["track"])))
             return msg(
                 "{player}: the level {level} locomotive {where}",
                 player=name,
                 level=_lowest(state) or 0,
-                where=", then ".join(chain),
+                where=_then(chain),
             )
         case "build_factory":
             level = args.get("level", _lowest(state) or 0)
             slot = args.get("replace_slot")
-            where = f", replacing the factory in slot {slot}" if slot else ""
-            return msg(
-                "{player}: a level {level} factory{where}",
-                player=name,
-                level=level,
-                where=where,
-            )
+            if slot:
+                return msg(
+                    "{player}: a level {level} factory, replacing the factory in slot {slot}",
+                    player=name,
+                    level=level,
+                    slot=slot,
+                )
+            return msg("{player}: a level {level} factory", player=name, level=level)
         case "industry":
             return msg(
                 "{player}: industry marker {marker} +{steps}",
@@ -288,15 +316,11 @@ def effect_label(state: RussianRailroadsState, action: Action) -> Message:
             )
         case "take_space":
             return msg(
-                "{player}: repeat {space}", player=name, space=_space_title(str(args["space"]))
+                "{player}: repeat {space}",
+                player=name,
+                space=source_message(str(args["space"])),
             )
-    return msg("{player}: {what}", player=name, what=action.kind)
-
-
-def _space_title(key: str) -> str:
-    from companion.games.russian_railroads.rules import source_text
-
-    return source_text(key)
+    return msg("{player}: {what}", player=name, what=action.kind.replace("_", " "))
 
 
 # -- the tree --------------------------------------------------------------------------------
@@ -318,7 +342,7 @@ def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) ->
         return None
     return Choice(
         f"grant-{index}",
-        msg("{player}: {what}", player=state.players[p].name, what=grant_text(grant)),
+        msg("{player}: {what}", player=state.players[p].name, what=grant_message(grant)),
         p,
         children=children,
     )
@@ -373,16 +397,22 @@ def _payments(state: RussianRailroadsState, p: int, key: str) -> tuple[Choice, .
         action = Action("take_space", p, {"space": key, **pay})
         if not _accepted(state, action):
             continue
-        parts = []
+        parts: list[Text] = []
         if pay.get("workers"):
-            parts.append(f"{pay['workers']} worker" + ("s" if pay["workers"] != 1 else ""))
+            parts.append(plural("{n} worker", "{n} workers", "n", n=int(pay["workers"])))
         if pay.get("temporary"):
-            parts.append(f"{pay['temporary']} temporary")
+            parts.append(
+                plural(
+                    "{n} temporary worker", "{n} temporary workers", "n", n=int(pay["temporary"])
+                )
+            )
         if pay.get("coins"):
-            parts.append(f"{pay['coins']} coin" + ("s" if pay["coins"] != 1 else ""))
+            parts.append(plural("{n} coin", "{n} coins", "n", n=int(pay["coins"])))
         if pay.get("black_worker"):
-            parts.append("the black worker among them")
-        paid = ", ".join(parts) or "the worker from the turn order space"
+            parts.append(msg("the black worker among them"))
+        paid: Text = (
+            join_texts(parts, ", ") if parts else msg("the worker from the turn order space")
+        )
         out.append(
             Choice(
                 "pay-" + "-".join(f"{k}{int(v)}" for k, v in sorted(pay.items())) or "pay",
@@ -417,9 +447,13 @@ def _space_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
         if not payments:
             continue
         space = GAME.space_for(state, p, key)
-        cost = GAME.cost_text(space)
         # the space's title already says what it gives ("3 black steps"); the cost follows
-        label = msg("{player}: {space} — {cost}", player=name, space=space.title, cost=cost)
+        label = msg(
+            "{player}: {space} — {cost}",
+            player=name,
+            space=space_title(space),
+            cost=cost_message(space),
+        )
         if len(payments) == 1:  # one way to pay: the space is the tap (a turn in fewer taps)
             nodes.append(Choice(f"space-{key}", label, p, action=payments[0].action))
         else:
@@ -468,9 +502,9 @@ def _decision_label(state: RussianRailroadsState, action: Action) -> Message:
     match action.kind:
         case "use_token":
             return msg(
-                "{player}: use the '?' token: {token}",
+                "{player}: use the “?” token: {token}",
                 player=name,
-                token=str(args["token"]).replace("_", " "),
+                token=named(TOKEN_NAMES, str(args["token"])),
             )
         case "decline":
             return msg("{player}: no thanks", player=name)
@@ -478,31 +512,33 @@ def _decision_label(state: RussianRailroadsState, action: Action) -> Message:
             if args.get("points_instead"):
                 return msg("{player}: 10 points instead of a bonus card", player=name)
             return msg(
-                "{player}: the bonus card '{card}'",
+                "{player}: the bonus card “{card}”",
                 player=name,
-                card=BONUS_CARD_TITLES[str(args["card"])],
+                card=named(BONUS_CARD_NAMES, str(args["card"])),
             )
         case "factory_function":
             return msg(
                 "{player}: the factory shows: {function}",
                 player=name,
-                function=str(args["function"]).replace("_", " "),
+                function=named(FACTORY_FUNCTION_NAMES, str(args["function"])),
             )
         case "question_card":
             return msg(
-                "{player}: the '?' card: {card}",
+                "{player}: the “?” card: {card}",
                 player=name,
-                card=str(args["card"]).replace("_", " "),
+                card=named(QUESTION_CARD_NAMES, str(args["card"])),
             )
         case "starting_bonus":
-            where = f" on {TRACK_TITLES[str(args['track'])]}" if "track" in args else ""
-            return msg(
-                "{player}: the starting card {card}{where}",
-                player=name,
-                card=str(args["card"]).replace("_", " "),
-                where=where,
-            )
-    return msg("{player}: {what}", player=name, what=action.kind)
+            card = named(STARTING_BONUS_NAMES, str(args["card"]))
+            if "track" in args:
+                return msg(
+                    "{player}: the starting card “{card}” on {track}",
+                    player=name,
+                    card=card,
+                    track=track_name(str(args["track"])),
+                )
+            return msg("{player}: the starting card “{card}”", player=name, card=card)
+    return msg("{player}: {what}", player=name, what=action.kind.replace("_", " "))
 
 
 def choices(state: RussianRailroadsState, viewer: int | None = None) -> tuple[Choice, ...]:

@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 from companion.core.jsonvalue import JsonObject, JsonValue
+from companion.core.messages import Message, Text, render_text
 from companion.core.problems import Problem
 from companion.core.snapshot import Field
 from companion.games.russian_railroads.board_data import (
@@ -103,7 +104,7 @@ def _player_to_json(b: PlayerBoard) -> JsonObject:
         "coins": b.coins,
         "used_spaces": list(b.used_spaces),
         "black_worker_used": b.black_worker_used,
-        "points": [{"category": c, "points": p, "why": w} for c, p, w in b.points],
+        "points": [_point_json(c, p, w) for c, p, w in b.points],
         "score": b.score,
     }
 
@@ -175,13 +176,12 @@ def _player_from_json(doc: Field) -> PlayerBoard:
     )
     points = []
     for item in doc.get("points").list(max_len=500):
-        item.only("category", "points", "why")
+        item.only("category", "points", "why", "why_message")
+        why: Text = item.get("why", "").str()
+        if "why_message" in item.value:
+            why = Message.from_json(item.get("why_message").value, item.get("why_message").path)
         points.append(
-            (
-                item.get("category").str(POINT_CATEGORIES),
-                item.get("points").int(lo=0),
-                item.get("why", "").str(),
-            )
+            (item.get("category").str(POINT_CATEGORIES), item.get("points").int(lo=0), why)
         )
     board = PlayerBoard(
         name=doc.get("name").str(),
@@ -347,3 +347,12 @@ def find_problems(s: RussianRailroadsState) -> tuple[Problem, ...]:
                     )
                 )
     return tuple(found)
+
+
+def _point_json(category: str, points: int, why: Text) -> JsonObject:
+    """A scored point's record: ``why`` in English (what tools read), and the message itself
+    (``why_message``) for every reader's language."""
+    data: JsonObject = {"category": category, "points": points, "why": render_text(why)}
+    if isinstance(why, Message):
+        data["why_message"] = why.to_json()
+    return data

@@ -21,7 +21,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
-from companion.core.messages import Message, join_texts, msg, plural
+from companion.core.messages import Message, Text, join_texts, msg, plural, text_json
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
@@ -57,8 +57,10 @@ from companion.games.russian_railroads.board_data import (
     LOCOMOTIVES_PER_LEVEL,
     LOCOMOTIVES_REMOVED,
     MAX_DOUBLERS,
+    OWNER_SOURCE,
     QUESTION_CARDS,
     ROUNDS,
+    SPACE_FIGURE_TITLES,
     START_COINS,
     STARTING_BONUS_CARDS,
     TOKENS,
@@ -70,12 +72,25 @@ from companion.games.russian_railroads.board_data import (
 )
 from companion.games.russian_railroads.contract import NAME, score_contract_snapshot
 from companion.games.russian_railroads.interpret import COMPONENTS
+from companion.games.russian_railroads.names import (
+    FACTORY_FUNCTION_NAMES,
+    RAIL_COLOURS,
+    TRACK_NAMES,
+    grants_message,
+    named,
+    source_message,
+    space_title,
+    token_space_message,
+)
 from companion.games.russian_railroads.scoring import (
     CATEGORY_LABELS,
     FigureUse,
+    industry_values_note,
     score_bonus_cards,
     score_engineers,
     score_round,
+    unknown_figure,
+    unverified_figure,
 )
 from companion.games.russian_railroads.state import (
     TOKEN_SPACE_INDUSTRY,
@@ -468,7 +483,7 @@ class RussianRailroads:
         return self._board(state, p, br.Outcome(placed))
 
     def _add_points(
-        self, state: RussianRailroadsState, p: int, category: str, points: int, why: str
+        self, state: RussianRailroadsState, p: int, category: str, points: int, why: Text
     ) -> RussianRailroadsState:
         board = state.players[p]
         board = replace(board, points=(*board.points, (category, points, why)))
@@ -847,7 +862,7 @@ class RussianRailroads:
                     state = replace(state, temporary_taken=True)
                 case "points":
                     state = self._add_points(
-                        state, p, "actions", grant.count, f"round {state.round}: {source}"
+                        state, p, "actions", grant.count, _in_round(state, source_message(source))
                     )
                 case "turn_order":
                     state = self._claim_turn_order(state, p, grant.count)
@@ -943,7 +958,7 @@ class RussianRailroads:
                 p,
                 "pass",
                 figure.value,
-                f"round {state.round}: passed from position {position}",
+                _in_round(state, msg("passed from position {n}", n=position)),
             )
         following = next_active(state, p)
         return replace(state, current=following, acted=False)
@@ -980,7 +995,7 @@ class RussianRailroads:
         for board in state.players:
             lines = score_round(board.scoring_input(), state.board, use)
             points = board.points + tuple(
-                (line.category, line.points, f"round {state.round}: {line.note}") for line in lines
+                (line.category, line.points, _in_round(state, line.note)) for line in lines
             )
             boards.append(replace(board, points=points))
         used = state.figures_used | _figure_keys(use)
@@ -991,8 +1006,8 @@ class RussianRailroads:
             for board, inp, eng in zip(boards, inputs, engineer_lines, strict=True):
                 card = score_bonus_cards(inp)
                 extra = (
-                    ("bonus_cards", card.points, f"final: {card.note}"),
-                    ("engineers", eng.points, f"final: {eng.note}"),
+                    ("bonus_cards", card.points, msg("final scoring: {what}", what=card.note)),
+                    ("engineers", eng.points, msg("final scoring: {what}", what=eng.note)),
                 )
                 final.append(replace(board, points=board.points + extra))
             return replace(
@@ -1154,7 +1169,11 @@ class RussianRailroads:
         state = replace(state, pending=state.pending[1:])
         if args.get("points_instead", False).bool():
             return self._add_points(
-                state, p, "bonus_cards", BONUS_CARD_INSTEAD_POINTS, "10 points instead of a card"
+                state,
+                p,
+                "bonus_cards",
+                BONUS_CARD_INSTEAD_POINTS,
+                msg("10 points instead of a card"),
             )
         card = args.get("card").str(frozenset(BONUS_CARDS))
         held = [b.name for b in state.players if card in b.bonus_cards]
@@ -1190,12 +1209,18 @@ class RussianRailroads:
             )
         state = replace(state, pending=state.pending[1:])
         board = state.players[p]
-        why = f"factory (level {first.level})"
+        level = first.level or 0
         match function:
             case "engineer_number_points":
                 total = sum(e.number for e in board.engineers)
                 return (
-                    self._add_points(state, p, "actions", total, f"{why}: engineer numbers")
+                    self._add_points(
+                        state,
+                        p,
+                        "actions",
+                        total,
+                        msg("the level {level} factory: the engineers' numbers", level=level),
+                    )
                     if total
                     else state
                 )
@@ -1214,7 +1239,13 @@ class RussianRailroads:
             case "best_two_locomotives_points":
                 levels = sorted((lv for t in TRACKS for lv in board.locos(t)), reverse=True)
                 total = sum(levels[:2])
-                return self._add_points(state, p, "actions", total, f"{why}: best two locomotives")
+                return self._add_points(
+                    state,
+                    p,
+                    "actions",
+                    total,
+                    msg("the level {level} factory: the two strongest locomotives", level=level),
+                )
         # locomotive_or_factory, repeat_action, two_any_steps: the factory's action follows.
         return self._grant(state, p, f"factory {function}", FACTORY_GRANTS[function], False)
 
@@ -1293,24 +1324,20 @@ class RussianRailroads:
             for category in RUNNING_CATEGORIES:
                 entries = [(pts, why) for cat, pts, why in board.points if cat == category]
                 total = sum(p for p, _ in entries)
-                # the short line is the latest scoring's reason; every round is the detail
+                # the short line is the latest scoring's reason; every scoring is the detail
                 # (shown on tap); a category worth nothing says nothing
+                detail: Text = join_texts(
+                    [msg("{why} → {points}", why=why, points=pts) for pts, why in entries], "; "
+                )
                 if category in ROUND_CATEGORIES and entries:
-                    detail = "; ".join(f"{why} → {pts}" for pts, why in entries)
-                    latest = entries[-1][1]
-                    note = latest.split(":", 1)[1].strip() if ":" in latest else latest
+                    note = _without_round(entries[-1][1])
                 else:
-                    detail = "; ".join(f"{why} → {pts}" for pts, why in entries)
                     note = detail if len(entries) == 1 else ""
                 if not total:
-                    note = ""
+                    note, detail = "", ""
                 lines.append(
                     ScoreLine(
-                        category,
-                        total,
-                        note,
-                        label=CATEGORY_LABELS.get(category),
-                        detail=detail if total else "",
+                        category, total, note, label=CATEGORY_LABELS.get(category), detail=detail
                     )
                 )
             players.append(PlayerScore(board.name, tuple(lines)))
@@ -1352,10 +1379,11 @@ class RussianRailroads:
             out.append(
                 {
                     "key": key,
-                    "description": fig.description,
+                    "description": text_json(fig.description),
                     "value": fig.value,
                     "confirmed": fig.confirmed,
-                    "source": fig.source,
+                    "owner": fig.source == OWNER_SOURCE,
+                    "source": text_json(fig.source),
                     "lo": lo,
                     "hi": hi,
                 }
@@ -1400,40 +1428,63 @@ def _figure_keys(use: FigureUse) -> frozenset[str]:
     return frozenset(keys)
 
 
-def figure_notes(board: BoardData, keys: frozenset[str]) -> tuple[str, ...]:
+def figure_notes(board: BoardData, keys: frozenset[str]) -> tuple[Text, ...]:
     """One visible note per unconfirmed figure that has counted."""
-    notes = []
+    notes: list[Text] = []
     if any(k.startswith("industry_value_") for k in keys):
         fig = board.figure("industry_value_1")
         if not fig.confirmed:
-            notes.append(
-                "board data unverified: industry track values 1, 2, 3, 5, 10, 15, 20, 25, 30 "
-                f"({fig.source})"
-            )
+            notes.append(industry_values_note(fig))
     pass_keys = sorted(k for k in keys if k.startswith("pass_points_"))
     if pass_keys:
-        values = ", ".join(str(board.figure(k).value) for k in pass_keys)
         notes.append(
-            f"board data unverified: turn order card pass points ({values}) "
-            f"({board.figure(pass_keys[0]).source})"
+            msg(
+                "turn order cards' pass points ({values}), not yet checked against a box "
+                "({source})",
+                values=", ".join(str(board.figure(k).value) for k in pass_keys),
+                source=board.figure(pass_keys[0]).source,
+            )
         )
-    space_keys = sorted(k for k in keys if k.startswith("space_workers_"))
+    space_keys = sorted(
+        k for k in keys if k.startswith("space_workers_") and not board.figure(k).confirmed
+    )
     if space_keys:
-        counts = "; ".join(
-            f"{board.figure(k).description.removeprefix('workers the action space ')}: "
-            f"{board.figure(k).value}"
+        counts = [
+            msg(
+                "{space}: {n}",
+                space=SPACE_FIGURE_TITLES.get(k.removeprefix("space_workers_"), k),
+                n=board.figure(k).value or 0,
+            )
             for k in space_keys
-            if not board.figure(k).confirmed
+        ]
+        notes.append(
+            msg(
+                "action spaces' worker counts ({counts}), not yet checked against a box",
+                counts=join_texts(counts, "; "),
+            )
         )
-        if counts:
-            notes.append(f"board data unverified: action space worker counts ({counts})")
     for key in sorted(k for k in keys if k.startswith("kiev_bonus_")):
         fig = board.figure(key)
         if fig.value is None:
-            notes.append(f"board data unknown: {fig.description} — not counted")
+            notes.append(unknown_figure(fig))
         elif not fig.confirmed:
-            notes.append(f"board data unverified: {fig.description} = {fig.value} ({fig.source})")
+            notes.append(unverified_figure(fig))
     return tuple(notes)
+
+
+def _in_round(state: RussianRailroadsState, what: Text) -> Message:
+    """Why points were scored, with the round they were scored in."""
+    return msg("round {round}: {what}", round=state.round, what=what)
+
+
+def _without_round(why: Text) -> Text:
+    """The reason without its round ("reach 5 …" of "round 3: reach 5 …")."""
+    if isinstance(why, Message) and why.msgid == "round {round}: {what}":
+        what = why.param("what")
+        return what if isinstance(what, str | Message) else why
+    if isinstance(why, str) and ":" in why:  # a snapshot written before the messages
+        return why.split(":", 1)[1].strip()
+    return why
 
 
 # The 2-player side of the action board is known exactly (reference sheet: two solo-helper
@@ -1520,13 +1571,16 @@ def describe(pending: Pending) -> Message:
     match pending.kind:
         case "token":
             return msg(
-                "choose a “?” token for the token space {space} (or decline)", space=pending.source
+                "choose a “?” token for {space} (or decline)",
+                space=token_space_message(pending.source),
             )
         case "factory":
             return msg(
                 "which function does the level {level} factory show? ({functions})",
                 level=pending.level or 0,
-                functions=", ".join(FACTORY_FUNCTIONS),
+                functions=join_texts(
+                    [named(FACTORY_FUNCTION_NAMES, f) for f in FACTORY_FUNCTIONS], ", "
+                ),
             )
         case "bonus_card":
             return msg("take a final bonus card from the deck, or 10 points instead")
@@ -1537,16 +1591,15 @@ def describe(pending: Pending) -> Message:
         case "turn_order_move":
             return msg(
                 "move the worker from {space} to a one-worker action, or pass",
-                space=pending.source,
+                space=source_message(pending.source),
             )
         case "space":
-            gives = ", ".join(grant_text(g) for g in pending.grants)
             return msg(
                 "still to use from {source}: {gives}",
-                source=source_text(pending.source),
-                gives=gives,
+                source=source_message(pending.source),
+                gives=grants_message(pending.grants),
             )
-    return msg("{what}", what=pending.kind)
+    return msg("{what}", what=pending.kind.replace("_", " "))
 
 
 def source_text(source: str) -> str:
@@ -1589,20 +1642,6 @@ def effect_text(kind: str, args: Field) -> str:
 GAME = RussianRailroads()
 
 
-_TRACK_NAMES: dict[str, Message] = {
-    TRANS_SIBERIAN: msg("the Trans-Siberian Railway"),
-    "st_petersburg": msg("the line to St. Petersburg"),
-    "kiev": msg("the line to Kiev"),
-}
-_RAIL_COLOURS: dict[str, Message] = {
-    "black": msg("black", context="rail"),
-    "grey": msg("grey", context="rail"),
-    "brown": msg("brown", context="rail"),
-    "natural": msg("natural", context="rail"),
-    "white": msg("white", context="rail"),
-}
-
-
 def describe_action(action: Action, names: Sequence[str]) -> Message:
     """:meth:`RussianRailroads.describe`: a sentence whatever the arguments (a malformed action
     is described by its kind, never refused here)."""
@@ -1614,7 +1653,9 @@ def describe_action(action: Action, names: Sequence[str]) -> Message:
         case "take_space":
             space = SPACE_BY_KEY.get(str(args.get("space", "")))
             if space is not None:
-                return msg("{player} takes the space “{space}”", player=who, space=space.title)
+                return msg(
+                    "{player} takes the space “{space}”", player=who, space=space_title(space)
+                )
             return msg("{player} takes an action space", player=who)
         case "pass":
             return msg("{player} passes", player=who)
@@ -1624,8 +1665,8 @@ def describe_action(action: Action, names: Sequence[str]) -> Message:
             for m in moves:
                 if not isinstance(m, dict):
                     continue
-                track = _TRACK_NAMES.get(str(m.get("track")))
-                colour = _RAIL_COLOURS.get(str(m.get("colour")))
+                track = TRACK_NAMES.get(str(m.get("track")))
+                colour = RAIL_COLOURS.get(str(m.get("colour")))
                 steps = m.get("steps")
                 if track is None or colour is None or not isinstance(steps, int):
                     continue

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from companion.core.messages import Message, msg
+from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.scoring import ScoreLine
 from companion.games.russian_railroads.board_data import (
     BLACK,
-    BONUS_CARD_TITLES,
     COLOURS,
     ENGINEER_MAJORITY_POINTS,
     GREY,
+    INDUSTRY_GAPS,
     KIEV,
     KIEV_BONUS_SPACES,
     KIEV_MEDAL_POINTS,
@@ -30,7 +30,9 @@ from companion.games.russian_railroads.board_data import (
     TRACKS,
     TRANS_SIBERIAN,
     BoardData,
+    BoardFigure,
 )
+from companion.games.russian_railroads.names import BONUS_CARD_NAMES, rail_colour
 
 ROUND_CATEGORIES = (TRANS_SIBERIAN, ST_PETERSBURG, KIEV, "industry")
 FINAL_CATEGORIES = ("bonus_cards", "engineers")
@@ -83,12 +85,12 @@ class ScoringInput:
 class FigureUse:
     """Collects the unconfirmed board figures a scoring used, for the sheet's notes."""
 
-    used: dict[str, str] = field(default_factory=dict)
+    used: dict[str, Text] = field(default_factory=dict)
 
-    def note(self, key: str, text: str) -> None:
+    def note(self, key: str, text: Text) -> None:
         self.used.setdefault(key, text)
 
-    def notes(self) -> tuple[str, ...]:
+    def notes(self) -> tuple[Text, ...]:
         return tuple(self.used[k] for k in sorted(self.used))
 
 
@@ -107,6 +109,34 @@ def _spaces(a: int, b: int) -> str:
     return str(a) if a == b else f"{a}–{b}"
 
 
+def _segment(
+    colour: str, first: int, last: int, *, value: int, points: int, doubled: int
+) -> Message:
+    """One run of spaces of one colour: "grey 2–5 ×1 → 4", with the doublers lying on it."""
+    spaces = _spaces(first, last)
+    if doubled:
+        return plural(
+            "{colour} {spaces} ×{value}, doubler on {doubled} → {points}",
+            "{colour} {spaces} ×{value}, doublers on {doubled} → {points}",
+            "n",
+            colour=rail_colour(colour),
+            spaces=spaces,
+            value=value,
+            doubled=_spaces(first, first + doubled - 1),
+            n=doubled,
+            points=points,
+        )
+    if value:
+        return msg(
+            "{colour} {spaces} ×{value} → {points}",
+            colour=rail_colour(colour),
+            spaces=spaces,
+            value=value,
+            points=points,
+        )
+    return msg("{colour} {spaces} → 0", colour=rail_colour(colour), spaces=spaces)
+
+
 def score_track(board: ScoringInput, track: str, data: BoardData, use: FigureUse) -> ScoreLine:
     """One track's points at the end of a round, with a note people can read.
 
@@ -118,8 +148,7 @@ def score_track(board: ScoringInput, track: str, data: BoardData, use: FigureUse
     """
     reach = board.reach(track)
     values = POINTS_REVALUED if board.revaluation else POINTS
-    locos = "+".join(str(level) for level in board.locomotives.get(track, ())) or "none"
-    parts: list[str] = []
+    parts: list[Text] = []
     total = 0
     space = 1
     while space <= reach:
@@ -129,28 +158,28 @@ def score_track(board: ScoringInput, track: str, data: BoardData, use: FigureUse
             end += 1
         value = values.get(colour, 0)
         points = value * (end - space + 1)
-        text = f"{colour} {_spaces(space, end)}"
-        if value:
-            text += f" ×{value}"
+        doubled = 0
         if track == TRANS_SIBERIAN and board.doublers >= space and value:
             # Seed 000, "ŽETONY ZDVOJNÁSOBENÍ": a doubler doubles its own space's points.
-            doubled_end = min(end, board.doublers)
-            points += value * (doubled_end - space + 1)
-            plural = "s" if doubled_end > space else ""
-            text += f", doubler{plural} on {_spaces(space, doubled_end)}"
-        text += f" → {points}"
-        parts.append(text)
+            doubled = min(end, board.doublers) - space + 1
+            points += value * doubled
+        parts.append(_segment(colour, space, end, value=value, points=points, doubled=doubled))
         total += points
         space = end + 1
-    head = f"reach {reach} (locomotives {locos})"
+    levels = board.locomotives.get(track, ())
+    head = (
+        msg("reach {reach} (locomotives {levels})", reach=reach, levels="+".join(map(str, levels)))
+        if levels
+        else msg("reach {reach} (no locomotive)", reach=reach)
+    )
     if board.revaluation:
-        head += ", revalued"
+        head = msg("{reach}, revalued", reach=head)
     if (
         track == ST_PETERSBURG
         and board.rail(track, GREY) >= ST_PETERSBURG_DOUBLING_SPACE
         and reach >= ST_PETERSBURG_DOUBLING_SPACE
     ):
-        parts.append(f"grey + locomotive at 7: ×2 → {total * 2}")
+        parts.append(msg("grey + locomotive at 7: ×2 → {points}", points=total * 2))
         total *= 2
     if track == KIEV:
         stars: list[int] = []
@@ -158,22 +187,48 @@ def score_track(board: ScoringInput, track: str, data: BoardData, use: FigureUse
             if board.rail(KIEV, BLACK) >= star_space and reach >= star_space:
                 value_or_none = _kiev_star(star_space, data, use)
                 if value_or_none is None:
-                    parts.append(f"bonus star {star_space}: value unknown, not counted")
+                    parts.append(
+                        msg("bonus star {space}: value unknown, not counted", space=star_space)
+                    )
                 else:
                     stars.append(value_or_none)
         if stars:
             total += sum(stars)
-            parts.append(f"bonus stars {'+'.join(map(str, stars))} → {sum(stars)}")
+            parts.append(
+                msg(
+                    "bonus stars {stars} → {points}",
+                    stars="+".join(map(str, stars)),
+                    points=sum(stars),
+                )
+            )
         if (
             board.kiev_medal
             and board.rail(KIEV, GREY) >= KIEV_MEDAL_SPACE
             and reach >= KIEV_MEDAL_SPACE
         ):
             total += KIEV_MEDAL_POINTS
-            parts.append(f"Kiev medal (grey + locomotive at 5) → {KIEV_MEDAL_POINTS}")
+            parts.append(
+                msg("Kiev medal (grey + locomotive at 5) → {points}", points=KIEV_MEDAL_POINTS)
+            )
     if not parts:
-        parts.append("nothing in reach → 0")
-    return ScoreLine(track, total, f"{head}: " + "; ".join(parts), label=CATEGORY_LABELS[track])
+        parts.append(msg("nothing in reach → 0"))
+    note = msg("{reach}: {parts}", reach=head, parts=join_texts(parts, "; "))
+    return ScoreLine(track, total, note, label=CATEGORY_LABELS[track])
+
+
+def unknown_figure(figure: BoardFigure) -> Message:
+    """A figure nobody knows, left out of a score (the owner can set it from the box)."""
+    return msg("not counted, not yet known: {figure}", figure=figure.description)
+
+
+def unverified_figure(figure: BoardFigure) -> Message:
+    """A figure from one outside source, counted but not yet checked against a box."""
+    return msg(
+        "{figure} = {value}, not yet checked against a box ({source})",
+        figure=figure.description,
+        value=figure.value if figure.value is not None else "?",
+        source=figure.source,
+    )
 
 
 def _kiev_star(space: int, data: BoardData, use: FigureUse) -> int | None:
@@ -181,41 +236,46 @@ def _kiev_star(space: int, data: BoardData, use: FigureUse) -> int | None:
         return space  # printed 1, 2, 3 (seed 000 example: 1 + 2 + 3 = 6)
     figure = data.figure(f"kiev_bonus_{space}")
     if figure.value is None:
-        use.note(
-            figure.key,
-            f"board data unknown: {figure.description} — not counted "
-            f"(set [russian_railroads.board] {figure.key})",
-        )
+        use.note(figure.key, unknown_figure(figure))
     elif not figure.confirmed:
-        use.note(
-            figure.key,
-            f"board data unverified: {figure.description} = {figure.value} ({figure.source})",
-        )
+        use.note(figure.key, unverified_figure(figure))
     return figure.value
+
+
+def industry_values_note(figure: BoardFigure) -> Message:
+    return msg(
+        "industry track values 1, 2, 3, 5, 10, 15, 20, 25, 30, not yet checked against a box "
+        "({source})",
+        source=figure.source,
+    )
 
 
 def score_industry(board: ScoringInput, data: BoardData, use: FigureUse) -> ScoreLine:
     """Seed 000, "VYHODNOCENÍ PRŮMYSLOVÉHO ROZVOJE": each marker scores the value of its space,
     a factory space the nearest lower value; not cumulative. Two markers score separately
     ("?" token "second industry marker")."""
-    parts: list[str] = []
+    parts: list[Text] = []
     total = 0
+    two = len(board.industry) > 1
     for marker, position in enumerate(board.industry, start=1):
         figure = data.industry_value(position)
         value = 0 if figure is None else figure.value or 0
         if figure is not None and not figure.confirmed:
-            use.note(
-                "industry_values",
-                "board data unverified: industry track values 1, 2, 3, 5, 10, 15, 20, 25, 30 "
-                f"({figure.source})",
+            use.note("industry_values", industry_values_note(figure))
+        if position == 0:
+            where: Message = msg("at the start → {points}", points=value)
+        elif position in INDUSTRY_GAPS:
+            where = msg(
+                "at space {space} (factory {factory}) → {points}",
+                space=position,
+                factory=INDUSTRY_GAPS.index(position) + 1,
+                points=value,
             )
-        where = "start" if position == 0 else f"space {position}"
-        if position in (5, 7, 9, 11, 13):
-            where += f" (factory {(position - 3) // 2})"
-        label = f"marker {marker} at {where}" if len(board.industry) > 1 else f"at {where}"
-        parts.append(f"{label} → {value}")
+        else:
+            where = msg("at space {space} → {points}", space=position, points=value)
+        parts.append(msg("marker {n} {where}", n=marker, where=where) if two else where)
         total += value
-    return ScoreLine("industry", total, "; ".join(parts), label=CATEGORY_LABELS["industry"])
+    return ScoreLine("industry", total, join_texts(parts, "; "), label=CATEGORY_LABELS["industry"])
 
 
 def score_round(board: ScoringInput, data: BoardData, use: FigureUse) -> tuple[ScoreLine, ...]:
@@ -226,47 +286,65 @@ def score_round(board: ScoringInput, data: BoardData, use: FigureUse) -> tuple[S
     )
 
 
-def bonus_card_points(board: ScoringInput, card: str) -> tuple[int, str]:
-    """Points of one final bonus card (seed 000, "KARTY CÍLOVÝCH BONUSŮ")."""
+def bonus_card_points(board: ScoringInput, card: str) -> tuple[int, Message]:
+    """Points of one final bonus card, and why (seed 000, "KARTY CÍLOVÝCH BONUSŮ")."""
     match card:
         case "points_15":
-            return 15, "15"
+            return 15, msg("15 points")
         case "extra_workers":
-            return min(30, 10 * board.extra_workers), f"{board.extra_workers} gained workers ×10"
+            n = board.extra_workers
+            return min(30, 10 * n), plural(
+                "{n} gained worker ×10", "{n} gained workers ×10", "n", n=n
+            )
         case "doublers":
-            points = 30 if board.doublers >= 7 else 20 if board.doublers >= 4 else 0
-            return points, f"{board.doublers} doublers"
+            n = board.doublers
+            points = 30 if n >= 7 else 20 if n >= 4 else 0
+            return points, plural("{n} doubler", "{n} doublers", "n", n=n)
         case "terminus":
-            ends = [t for t in TRACKS if board.rail(t, BLACK) >= TRACK_LENGTH[t]]
-            return min(30, 10 * len(ends)), f"{len(ends)} black termini ×10"
+            n = sum(1 for t in TRACKS if board.rail(t, BLACK) >= TRACK_LENGTH[t])
+            return min(30, 10 * n), plural(
+                "{n} black terminus ×10", "{n} black termini ×10", "n", n=n
+            )
         case "black_rails":
             spaces = [board.rail(t, BLACK) for t in TRACKS]
-            return sum(spaces), "black at " + "+".join(map(str, spaces))
+            return sum(spaces), msg("black at {spaces}", spaces="+".join(map(str, spaces)))
         case "engineer_count":
-            return 0, "counts as one more engineer for the majority"
+            return 0, msg("counts as one more engineer for the majority")
         case "factories":
-            return min(20, 4 * board.factories), f"{board.factories} factories ×4"
+            n = board.factories
+            return min(20, 4 * n), plural("{n} factory ×4", "{n} factories ×4", "n", n=n)
         case "locomotives":
             levels = [lv for t in TRACKS for lv in board.locomotives.get(t, ())]
-            return sum(levels), "levels " + ("+".join(map(str, levels)) or "none")
+            if not levels:
+                return 0, msg("no locomotive")
+            return sum(levels), msg("levels {levels}", levels="+".join(map(str, levels)))
         case "tokens":
-            return min(28, 7 * board.tokens_used), f"{board.tokens_used} tokens ×7"
+            n = board.tokens_used
+            return min(28, 7 * n), plural("{n} token ×7", "{n} tokens ×7", "n", n=n)
         case "engineers_6":
-            return 6 * len(board.engineers), f"{len(board.engineers)} engineers ×6"
+            n = len(board.engineers)
+            return 6 * n, plural("{n} engineer ×6", "{n} engineers ×6", "n", n=n)
     raise ValueError(f"unknown bonus card {card!r}")
 
 
 def score_bonus_cards(board: ScoringInput) -> ScoreLine:
-    parts: list[str] = []
+    parts: list[Text] = []
     total = 0
     for card in board.bonus_cards:
         points, why = bonus_card_points(board, card)
         total += points
-        parts.append(f"{card} ({BONUS_CARD_TITLES[card]}): {why} → {points}")
+        parts.append(
+            msg(
+                "“{card}”: {why} → {points}",
+                card=BONUS_CARD_NAMES.get(card, card),
+                why=why,
+                points=points,
+            )
+        )
     return ScoreLine(
         "bonus_cards",
         total,
-        "; ".join(parts) if parts else "no bonus card → 0",
+        join_texts(parts, "; ") if parts else msg("no bonus card → 0"),
         label=CATEGORY_LABELS["bonus_cards"],
     )
 
@@ -305,12 +383,36 @@ def score_engineers(boards: Sequence[ScoringInput]) -> tuple[ScoreLine, ...]:
     lines = []
     for i, board in enumerate(boards):
         count = engineer_count(board)
-        card = " (+1 card)" if "engineer_count" in board.bonus_cards else ""
-        nums = ", ".join(map(str, sorted(board.engineers))) or "none"
+        nums = ", ".join(map(str, sorted(board.engineers)))
         if i in place:
-            rank = ("most", "second most")[place[i]] if place[i] < 2 else f"place {place[i] + 1}"
-            why = f"{count} engineers{card} [{nums}]: {rank} → {points[i]}"
+            rank = (
+                msg("most", context="engineers")
+                if place[i] == 0
+                else msg("second most", context="engineers")
+                if place[i] == 1
+                else msg("place {n}", n=place[i] + 1)
+            )
+            engineers = (
+                plural(
+                    "{n} engineer (+1 card) [{numbers}]",
+                    "{n} engineers (+1 card) [{numbers}]",
+                    "n",
+                    n=count,
+                    numbers=nums,
+                )
+                if "engineer_count" in board.bonus_cards
+                else plural(
+                    "{n} engineer [{numbers}]",
+                    "{n} engineers [{numbers}]",
+                    "n",
+                    n=count,
+                    numbers=nums,
+                )
+            )
+            why: Message = msg(
+                "{engineers}: {rank} → {points}", engineers=engineers, rank=rank, points=points[i]
+            )
         else:
-            why = "no engineer → 0"
+            why = msg("no engineer → 0")
         lines.append(ScoreLine("engineers", points[i], why, label=CATEGORY_LABELS["engineers"]))
     return tuple(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from companion.core.messages import Text
 from companion.games.russian_railroads.board_data import (
     COLOURS,
     START_WORKERS,
@@ -79,7 +80,7 @@ class PlayerBoard:
     used_spaces: tuple[str, ...] = ()
     """One-worker action spaces this player used this round (a repeat may take them again)."""
     black_worker_used: bool = False
-    points: tuple[tuple[str, int, str], ...] = ()
+    points: tuple[tuple[str, int, Text], ...] = ()
     """Every point scored so far: (category, points, why)."""
 
     def rail(self, track: str, colour: str) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from companion.core import Action, IllegalActionError, Observation, ObservationKind
+from companion.core.messages import render_text
 from companion.games.russian_railroads import GAME, RussianRailroadsState
 from companion.games.russian_railroads.action_board import SPACES, parse_grant
 from companion.games.russian_railroads.state import Engineer
@@ -353,8 +354,8 @@ def test_an_unconfirmed_worker_count_is_used_with_a_note_until_the_owner_sets_it
     s = new_game(4)
     s = act(s, "take_space", 0, space="black_2", workers=1)  # one source: 1 worker
     s = act(s, "build", 0, moves=moves((TS, "black", 2)))
-    notes = GAME.score(s).notes
-    assert any("action space worker counts" in n and "2 black steps" in n for n in notes)
+    notes = [render_text(n) for n in GAME.score(s).notes]
+    assert any("action spaces' worker counts" in n and "2 black steps" in n for n in notes)
     # the 2-player side is known exactly: no note there
     two = new_game(2, board={"space_workers_grey_3": 3})
     two = with_board(two, 0, colours=frozenset({"black", "grey"}), rails=((5, 0, 0, 0, 0),) * 3)

@@ -71,10 +71,10 @@ def test_after_taking_a_space_the_tree_offers_how_to_spend_it() -> None:
     assert [c.key for c in tree] == ["grant-0"]
     splits = [leaf.label.render() for _, leaf in leaves(tree)]
     # 3 black steps split over the three tracks in every way the board allows
-    assert "Red: Trans-Siberian: 3 black steps" in splits
+    assert "Red: Trans-Siberian Railway: 3 black steps" in splits
     assert (
-        "Red: Trans-Siberian: 1 black step, St. Petersburg: 1 black step, Kiev: 1 black step"
-        in (splits)
+        "Red: Trans-Siberian Railway: 1 black step, Moscow – St. Petersburg: 1 black step, "
+        "Moscow – Kiev: 1 black step" in splits
     )
     assert len(splits) == 10
     for _, leaf in leaves(tree):
@@ -101,7 +101,7 @@ def test_the_tree_offers_the_owed_decisions_and_nothing_else() -> None:
     tree = GAME.choices(s)
     assert {c.player for c in tree} == {3}  # the 4th player drafts first
     labels = [c.label.render() for c in tree]
-    assert "Green: the starting card black step on Kiev" in labels
+    assert "Green: the starting card “1 black step” on the line to Kiev" in labels
     for choice in tree:
         assert choice.action is not None
         GAME.apply(s, choice.action)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from companion.core import SnapshotError
+from companion.core.messages import render_text
 from companion.games import find_game
 from companion.games.russian_railroads.board_data import BONUS_CARDS
 
@@ -80,13 +81,13 @@ def test_reds_round_is_12_plus_0_plus_3_plus_5_equals_20() -> None:
         ("industry", 5),
     ]
     assert player.total == 20
-    ts = player.lines[0].note
+    ts = render_text(player.lines[0].note)
     assert "reach 8 (locomotives 6+2)" in ts
     assert "brown 1–3 ×2, doubler on 1 → 8" in ts
     assert "grey 4–7 ×1 → 4" in ts
     assert "black 8 → 0" in ts
-    assert "bonus stars 1+2 → 3" in player.lines[2].note
-    assert "factory 1" in player.lines[3].note
+    assert "bonus stars 1+2 → 3" in render_text(player.lines[2].note)
+    assert "factory 1" in render_text(player.lines[3].note)
     assert sheet.winners == ()
 
 
@@ -113,8 +114,8 @@ def test_engineer_majority_example_red_40_yellow_20() -> None:
         20,
         0,
     ]
-    assert "most → 40" in sheet.player("Red").lines[-1].note
-    assert "no engineer" in sheet.player("Green").lines[-1].note
+    assert "most → 40" in render_text(sheet.player("Red").lines[-1].note)
+    assert "no engineer" in render_text(sheet.player("Green").lines[-1].note)
 
 
 def test_final_scoring_lists_every_category_even_at_zero() -> None:
@@ -267,7 +268,7 @@ def test_doublers_double_only_their_own_spaces_in_reach() -> None:
     )
     sheet = GAME.score_snapshot(snapshot(player))
     assert sheet.player("A").points("trans_siberian") == 6  # grey 1–3 ×1, each doubled
-    assert "doublers on 1–3" in sheet.player("A").lines[0].note
+    assert "doublers on 1–3" in render_text(sheet.player("A").lines[0].note)
 
 
 def test_st_petersburg_7_with_grey_and_locomotive_doubles_the_track() -> None:
@@ -297,7 +298,7 @@ def test_kiev_medal_needs_the_token_grey_and_a_locomotive_at_5() -> None:
     sheet = GAME.score_snapshot(snapshot(player))
     # grey 1–5 = 5, stars 1+2+3+4 = 10 (4 unverified), medal 20
     assert sheet.player("A").points("kiev") == 35
-    assert any("Kiev space 4" in n for n in sheet.notes)
+    assert any("Kiev space 4" in render_text(n) for n in sheet.notes)
     no_medal = GAME.score_snapshot(snapshot({**player, "kiev_medal": False}))
     assert no_medal.player("A").points("kiev") == 15
 
@@ -306,8 +307,10 @@ def test_kiev_space_8_is_unknown_so_it_is_not_counted_and_the_sheet_says_so() ->
     player = board("A", rails={"kiev": {"black": 9}}, locomotives={"kiev": [9]})
     sheet = GAME.score_snapshot(snapshot(player))
     assert sheet.player("A").points("kiev") == 1 + 2 + 3 + 4
-    assert any("Kiev space 8" in n and "not counted" in n for n in sheet.notes)
-    assert "bonus star 8: value unknown" in sheet.player("A").lines[2].note
+    assert any(
+        "Kiev space 8" in render_text(n) and "not counted" in render_text(n) for n in sheet.notes
+    )
+    assert "bonus star 8: value unknown" in render_text(sheet.player("A").lines[2].note)
 
 
 def test_an_owner_correction_counts_and_removes_the_note() -> None:
