@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import NoReturn
 
 from companion.core.errors import IllegalActionError
-from companion.core.messages import msg
+from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.games.russian_railroads.board_data import (
     BLACK,
     BROWN,
@@ -29,30 +29,30 @@ from companion.games.russian_railroads.board_data import (
     TOKEN_SPACES,
     TRACK_COLOURS,
     TRACK_LENGTH,
-    TRACK_TITLES,
     TRACKS,
     TRANS_SIBERIAN,
     TS_EXTRA_WORKER_SPACE,
     WHITE,
     WHITE_FREE_STEPS,
 )
-from companion.games.russian_railroads.names import track_name
+from companion.games.russian_railroads.names import rail_colour, track_name
+from companion.games.russian_railroads.sections import (
+    S_DOUBLERS,
+    S_FACTORY,
+    S_INDUSTRY,
+    S_LOCO_REPLACE,
+    S_LOCO_TAKE,
+    S_NEW_RAILS,
+    S_RAILS,
+    S_SECOND_MARKER,
+    S_TERMINUS,
+)
 from companion.games.russian_railroads.state import TOKEN_SPACE_INDUSTRY, Pending, PlayerBoard
-
-S_RAILS = "ZÁSADY STAVBY KOLEJÍ"
-S_NEW_RAILS = "BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV"
-S_LOCO_TAKE = "ZÁSADY PLATNÉ PŘI ZÍSKÁVÁNÍ LOKOMOTIV A STAVBĚ TOVÁREN"
-S_LOCO_REPLACE = "ZVÝŠENÍ VÝKONU LOKOMOTIVY"
-S_FACTORY = "STAVBA TOVÁREN"
-S_INDUSTRY = "VÝZNAM VÝŘEZŮ PRO TOVÁRNY"
-S_DOUBLERS = "ŽETONY ZDVOJNÁSOBENÍ"
-S_SPECIAL = "ZVLÁŠTNÍ POLÍČKA NA DESCE HRÁČE"
-S_SECOND_MARKER = "POPIS KARET A ŽETONŮ (second industry marker)"
 
 MAX_STEPS_PER_MOVE = 15
 
 
-def refuse(message: str, rule: str, section: str) -> NoReturn:
+def refuse(message: Text, rule: Text, section: Text) -> NoReturn:
     raise IllegalActionError(message, rule=rule, section=section)
 
 
@@ -71,14 +71,23 @@ def check_rail_step(board: PlayerBoard, track: str, colour: str) -> int:
     colour never reaches or passes the one before it, nothing beyond the track's end."""
     if colour not in TRACK_COLOURS[track]:
         refuse(
-            f"{colour} rail on {TRACK_TITLES[track]}",
-            f"{TRACK_TITLES[track]} allows {', '.join(TRACK_COLOURS[track])} only",
+            msg("a {colour} rail on {track}", colour=rail_colour(colour), track=track_name(track)),
+            msg(
+                "{track} takes only these rails: {colours}",
+                track=track_name(track),
+                colours=join_texts([rail_colour(c) for c in TRACK_COLOURS[track]], ", "),
+            ),
             S_RAILS,
         )
     if colour not in board.colours:
         refuse(
-            f"{board.name} has no {colour} rails yet",
-            "new colours come when black reaches Trans-Siberian 2 / 6 / 10 / 15",
+            msg(
+                "{player} has no {colour} rails yet", player=board.name, colour=rail_colour(colour)
+            ),
+            msg(
+                "a new colour comes when the black rail reaches space 2, 6, 10 or 15 of the "
+                "Trans-Siberian Railway"
+            ),
             S_NEW_RAILS,
         )
     here = board.rail(track, colour)
@@ -87,17 +96,25 @@ def check_rail_step(board: PlayerBoard, track: str, colour: str) -> int:
     if index == 0:
         if target > TRACK_LENGTH[track]:
             refuse(
-                f"black is already at the end of {TRACK_TITLES[track]}",
-                "a rail never goes beyond the last space",
-                S_SPECIAL + " (KONEČNÁ STANICE)",
+                msg("the black rail is already at the end of {track}", track=track_name(track)),
+                msg("a rail never goes beyond the last space"),
+                S_TERMINUS,
             )
         return target
     before = COLOURS[index - 1]
     ahead = board.rail(track, before)
     if target >= ahead:
         refuse(
-            f"{colour} step to {TRACK_TITLES[track]} {target}: {before} stands on {ahead}",
-            "a later colour never reaches or passes the colour before it",
+            msg(
+                "a {colour} step to space {space} of {track}: the {before} rail stands on "
+                "space {ahead}",
+                colour=rail_colour(colour),
+                space=target,
+                track=track_name(track),
+                before=rail_colour(before),
+                ahead=ahead,
+            ),
+            msg("a later colour never reaches or passes the colour before it"),
             S_RAILS,
         )
     return target
@@ -260,27 +277,41 @@ def place_locomotive(
     returned: list[int] = []
     first = True
     for n, place in enumerate(placements):
-        where = f"placement {n + 1}"
+
+        def where(what: Text, n: int = n) -> Message:
+            return msg("placement {n}: {what}", n=n + 1, what=what)
+
         if carrying is None:
             refuse(
-                f"{where}: nothing is left to place, the chain has ended",
-                "the chain moves only displaced locomotives",
+                where(msg("nothing is left to place, the chain has ended")),
+                msg("the chain moves only displaced locomotives"),
                 S_LOCO_REPLACE,
             )
         if place.to_factory:
             if first:
                 refuse(
-                    f"{where}: the new level-{carrying} locomotive cannot go straight to the "
-                    "supply as a factory (build a factory instead)",
-                    "a locomotive taken is placed at a track",
+                    where(
+                        msg(
+                            "the new level {level} locomotive cannot go straight back to the "
+                            "supply as a factory (build a factory instead)",
+                            level=carrying,
+                        )
+                    ),
+                    msg("a locomotive taken is placed at a track"),
                     S_LOCO_REPLACE,
                 )
             free = _free_slots(board)
             if free:
                 refuse(
-                    f"{where}: the displaced level-{carrying} locomotive must take the free "
-                    f"space at {', '.join(TRACK_TITLES[t] for t in free)}",
-                    "while a locomotive space is free, no locomotive may be returned",
+                    where(
+                        msg(
+                            "the displaced level {level} locomotive must take the free space "
+                            "on {tracks}",
+                            level=carrying,
+                            tracks=join_texts([track_name(t) for t in free], ", "),
+                        )
+                    ),
+                    msg("while a locomotive space is free, no locomotive may be returned"),
                     S_LOCO_REPLACE,
                 )
             returned.append(carrying)
@@ -291,9 +322,13 @@ def place_locomotive(
         if len(locos) < LOCOMOTIVE_SLOTS[track]:
             if place.replace is not None:
                 refuse(
-                    f"{where}: {TRACK_TITLES[track]} has a free locomotive space; nothing to "
-                    "replace",
-                    "a locomotive replaces another only at a full track",
+                    where(
+                        msg(
+                            "{track} has a free locomotive space; nothing to replace",
+                            track=track_name(track),
+                        )
+                    ),
+                    msg("a locomotive replaces another only at a full track"),
                     S_LOCO_REPLACE,
                 )
             board = _set_locos(board, track, (*locos, carrying))
@@ -303,23 +338,42 @@ def place_locomotive(
             if target is None:
                 if len(set(locos)) > 1:
                     refuse(
-                        f"{where}: {TRACK_TITLES[track]} holds levels "
-                        f"{', '.join(map(str, locos))}; say which one level {carrying} replaces",
-                        "a locomotive replaces one weaker locomotive",
+                        where(
+                            msg(
+                                "{track} holds locomotives of levels {levels}; say which one "
+                                "the level {level} locomotive replaces",
+                                track=track_name(track),
+                                levels=", ".join(map(str, locos)),
+                                level=carrying,
+                            )
+                        ),
+                        msg("a locomotive replaces one weaker locomotive"),
                         S_LOCO_REPLACE,
                     )
                 target = locos[0]
             if target not in locos:
                 refuse(
-                    f"{where}: no level-{target} locomotive at {TRACK_TITLES[track]}",
-                    "a locomotive replaces one that is there",
+                    where(
+                        msg(
+                            "no level {level} locomotive on {track}",
+                            level=target,
+                            track=track_name(track),
+                        )
+                    ),
+                    msg("a locomotive replaces one that is there"),
                     S_LOCO_REPLACE,
                 )
             if target >= carrying:
                 refuse(
-                    f"{where}: level {carrying} cannot replace level {target} at "
-                    f"{TRACK_TITLES[track]}",
-                    "a locomotive only goes where no locomotive or a weaker one lies",
+                    where(
+                        msg(
+                            "a level {level} locomotive cannot replace level {target} on {track}",
+                            level=carrying,
+                            target=target,
+                            track=track_name(track),
+                        )
+                    ),
+                    msg("a locomotive only goes where no locomotive or a weaker one lies"),
                     S_LOCO_REPLACE,
                 )
             rest = list(locos)
@@ -330,15 +384,18 @@ def place_locomotive(
     if carrying is not None:
         if first:
             refuse(
-                f"say where the level-{carrying} locomotive goes",
-                "a locomotive taken is placed at one of your tracks",
+                msg("say where the level {level} locomotive goes", level=carrying),
+                msg("a locomotive taken is placed at one of your tracks"),
                 S_LOCO_TAKE,
             )
         if _free_slots(board) or _can_replace_somewhere(board, carrying):
             refuse(
-                f"the displaced level-{carrying} locomotive still needs a place (a free space, "
-                "a weaker locomotive, or the supply as a factory when no space is free)",
-                "the displaced locomotive goes on along the chain",
+                msg(
+                    "the displaced level {level} locomotive still needs a place (a free space, a "
+                    "weaker locomotive, or the supply as a factory when no space is free)",
+                    level=carrying,
+                ),
+                msg("the displaced locomotive goes on along the chain"),
                 S_LOCO_REPLACE,
             )
         # It fits nowhere: it becomes a factory in the supply.
@@ -358,21 +415,31 @@ def add_factory(board: PlayerBoard, level: int, replace_slot: int | None) -> Out
     if len(factories) < FACTORY_SLOTS:
         if replace_slot is not None:
             refuse(
-                f"replace factory slot {replace_slot}: slot {len(factories) + 1} is still free",
-                "factory slots are filled left to right; a factory is replaced only when all "
-                "five are full",
+                msg(
+                    "replacing the factory in slot {slot}: slot {free} is still free",
+                    slot=replace_slot,
+                    free=len(factories) + 1,
+                ),
+                msg(
+                    "factory slots are filled left to right; a factory is replaced only when "
+                    "all five are full"
+                ),
                 S_FACTORY,
             )
         factories.append(level)
         return Outcome(replace(board, factories=tuple(factories)))
     if replace_slot is None:
         refuse(
-            "all five factory slots are full; say which factory (slot 1–5) the new one replaces",
-            "with all slots full a new factory replaces one of the player's choice",
+            msg(
+                "all five factory slots are full; say which factory (slot 1–5) the new one replaces"
+            ),
+            msg("with all slots full a new factory replaces one of the player's choice"),
             S_FACTORY,
         )
     if not 1 <= replace_slot <= FACTORY_SLOTS:
-        refuse(f"factory slot {replace_slot}", "factory slots are 1–5", S_FACTORY)
+        refuse(
+            msg("factory slot {slot}", slot=replace_slot), msg("factory slots are 1–5"), S_FACTORY
+        )
     old = factories[replace_slot - 1]
     factories[replace_slot - 1] = level
     return Outcome(replace(board, factories=tuple(factories)), returned=(old,))
@@ -386,8 +453,15 @@ def industry_steps(
     table says which when unknown); two markers never end on the same space."""
     if not 0 <= marker < len(board.industry):
         refuse(
-            f"industry marker {marker + 1}: {board.name} has {len(board.industry)}",
-            "the second marker comes only with its '?' token",
+            plural(
+                "industry marker {marker}: {player} has {n} marker",
+                "industry marker {marker}: {player} has {n} markers",
+                "n",
+                marker=marker + 1,
+                player=board.name,
+                n=len(board.industry),
+            ),
+            msg("the second marker comes only with its “?” token"),
             S_SECOND_MARKER,
         )
     position = board.industry[marker]
@@ -396,16 +470,20 @@ def industry_steps(
         target = position + 1
         if target > INDUSTRY_LAST:
             refuse(
-                f"industry marker {marker + 1} is at the end of the track",
-                "the industry track ends after the fifth factory",
+                msg("industry marker {marker} is at the end of the track", marker=marker + 1),
+                msg("the industry track ends after the fifth factory"),
                 S_INDUSTRY,
             )
         if target in INDUSTRY_GAPS:
             gap = INDUSTRY_GAPS.index(target)
             if gap >= len(board.factories):
                 refuse(
-                    f"industry step to {target}: factory gap {gap + 1} is empty",
-                    "an empty factory gap can be neither entered nor jumped; build a factory",
+                    msg(
+                        "an industry step to space {space}: factory slot {slot} is empty",
+                        space=target,
+                        slot=gap + 1,
+                    ),
+                    msg("an empty factory slot can be neither entered nor jumped; build a factory"),
                     S_INDUSTRY,
                 )
             pending.append(Pending("factory", player, "industry", board.factories[gap], marker))
@@ -413,8 +491,12 @@ def industry_steps(
     others = [p for i, p in enumerate(board.industry) if i != marker]
     if position in others:
         refuse(
-            f"industry marker {marker + 1} would end on {position}, where the other marker is",
-            "the two industry markers never share a space",
+            msg(
+                "industry marker {marker} would end on space {space}, where the other marker is",
+                marker=marker + 1,
+                space=position,
+            ),
+            msg("the two industry markers never share a space"),
             S_SECOND_MARKER,
         )
     industry = list(board.industry)
@@ -429,8 +511,14 @@ def add_doublers(board: PlayerBoard, count: int, *, up_to: bool = False) -> Play
     room = MAX_DOUBLERS - board.doublers
     if count > room and not up_to:
         refuse(
-            f"{count} doubler(s) with {board.doublers} already placed",
-            "at most 8 doublers, one per space over Trans-Siberian 1–8",
+            plural(
+                "{n} doubler with {placed} already placed",
+                "{n} doublers with {placed} already placed",
+                "n",
+                n=count,
+                placed=board.doublers,
+            ),
+            msg("at most 8 doublers, one on each of spaces 1–8 of the Trans-Siberian Railway"),
             S_DOUBLERS,
         )
     return replace(board, doublers=board.doublers + min(count, room))

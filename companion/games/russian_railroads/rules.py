@@ -25,6 +25,7 @@ from companion.core.messages import Message, Text, join_texts, msg, plural, text
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
+from companion.games.russian_railroads import action_board
 from companion.games.russian_railroads import board_rules as br
 from companion.games.russian_railroads.action_board import (
     ENGINEER_GRANTS,
@@ -32,20 +33,12 @@ from companion.games.russian_railroads.action_board import (
     FACTORY_GRANTS,
     PUBLIC_ENGINEER_SPACES,
     QUESTION_CARD_GRANTS,
-    S_BLACK_WORKER,
-    S_LOCO_AREA,
-    S_OWN_ENGINEERS,
-    S_REPEAT,
-    S_TWO_PLAYERS,
     SPACE_BY_KEY,
     TOKEN_GRANTS,
     ActionSpace,
     Grant,
-    grant_text,
     parse_grant,
 )
-from companion.games.russian_railroads.action_board import S_COINS as S_COINS_RULE
-from companion.games.russian_railroads.action_board import S_PUBLIC_ENGINEERS as S_PUB
 from companion.games.russian_railroads.board_data import (
     BLACK,
     BONUS_CARD_INSTEAD_POINTS,
@@ -64,7 +57,6 @@ from companion.games.russian_railroads.board_data import (
     START_COINS,
     STARTING_BONUS_CARDS,
     TOKENS,
-    TRACK_TITLES,
     TRACKS,
     TRANS_SIBERIAN,
     BoardData,
@@ -73,14 +65,23 @@ from companion.games.russian_railroads.board_data import (
 from companion.games.russian_railroads.contract import NAME, score_contract_snapshot
 from companion.games.russian_railroads.interpret import COMPONENTS
 from companion.games.russian_railroads.names import (
+    BONUS_CARD_NAMES,
     FACTORY_FUNCTION_NAMES,
+    QUESTION_CARD_NAMES,
     RAIL_COLOURS,
+    STARTING_BONUS_NAMES,
+    TOKEN_NAMES,
     TRACK_NAMES,
+    cost_message,
+    engineer_name,
+    grant_message,
     grants_message,
     named,
     source_message,
     space_title,
+    steps,
     token_space_message,
+    track_name,
 )
 from companion.games.russian_railroads.scoring import (
     CATEGORY_LABELS,
@@ -92,6 +93,38 @@ from companion.games.russian_railroads.scoring import (
     unknown_figure,
     unverified_figure,
 )
+from companion.games.russian_railroads.sections import (
+    S_BLACK_WORKER,
+    S_BONUS,
+    S_CARDS,
+    S_DOUBLERS,
+    S_ENGINEERS,
+    S_EXTRA,
+    S_FACTORIES,
+    S_GAME_END,
+    S_LAST_ROUND,
+    S_LOCO_AREA,
+    S_LOCO_TAKE,
+    S_OWN_ENGINEERS,
+    S_PLAYER_COUNT,
+    S_REPEAT,
+    S_SECOND_MARKER,
+    S_SPECIAL,
+    S_START,
+    S_TOKENS,
+    S_TURN,
+    S_TURN_ADVANCE,
+    S_TURN_CHANGE,
+    S_TURN_MOVE,
+    S_TWO_PLAYERS,
+    S_WORKERS,
+)
+from companion.games.russian_railroads.sections import (
+    S_COINS as S_COINS_RULE,
+)
+from companion.games.russian_railroads.sections import (
+    S_PUBLIC_ENGINEERS as S_PUB,
+)
 from companion.games.russian_railroads.state import (
     TOKEN_SPACE_INDUSTRY,
     Engineer,
@@ -99,20 +132,6 @@ from companion.games.russian_railroads.state import (
     PlayerBoard,
     RussianRailroadsState,
 )
-
-S_TURN = "POŘADÍ NA TAHU"
-S_TURN_CHANGE = "ZMĚNA NA LIŠTĚ POŘADÍ NA TAHU"
-S_TURN_NEXT = "URČENÍ POŘADÍ NA TAHU PRO DALŠÍ KOLO"
-S_TURN_MOVE = "DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE LIŠTY POŘADÍ NA TAHU"
-S_ENGINEERS = "VYUŽITÍ SCHOPNOSTÍ INŽENÝRŮ"
-S_EXTRA = "DOPLŇKOVÉ AKCE"
-S_TOKENS = "POPIS KARET A ŽETONŮ (ŽETONY)"
-S_CARDS = "POPIS KARET A ŽETONŮ (KARTY ?)"
-S_BONUS = "KARTY CÍLOVÝCH BONUSŮ"
-S_FACTORIES = "POPIS KARET A ŽETONŮ (TOVÁRNY)"
-S_START = "Preparar"
-S_LAST_ROUND = "PŘÍPRAVA DALŠÍHO KOLA (last round tile)"
-S_WORKERS = "POPIS JEDNOHO TAHU HRÁČE"
 
 # Effects are the parts of an action space's action: entered only while a space taken this turn
 # (or a token, "?" card or factory function) still gives them (seed 000, "POPIS JEDNOHO TAHU
@@ -149,7 +168,7 @@ RUNNING_CATEGORIES = (
 )
 
 
-def refuse(message: str, rule: str = "", section: str = "") -> IllegalActionError:
+def refuse(message: Text, rule: Text = "", section: Text = "") -> IllegalActionError:
     return IllegalActionError(message, rule=rule, section=section)
 
 
@@ -167,7 +186,11 @@ class RussianRailroads:
     ) -> RussianRailroadsState:
         n = len(players)
         if not self.min_players <= n <= self.max_players:
-            raise refuse(f"{n} players; Russian Railroads takes 2–4", "player count")
+            raise refuse(
+                plural("{n} player", "{n} players", "n", n=n),
+                msg("Russian Railroads is played by 2 to 4 players"),
+                S_PLAYER_COUNT,
+            )
         opts = Field(thaw(dict(options)), "options")  # the engine hands frozen JSON
         opts.only("turn_order", "board", "starting_bonus", "engineer_row")
         order_doc = opts.get("turn_order", list(range(n)))
@@ -217,17 +240,18 @@ class RussianRailroads:
     def apply(self, state: RussianRailroadsState, action: Action) -> RussianRailroadsState:
         if action.kind not in ACTION_KINDS:
             raise refuse(
-                f"unknown action {action.kind!r}; Russian Railroads knows "
-                f"{', '.join(sorted(ACTION_KINDS))}",
-                "the game knows these effects",
+                msg("Russian Railroads has no such move"),
+                msg("the moves are the action spaces, their effects, passing and the choices"),
             )
         if state.phase == "over":
-            raise refuse("the game is over", "the game ends after the final scoring")
+            raise refuse(
+                msg("the game is over"), msg("the game ends after the final scoring"), S_GAME_END
+            )
         p = action.player
         if not isinstance(p, int) or not 0 <= p < len(state.players):
             raise refuse(
-                f"player {p!r}: name a player 0–{len(state.players) - 1}",
-                "every effect belongs to a player at the table",
+                msg("the move names no player at the table"),
+                msg("every move belongs to a player at the table"),
             )
         args = Field(thaw(action.args), "args")
         try:
@@ -236,7 +260,7 @@ class RussianRailroads:
                 state = self._spend(state, p, action.kind, args)
             state = getattr(self, f"_do_{action.kind}")(state, p, args)
         except SnapshotError as exc:  # malformed arguments are refused like illegal moves
-            raise refuse(str(exc), "action arguments") from exc
+            raise refuse(str(exc), msg("a move says what it does in full")) from exc
         return self._after(state)
 
     def describe(self, action: Action, names: Sequence[str]) -> Message:
@@ -262,66 +286,102 @@ class RussianRailroads:
             if first.kind == "turn_order_move":
                 if p != first.player or kind not in ("take_space", "pass"):
                     raise refuse(
-                        f"{name}: {kind} — waiting for {who} to move the worker from the turn "
-                        "order space to a one-worker action space (or pass)",
-                        "after the round, the turn order workers move, space 2 first",
+                        msg(
+                            "{player}: {what} — waiting for {who} to move the worker from the "
+                            "turn order space to a one-worker action space (or pass)",
+                            player=name,
+                            what=kind_words(kind),
+                            who=who,
+                        ),
+                        msg("after the round, the turn order workers move, space 2 first"),
                         S_TURN_MOVE,
                     )
                 return state
             allowed = RESOLUTIONS[first.kind]
             if p != first.player or kind not in allowed:
                 raise refuse(
-                    f"{name}: {kind} — waiting for {who} to decide: {describe(first)}",
-                    "a decision owed is made before play goes on",
+                    msg(
+                        "{player}: {what} — waiting for {who} to decide: {decision}",
+                        player=name,
+                        what=kind_words(kind),
+                        who=who,
+                        decision=describe(first),
+                    ),
+                    msg("a decision owed is made before play goes on"),
                     S_WORKERS if first.kind == "space" else "",
                 )
             return state
         if kind in EFFECTS:
             raise refuse(
-                f"{name}: {kind} without an action space — take an action space first; its "
-                "action says what may be done",
-                "a turn is one action space: place its workers, then do its action at once "
-                "and in full",
+                msg(
+                    "{player}: {what} without an action space — take an action space first; "
+                    "its action says what may be done",
+                    player=name,
+                    what=kind_words(kind),
+                ),
+                msg(
+                    "a turn is one action space: place its workers, then do its action at once "
+                    "and in full"
+                ),
                 S_WORKERS,
             )
         if kind in ("decline", "question_card", "bonus_card", "factory_function", "starting_bonus"):
             raise refuse(
-                f"{name}: {kind} — no such decision is owed",
-                "a choice is made only when a space, token or card asks for it",
+                msg(
+                    "{player}: {what} — no such decision is owed",
+                    player=name,
+                    what=kind_words(kind),
+                ),
+                msg("a choice is made only when a space, token or card asks for it"),
+                S_WORKERS,
             )
         if state.phase != "play":
             raise refuse(
-                f"{name}: {kind} during {state.phase}",
-                "the starting bonus draft comes before the first round",
+                msg(
+                    "{player}: {what} during the starting bonus draft",
+                    player=name,
+                    what=kind_words(kind),
+                ),
+                msg("the starting bonus draft comes before the first round"),
                 S_START,
             )
         if p in state.passed:
             raise refuse(
-                f"{name} has passed this round",
-                "a player who passed is out of the round",
+                msg("{player} has passed this round", player=name),
+                msg("a player who passed is out of the round"),
                 S_TURN,
             )
         if kind == "use_token":
             # The industry "?" token space the table declares: right after that player's turn.
             if p != state.current or not state.acted:
                 raise refuse(
-                    f"{name}: a '?' token only when a token space has just fired",
-                    "a token is used when a token space fires",
-                    br.S_SPECIAL,
+                    msg(
+                        "{player}: a “?” token only when a token space has just fired", player=name
+                    ),
+                    msg("a token is used when a token space fires"),
+                    S_SPECIAL,
                 )
             return state
         expected = self.expected(state)
         if p != expected:
-            whose = state.players[expected].name if expected is not None else "nobody"
+            whose: Text = (
+                state.players[expected].name
+                if expected is not None
+                else msg("nobody", context="turn")
+            )
             if p == state.current and state.acted:
                 raise refuse(
-                    f"{name} has taken an action space this turn; it is {whose}'s turn",
-                    "one action per turn, and a player acts or passes, not both",
+                    msg(
+                        "{player} has taken an action space this turn; it is {whose}'s turn",
+                        player=name,
+                        whose=whose,
+                    ),
+                    msg("one action per turn, and a player acts or passes, not both"),
                     S_WORKERS,
                 )
             raise refuse(
-                f"{name} acted, but it is {whose}'s turn",
-                "players take turns in turn order",
+                msg("{player} acted, but it is {whose}'s turn", player=name, whose=whose),
+                msg("players take turns in turn order"),
                 S_TURN,
             )
         if kind == "pass":
@@ -384,9 +444,9 @@ class RussianRailroads:
             if count > 0:
                 return level
         raise refuse(
-            "the locomotive supply is empty",
-            "a locomotive or factory is taken from the supply",
-            br.S_LOCO_TAKE,
+            msg("the locomotive supply is empty"),
+            msg("a locomotive or factory is taken from the supply"),
+            S_LOCO_TAKE,
         )
 
     def _take_supply(self, state: RussianRailroadsState, level: int) -> RussianRailroadsState:
@@ -403,10 +463,14 @@ class RussianRailroads:
         level = self._lowest(state)
         if args.has("level") and args.get("level").int(lo=1, hi=9) != level:
             raise refuse(
-                f"a level-{args.get('level').value} locomotive was named, but the lowest in "
-                f"the supply is {level}",
-                "players take the lowest-level locomotive still in the supply",
-                br.S_LOCO_TAKE,
+                msg(
+                    "a level {named} locomotive was named, but the lowest in the supply is "
+                    "level {level}",
+                    named=str(args.get("level").value)[:8],
+                    level=level,
+                ),
+                msg("players take the lowest-level locomotive still in the supply"),
+                S_LOCO_TAKE,
             )
         placements = self._placements(args.get("placements"))
         state = self._take_supply(state, level)
@@ -430,20 +494,26 @@ class RussianRailroads:
             level = self._lowest(state)
             if args.has("level") and args.get("level").int(lo=1, hi=9) != level:
                 raise refuse(
-                    f"level {args.get('level').value} named, but the lowest in the supply is "
-                    f"{level}",
-                    "a factory from the supply is the lowest-level locomotive turned over; "
-                    "any returned factory may be chosen instead",
-                    br.S_LOCO_TAKE,
+                    msg(
+                        "a level {named} factory was named, but the lowest in the supply is "
+                        "level {level}",
+                        named=str(args.get("level").value)[:8],
+                        level=level,
+                    ),
+                    msg(
+                        "a factory from the supply is the lowest-level locomotive turned over; "
+                        "any returned factory may be chosen instead"
+                    ),
+                    S_LOCO_TAKE,
                 )
             state = self._take_supply(state, level)
         else:
             level = args.get("level").int(lo=1, hi=9)
             if level not in state.returned_factories:
                 raise refuse(
-                    f"no level-{level} factory has been returned to the supply",
-                    "a returned factory can be chosen only if it is there",
-                    br.S_LOCO_TAKE,
+                    msg("no level {level} factory has been returned to the supply", level=level),
+                    msg("a returned factory can be chosen only if it is there"),
+                    S_LOCO_TAKE,
                 )
             returned = list(state.returned_factories)
             returned.remove(level)
@@ -472,9 +542,15 @@ class RussianRailroads:
     ) -> RussianRailroadsState:
         if count > state.doubler_supply and not up_to:
             raise refuse(
-                f"{count} doubler(s) wanted, {state.doubler_supply} left in the supply",
-                "the 20 doublers are deliberately limited",
-                br.S_DOUBLERS,
+                plural(
+                    "{n} doubler wanted, {left} left in the supply",
+                    "{n} doublers wanted, {left} left in the supply",
+                    "n",
+                    n=count,
+                    left=state.doubler_supply,
+                ),
+                msg("the 20 doublers are deliberately limited"),
+                S_DOUBLERS,
             )
         board = state.players[p]
         placed = br.add_doublers(board, min(count, state.doubler_supply), up_to=up_to)
@@ -495,8 +571,8 @@ class RussianRailroads:
         taken = {e.number for b in state.players for e in b.engineers}
         if number in taken:
             raise refuse(
-                f"engineer {number} is already hired",
-                "each engineer tile exists once",
+                msg("engineer {number} is already hired", number=number),
+                msg("each engineer tile exists once"),
                 S_ENGINEERS,
             )
         board = state.players[p]
@@ -516,8 +592,8 @@ class RussianRailroads:
         args.only("number", "ability", "source")
         if state.engineer_hired:
             raise refuse(
-                "this round's engineer is already hired",
-                "at most one engineer can be hired each round",
+                msg("this round's engineer is already hired"),
+                msg("at most one engineer can be hired each round"),
                 S_ENGINEERS,
             )
         number, ability = self._engineer_args(args)
@@ -525,8 +601,13 @@ class RussianRailroads:
             available = state.engineer_row[-1]
             if ability and ability != available:
                 raise refuse(
-                    f"engineer '{ability}' named, but the one on the hiring space is '{available}'",
-                    "only the rightmost engineer can be hired",
+                    msg(
+                        "the engineer “{named}” was named, but the one on the hiring space is "
+                        "“{available}”",
+                        named=engineer_name(ability),
+                        available=engineer_name(available),
+                    ),
+                    msg("only the rightmost engineer can be hired"),
                     S_ENGINEERS,
                 )
             ability = available
@@ -541,28 +622,39 @@ class RussianRailroads:
         n = len(state.players)
         if state.round == state.rounds:
             raise refuse(
-                "turn order space in the last round",
-                "in the last round the turn order space is replaced by industry +3",
+                msg("a turn order space in the last round"),
+                msg("in the last round the turn order space is replaced by industry +3"),
                 S_LAST_ROUND,
             )
         if n == 2 and space == 2:
             raise refuse(
-                "turn order space 2 with 2 players", "the 2-player side has one turn order space"
+                msg("turn order space 2 with 2 players"),
+                msg("the 2-player side has one turn order space"),
+                S_TWO_PLAYERS,
             )
         if state.turn_order_claims[space - 1] is not None:
             raise refuse(
-                f"turn order space {space} is taken this round", "an action space is used once"
+                msg("turn order space {n} is taken this round", n=space),
+                msg("an action space is used once a round"),
+                S_TURN_CHANGE,
             )
         if p in state.turn_order_claims:
             raise refuse(
-                f"{state.players[p].name} already has a worker on the turn order track",
-                "a player never takes both turn order spaces",
-                "¿Cómo avanzar en el seguimiento de órdenes de turno?",
+                msg(
+                    "{player} already has a worker on the turn order track",
+                    player=state.players[p].name,
+                ),
+                msg("a player never takes both turn order spaces"),
+                S_TURN_ADVANCE,
             )
         if n > 2 and state.position(p) == space:
             raise refuse(
-                f"{state.players[p].name} is already on turn order space {space}",
-                "no worker under one's own marker (allowed only with 2 players)",
+                msg(
+                    "{player} is already on turn order space {n}",
+                    player=state.players[p].name,
+                    n=space,
+                ),
+                msg("no worker under one's own marker (allowed only with 2 players)"),
                 S_TURN_CHANGE,
             )
         claims = list(state.turn_order_claims)
@@ -580,16 +672,28 @@ class RussianRailroads:
             space = SPACE_BY_KEY[key]
             if n not in space.players:
                 raise refuse(
-                    f"the space '{space.title}' is not on the board with {n} players",
-                    "the 2-player side of the board crosses some spaces out",
+                    plural(
+                        "the space “{space}” is not on the board with {n} player",
+                        "the space “{space}” is not on the board with {n} players",
+                        "n",
+                        space=space_title(space),
+                        n=n,
+                    ),
+                    msg("the 2-player side of the board crosses some spaces out"),
                     S_TWO_PLAYERS,
                 )
             last = state.round == state.rounds
             if (space.last_round_only and not last) or (space.not_last_round and last):
                 raise refuse(
-                    f"the space '{space.title}' is not available in round {state.round}",
-                    "in the last round the turn order space is covered by the last round tile "
-                    "(industry +3)",
+                    msg(
+                        "the space “{space}” is not available in round {round}",
+                        space=space_title(space),
+                        round=state.round,
+                    ),
+                    msg(
+                        "in the last round the turn order space is covered by the last round "
+                        "tile (industry +3)"
+                    ),
                     S_LAST_ROUND,
                 )
             return self._space_workers(state, space, space.key)
@@ -598,14 +702,21 @@ class RussianRailroads:
             mine = [e for e in state.players[p].engineers if str(e.number) == number]
             if not mine:
                 raise refuse(
-                    f"{state.players[p].name} has no engineer number {number}",
-                    "only a hired engineer's own action space may be used by its owner",
+                    msg(
+                        "{player} has no engineer number {number}",
+                        player=state.players[p].name,
+                        number=number,
+                    ),
+                    msg("only a hired engineer's own action space may be used by its owner"),
                     S_OWN_ENGINEERS,
                 )
             if not mine[0].ability:
                 raise refuse(
-                    f"engineer {number}: say which engineer it is (its ability) when hiring",
-                    "the engineer's action space is printed on its tile",
+                    msg(
+                        "engineer {number}: say which engineer it is (its ability) when hiring",
+                        number=number,
+                    ),
+                    msg("the engineer's action space is printed on its tile"),
                     S_OWN_ENGINEERS,
                 )
             grants = tuple(
@@ -620,7 +731,7 @@ class RussianRailroads:
                 0,
                 grants,
                 frozenset({2, 3, 4}),
-                S_OWN_ENGINEERS,
+                action_board.S_OWN_ENGINEERS,
                 False,
             )
             return self._space_workers(state, own, "engineer")
@@ -628,14 +739,19 @@ class RussianRailroads:
             ability = key.removeprefix("engineer_")
             if ability not in ENGINEERS:
                 raise refuse(
-                    f"no engineer '{ability}'", "the engineers are listed in the rulebook", S_PUB
+                    msg("there is no such engineer"),
+                    msg("the engineers are listed in the rulebook"),
+                    S_PUB,
                 )
             public = state.engineer_row[-PUBLIC_ENGINEER_SPACES:]
             hired = {e.ability for b in state.players for e in b.engineers}
             if (state.engineer_row and ability not in public) or ability in hired:
                 raise refuse(
-                    f"the engineer '{ENGINEERS[ability]}' is not on an engineer action space",
-                    "the engineers face up on the variable action spaces may be used by all",
+                    msg(
+                        "the engineer “{engineer}” is not on an engineer action space",
+                        engineer=engineer_name(ability),
+                    ),
+                    msg("the engineers face up on the variable action spaces may be used by all"),
                     S_PUB,
                 )
             shown = ActionSpace(
@@ -646,13 +762,13 @@ class RussianRailroads:
                 0,
                 ENGINEER_GRANTS[ability],
                 frozenset({2, 3, 4}),
-                S_PUB,
+                action_board.S_PUBLIC_ENGINEERS,
                 False,
             )
             return self._space_workers(state, shown, "engineer")
         raise refuse(
-            f"no action space '{key}'",
-            "the action spaces are the board's, the public engineers' and your own engineers'",
+            msg("there is no such action space"),
+            msg("the action spaces are the board's, the public engineers' and your own engineers'"),
             S_WORKERS,
         )
 
@@ -689,23 +805,29 @@ class RussianRailroads:
         moving = first is not None and first.kind == "turn_order_move"
         if first is not None and first.kind == "space" and not repeat:
             raise refuse(
-                f"{board.name}: finish {describe(first)} first",
-                "one action per turn",
+                msg("{player}: first finish {what}", player=board.name, what=describe(first)),
+                msg("one action per turn"),
                 S_WORKERS,
             )
         if repeat:
             assert first is not None
             if space.key not in board.used_spaces:
                 raise refuse(
-                    f"{board.name} has not used the one-worker space '{space.title}' this round",
-                    "a repeat takes a one-worker action the player used this round again "
-                    "(never the 2 temporary workers)",
+                    msg(
+                        "{player} has not used the one-worker space “{space}” this round",
+                        player=board.name,
+                        space=space_title(space),
+                    ),
+                    msg(
+                        "a repeat takes a one-worker action the player used this round again "
+                        "(never the 2 temporary workers)"
+                    ),
                     S_REPEAT,
                 )
             if workers or temporary or coins or black:
                 raise refuse(
-                    "a repeated action places no workers or coins",
-                    "the repeat is the card's, factory's or engineer's own action",
+                    msg("a repeated action places no workers or coins"),
+                    msg("the repeat is the card's, factory's or engineer's own action"),
                     S_REPEAT,
                 )
             rest = list(first.grants)
@@ -715,17 +837,23 @@ class RussianRailroads:
             return self._grant(state, p, space.key, space.grants, False)
         if not space.reusable and space.key in state.occupied:
             raise refuse(
-                f"the space '{space.title}' is taken this round",
-                "an action space must be free: no worker or coin on it",
+                msg("the space “{space}” is taken this round", space=space_title(space)),
+                msg("an action space must be free: no worker or coin on it"),
                 S_WORKERS,
             )
         if moving:
             if space.workers != 1 or space.coins or temporary or coins or workers > 1:
                 raise refuse(
-                    f"{board.name}: the worker from the turn order space may go only to a "
-                    f"one-worker space, alone ('{space.title}' needs "
-                    f"{self.cost_text(space)})",
-                    "no temporary workers, coins or further own workers with this extra action",
+                    msg(
+                        "{player}: the worker from the turn order space may go only to a "
+                        "one-worker space, alone (“{space}” needs {cost})",
+                        player=board.name,
+                        space=space_title(space),
+                        cost=cost_message(space),
+                    ),
+                    msg(
+                        "no temporary workers, coins or further own workers with this extra action"
+                    ),
                     S_TURN_MOVE,
                 )
             state = replace(state, pending=state.pending[1:])
@@ -733,37 +861,70 @@ class RussianRailroads:
             need = space.workers + space.coins
             if coins < space.coins or workers + temporary + coins != need:
                 raise refuse(
-                    f"the space '{space.title}' needs {self.cost_text(space)}; "
-                    f"{board.name} placed {workers} worker(s), {temporary} temporary worker(s) "
-                    f"and {coins} coin(s)",
-                    "place exactly the workers the space shows; a coin may replace a worker, "
-                    "a worker never replaces a coin",
+                    msg(
+                        "the space “{space}” needs {cost}; {player} placed {workers}, {temporary} "
+                        "and {coins}",
+                        space=space_title(space),
+                        cost=cost_message(space),
+                        player=board.name,
+                        workers=plural("{n} worker", "{n} workers", "n", n=workers),
+                        temporary=plural(
+                            "{n} temporary worker", "{n} temporary workers", "n", n=temporary
+                        ),
+                        coins=plural("{n} coin", "{n} coins", "n", n=coins),
+                    ),
+                    msg(
+                        "place exactly the workers the space shows; a coin may replace a worker, "
+                        "a worker never replaces a coin"
+                    ),
                     S_COINS_RULE,
                 )
             own_left = board.workers(len(state.players)) - board.workers_used
             if workers > own_left:
                 raise refuse(
-                    f"{board.name} places {workers} worker(s) with {own_left} left",
-                    "workers come from the player's own supply",
+                    plural(
+                        "{player} places {n} worker with {left} left",
+                        "{player} places {n} workers with {left} left",
+                        "n",
+                        player=board.name,
+                        n=workers,
+                        left=own_left,
+                    ),
+                    msg("workers come from the player's own supply"),
                     S_WORKERS,
                 )
             temp_left = board.temporary - board.temporary_used
             if temporary > temp_left:
                 raise refuse(
-                    f"{board.name} has {temp_left} temporary worker(s) left",
-                    "temporary workers come from the 2-temporary-workers space, this round only",
+                    plural(
+                        "{player} has {n} temporary worker left",
+                        "{player} has {n} temporary workers left",
+                        "n",
+                        player=board.name,
+                        n=temp_left,
+                    ),
+                    msg(
+                        "temporary workers come from the 2-temporary-workers space, this round only"
+                    ),
                     S_EXTRA,
                 )
             if coins > board.coins:
                 raise refuse(
-                    f"{board.name} places {coins} coin(s) with {board.coins}",
-                    "coins come from the player's own supply",
+                    plural(
+                        "{player} places {n} coin with {have}",
+                        "{player} places {n} coins with {have}",
+                        "n",
+                        player=board.name,
+                        n=coins,
+                        have=board.coins,
+                    ),
+                    msg("coins come from the player's own supply"),
                     S_COINS_RULE,
                 )
             if black and (not board.black_worker or board.black_worker_used or workers < 1):
                 raise refuse(
-                    f"{board.name} has no black worker to place this round",
-                    "the black worker comes from its '?' card and is one of the own workers",
+                    msg("{player} has no black worker to place this round", player=board.name),
+                    msg("the black worker comes from its “?” card and is one of the own workers"),
                     S_BLACK_WORKER,
                 )
             board = replace(
@@ -794,15 +955,6 @@ class RussianRailroads:
         )
         return self._grant(state, p, space.key, space.grants, extra)
 
-    @staticmethod
-    def cost_text(space: ActionSpace) -> str:
-        parts = []
-        if space.workers:
-            parts.append(f"{space.workers} worker" + ("s" if space.workers > 1 else ""))
-        if space.coins:
-            parts.append(f"{space.coins} coin" + ("s" if space.coins > 1 else ""))
-        return " and ".join(parts)
-
     def _check_doable(self, state: RussianRailroadsState, p: int, space: ActionSpace) -> None:
         """An action must be done in full (seed 000, "POPIS JEDNOHO TAHU HRÁČE"): a space whose
         action cannot be done is not taken; the 3-worker locomotive + factory space needs a
@@ -811,14 +963,14 @@ class RussianRailroads:
 
         if space.key == "locomotive_and_factory" and not any(state.locomotive_supply):
             raise refuse(
-                "the locomotive + factory space needs a locomotive in the supply",
-                "this space cannot be taken when the supply has no locomotive",
+                msg("the locomotive and factory space needs a locomotive in the supply"),
+                msg("this space cannot be taken when the supply has no locomotive"),
                 S_LOCO_AREA,
             )
         if "hire" in space.grants and state.engineer_hired:
             raise refuse(
-                "this round's engineer is already hired",
-                "at most one engineer can be hired each round",
+                msg("this round's engineer is already hired"),
+                msg("at most one engineer can be hired each round"),
                 S_ENGINEERS,
             )
         for g in space.grants:
@@ -827,9 +979,12 @@ class RussianRailroads:
                 continue
             if not grant_doable(state, p, g):
                 raise refuse(
-                    f"the action of '{space.title}' ({grant_text(g)}) cannot be done in full "
-                    "on this board",
-                    "an action is done at once and in full, never partly",
+                    msg(
+                        "the action of “{space}” ({what}) cannot be done in full on this board",
+                        space=space_title(space),
+                        what=grant_message(g),
+                    ),
+                    msg("an action is done at once and in full, never partly"),
                     S_WORKERS,
                 )
 
@@ -892,10 +1047,14 @@ class RussianRailroads:
             spent = replace(first, grants=rest, extra_black=first.extra_black and not extra_used)
             return self._drop_spent(replace(state, pending=(spent, *state.pending[1:])))
         raise refuse(
-            f"{state.players[p].name}: {effect_text(kind, args)} is more than or other than "
-            f"what {source_text(first.source)} gives: "
-            f"{', '.join(grant_text(g) for g in first.grants)}",
-            "the action is the one the space shows, done in full and no more",
+            msg(
+                "{player}: {what} is more than or other than what {source} gives: {gives}",
+                player=state.players[p].name,
+                what=effect_message(kind, args),
+                source=source_message(first.source),
+                gives=grants_message(first.grants),
+            ),
+            msg("the action is the one the space shows, done in full and no more"),
             S_WORKERS,
         )
 
@@ -1058,23 +1217,27 @@ class RussianRailroads:
             # The industry token space is not public: the table declares it fired.
             if args.get("space", "").value != TOKEN_SPACE_INDUSTRY:
                 raise refuse(
-                    f"{board.name}: no token space has fired",
-                    "a token is used when a token space fires",
-                    br.S_SPECIAL,
+                    msg("{player}: no token space has fired", player=board.name),
+                    msg("a token is used when a token space fires"),
+                    S_SPECIAL,
                 )
             known = self._token_space(state)
             if known is not None or TOKEN_SPACE_INDUSTRY in board.token_spaces:
                 raise refuse(
-                    "the industry token space is known or already used",
-                    "each token space is used once",
-                    br.S_SPECIAL,
+                    msg("the industry token space is known or already used"),
+                    msg("each token space is used once"),
+                    S_SPECIAL,
                 )
             board = replace(board, token_spaces=(*board.token_spaces, TOKEN_SPACE_INDUSTRY))
             state = self._board(state, p, br.Outcome(board))
         if token in board.tokens_used:
             raise refuse(
-                f"{board.name} has already used the {token} token",
-                "each token can be used once a game",
+                msg(
+                    "{player} has already used the “?” token: {token}",
+                    player=board.name,
+                    token=named(TOKEN_NAMES, token),
+                ),
+                msg("each token can be used once a game"),
                 S_TOKENS,
             )
         board = replace(board, tokens_used=(*board.tokens_used, token))
@@ -1089,9 +1252,9 @@ class RussianRailroads:
             case "second_industry_marker":
                 if 0 in board.industry:
                     raise refuse(
-                        "a marker stands on industry space 0",
-                        "the two industry markers never share a space",
-                        br.S_SECOND_MARKER,
+                        msg("a marker stands on industry space 0"),
+                        msg("the two industry markers never share a space"),
+                        S_SECOND_MARKER,
                     )
                 return self._board(
                     state, p, br.Outcome(replace(board, industry=(*board.industry, 0)))
@@ -1122,9 +1285,13 @@ class RussianRailroads:
             ]
             if owed:
                 raise refuse(
-                    f"{state.players[p].name}: {', '.join(grant_text(g) for g in owed)} "
-                    f"of {source_text(first.source)} is still owed",
-                    "an action is done in full, never partly",
+                    msg(
+                        "{player}: {gives} of {source} is still owed",
+                        player=state.players[p].name,
+                        gives=grants_message(tuple(owed)),
+                        source=source_message(first.source),
+                    ),
+                    msg("an action is done in full, never partly"),
                     S_WORKERS,
                 )
         return replace(state, pending=state.pending[1:])
@@ -1136,7 +1303,11 @@ class RussianRailroads:
         args.only("card", "number", "placements")
         card = args.get("card").str(frozenset(QUESTION_CARDS))
         if card not in state.question_cards:
-            raise refuse(f"the {card} '?' card is gone", "each '?' card is taken once", S_CARDS)
+            raise refuse(
+                msg("the “?” card “{card}” is gone", card=named(QUESTION_CARD_NAMES, card)),
+                msg("each “?” card is taken once"),
+                S_CARDS,
+            )
         state = replace(
             state,
             question_cards=tuple(c for c in state.question_cards if c != card),
@@ -1178,9 +1349,17 @@ class RussianRailroads:
         card = args.get("card").str(frozenset(BONUS_CARDS))
         held = [b.name for b in state.players if card in b.bonus_cards]
         if held:
-            raise refuse(f"{held[0]} already holds {card}", "each bonus card exists once", S_BONUS)
+            raise refuse(
+                msg(
+                    "{player} already holds the bonus card “{card}”",
+                    player=held[0],
+                    card=named(BONUS_CARD_NAMES, card),
+                ),
+                msg("each bonus card exists once"),
+                S_BONUS,
+            )
         if state.bonus_deck == 0:
-            raise refuse("the bonus deck is empty", "cards come from the deck", S_BONUS)
+            raise refuse(msg("the bonus deck is empty"), msg("cards come from the deck"), S_BONUS)
         board = state.players[p]
         state = replace(state, bonus_deck=state.bonus_deck - 1)
         return self._board(
@@ -1199,9 +1378,14 @@ class RussianRailroads:
         known = state.known_factory_function(first.level)
         if known is not None and known != function:
             raise refuse(
-                f"level-{first.level} factories show {known}, not {function}",
-                "locomotives of the same level are factories with the same function",
-                "TOVÁRNY",
+                msg(
+                    "level {level} factories show “{known}”, not “{function}”",
+                    level=first.level,
+                    known=named(FACTORY_FUNCTION_NAMES, known),
+                    function=named(FACTORY_FUNCTION_NAMES, function),
+                ),
+                msg("locomotives of the same level are factories with the same function"),
+                S_FACTORIES,
             )
         if known is None:
             state = replace(
@@ -1257,7 +1441,14 @@ class RussianRailroads:
         args.only("card", "track")
         card = args.get("card").str(frozenset(STARTING_BONUS_CARDS))
         if card not in state.starting_bonus_cards:
-            raise refuse(f"the {card} starting card is taken", "each card is taken once", S_START)
+            raise refuse(
+                msg(
+                    "the starting card “{card}” is taken",
+                    card=named(STARTING_BONUS_NAMES, card),
+                ),
+                msg("each card is taken once"),
+                S_START,
+            )
         state = replace(
             state,
             starting_bonus_cards=tuple(c for c in state.starting_bonus_cards if c != card),
@@ -1602,41 +1793,55 @@ def describe(pending: Pending) -> Message:
     return msg("{what}", what=pending.kind.replace("_", " "))
 
 
-def source_text(source: str) -> str:
-    """Plain words for what gave an action ("the space '3 black steps'", "the token …")."""
-    if source in SPACE_BY_KEY:
-        return f"the space '{SPACE_BY_KEY[source].title}'"
-    if source.startswith("engineer_") and source.removeprefix("engineer_") in ENGINEERS:
-        return f"the engineer space '{ENGINEERS[source.removeprefix('engineer_')]}'"
-    if source.startswith("own_engineer_"):
-        return f"own engineer {source.removeprefix('own_engineer_')}"
-    kind, _, what = source.partition(" ")
-    names = {"token": "the '?' token", "card": "the '?' card", "factory": "the factory"}
-    return f"{names.get(kind, kind)} '{what.replace('_', ' ')}'" if what else source
+KIND_WORDS: dict[str, Message] = {
+    "build": msg("building rails"),
+    "take_locomotive": msg("taking a locomotive"),
+    "build_factory": msg("building a factory"),
+    "industry": msg("moving the industry marker"),
+    "doublers": msg("taking doublers"),
+    "hire_engineer": msg("hiring an engineer"),
+    "take_space": msg("taking an action space"),
+    "pass": msg("passing"),
+    "use_token": msg("using a “?” token"),
+    "decline": msg("declining"),
+    "question_card": msg("taking a “?” card"),
+    "bonus_card": msg("taking a bonus card"),
+    "factory_function": msg("saying what a factory does"),
+    "starting_bonus": msg("choosing a starting card"),
+}
+"""A move's kind in words, for refusals ("Red: building rails — waiting for …")."""
 
 
-def effect_text(kind: str, args: Field) -> str:
+def kind_words(kind: str) -> Text:
+    return KIND_WORDS.get(kind, msg("this move"))
+
+
+def effect_message(kind: str, args: Field) -> Text:
     """Plain words for an effect entered (for refusals)."""
     try:
         match kind:
             case "build":
-                parts = [
-                    f"{m.get('steps').value} {m.get('colour').value} step(s) on "
-                    f"{TRACK_TITLES.get(str(m.get('track').value), m.get('track').value)}"
+                parts: list[Text] = [
+                    msg(
+                        "{steps} on {track}",
+                        steps=steps(int(m.get("steps").value), str(m.get("colour").value)),
+                        track=track_name(str(m.get("track").value)),
+                    )
                     for m in args.get("moves").list(max_len=10)
                 ]
-                return ", ".join(parts) or "no steps"
+                return join_texts(parts, ", ") if parts else msg("no steps")
             case "industry":
-                return f"industry +{args.get('steps').value}"
+                return msg("industry +{n}", n=int(args.get("steps").value))
             case "doublers":
-                return f"{args.get('count', 1).value} doubler(s)"
-    except SnapshotError:
+                n = int(args.get("count", 1).value)
+                return plural("{n} doubler", "{n} doublers", "n", n=n)
+    except (SnapshotError, TypeError, ValueError):
         pass
     return {
-        "take_locomotive": "a locomotive",
-        "build_factory": "a factory",
-        "hire_engineer": "hiring an engineer",
-    }.get(kind, kind)
+        "take_locomotive": msg("a locomotive"),
+        "build_factory": msg("a factory"),
+        "hire_engineer": msg("hiring the engineer"),
+    }.get(kind, kind_words(kind))
 
 
 GAME = RussianRailroads()

@@ -63,7 +63,7 @@ def test_the_table_report_one_turn_took_everything_is_refused() -> None:
     11 more black steps in one turn — only the 3 black steps are the space's action."""
     s = act(new_game(4), "take_space", 0, space="black_3", workers=2)
     refused(s, "take_locomotive", 0, "a locomotive is more than or other than what the space "
-            "'3 black steps' gives", placements=[{"track": KV}])  # fmt: skip
+            "“3 black steps” gives", placements=[{"track": KV}])  # fmt: skip
     refused(s, "take_space", 1, "waiting for Red", space="coins", workers=1)
     refused(s, "build", 0, "more than or other than.*3 black steps", moves=moves((TS, "black", 11)))
     refused(s, "build", 0, "more than or other than", moves=moves((TS, "black", 4)))
@@ -76,7 +76,7 @@ def test_the_table_report_one_turn_took_everything_is_refused() -> None:
 
 def test_an_occupied_space_is_refused_naming_the_space_and_the_rule() -> None:
     s = act(new_game(4), "take_space", 0, space="coins", workers=1)
-    refused(s, "take_space", 1, "the space '2 coins' is taken this round", space="coins", workers=1)
+    refused(s, "take_space", 1, "the space “2 coins” is taken this round", space="coins", workers=1)
 
 
 def test_exactly_the_workers_shown_from_the_players_own_supply() -> None:
@@ -336,7 +336,7 @@ def test_manual_points_and_coins_are_no_free_effects() -> None:
     s = new_game(4)
     for kind, args in (("points", {"points": 5}), ("gain_coins", {"count": 2}),
                        ("place_workers", {"workers": 1}), ("turn_order", {"space": 2})):  # fmt: skip
-        refused(s, kind, 0, "unknown action", **args)
+        refused(s, kind, 0, "no such move", **args)
 
 
 def test_the_last_round_tile_replaces_the_turn_order_space_with_industry_3() -> None:
@@ -398,7 +398,7 @@ def test_bad_input_is_refused_by_the_engine_and_the_raw_input_kept(tmp_path: Pat
         _, before = engine.latest()
         out = engine.handle(action("take_space", 1, space="coins", workers=1))
         assert out.outcome == "rejected"
-        assert "the space '2 coins' is taken this round" in out.message
+        assert "the space “2 coins” is taken this round" in out.message
         assert "an action space must be free" in out.message
         out = engine.handle(action("take_space", 1, space="black_3", workers=3))
         assert out.outcome == "rejected" and "needs 2 workers" in out.message

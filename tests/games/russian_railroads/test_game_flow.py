@@ -42,7 +42,7 @@ def test_setup_counts_follow_the_player_count() -> None:
     assert two.locomotive_supply == (0, 2, 2, 2, 2, 2, 2, 2, 2)
     assert board_of(two, 0).coins == 2
     assert board_of(two, 0).workers(2) == 6
-    with pytest.raises(IllegalActionError, match="2–4"):
+    with pytest.raises(IllegalActionError, match="2 to 4 players"):
         GAME.setup([PlayerSpec("Solo")], {})
 
 
@@ -252,7 +252,7 @@ def test_workers_coins_and_temporary_workers_are_counted() -> None:
 
 def test_unknown_actions_and_bad_arguments_are_refused() -> None:
     s = new_game(4)
-    refused(s, "teleport", 0, "unknown action")
+    refused(s, "teleport", 0, "no such move")
     refused(s, "build", 0, "args.moves", moves="three black")
     refused(
         s,
@@ -261,7 +261,7 @@ def test_unknown_actions_and_bad_arguments_are_refused() -> None:
         r"args.moves\[0\].colour",
         moves=[{"track": TS, "colour": "pink", "steps": 1}],
     )
-    refused(s, "build", 9, "name a player")
+    refused(s, "build", 9, "names no player at the table")
     refused(s, "decline", 0, "no such decision")
 
 

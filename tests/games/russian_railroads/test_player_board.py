@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
+from companion.core.errors import IllegalActionError
+from companion.core.i18n import translations
 from companion.games.russian_railroads import GAME
 from tests.games.russian_railroads.helpers import (
     act,
@@ -47,15 +51,21 @@ def test_grey_can_never_reach_the_black_rail() -> None:
 
 def test_colours_not_allowed_on_a_track_are_refused() -> None:
     s = with_board(new_game(), 0, colours=frozenset({"black", "grey", "brown", "natural", "white"}))
-    refused(s, "build", 0, "Kiev allows black, grey, brown only", moves=moves((KV, "natural", 1)))
-    refused(s, "build", 0, "St. Petersburg allows", moves=moves((SP, "white", 1)))
+    refused(
+        s,
+        "build",
+        0,
+        "Kiev takes only these rails: black, grey, brown",
+        moves=moves((KV, "natural", 1)),
+    )
+    refused(s, "build", 0, "St. Petersburg takes only these rails", moves=moves((SP, "white", 1)))
 
 
 def test_black_stops_at_the_end_of_the_track_and_the_terminus_pays_10_once() -> None:
     s = act(new_game(), "build", 0, moves=moves((KV, "black", 8)))
     assert board_of(s, 0).rail(KV, "black") == 9
     assert GAME.score(s).player("Red").points("terminus") == 10
-    refused(s, "build", 0, "end of Kiev", moves=moves((KV, "black", 1)))
+    refused(s, "build", 0, "end of the line to Kiev", moves=moves((KV, "black", 1)))
 
 
 def test_a_refused_move_in_the_middle_of_an_action_leaves_the_state_unchanged() -> None:
@@ -148,7 +158,7 @@ def test_a_token_is_used_once_a_game_and_a_token_space_can_be_declined() -> None
         colours=frozenset({"black", "grey", "brown", "natural"}),
     )
     s = act(s, "build", 0, moves=moves((SP, "black", 1)))
-    refused(s, "use_token", 0, "already used the revaluation", token="revaluation")
+    refused(s, "use_token", 0, "already used the “.” token: the revaluation", token="revaluation")
     s = act(s, "decline", 0)
     assert "st_petersburg:4" in board_of(s, 0).token_spaces
     s = act(s, "build", 0, moves=moves((TS, "black", 1)))
@@ -203,7 +213,12 @@ def test_a_known_industry_token_space_fires_by_itself() -> None:
 def test_players_take_the_lowest_level_in_the_supply() -> None:
     s = new_game()
     refused(
-        s, "take_locomotive", 0, "lowest in the supply is 2", level=3, placements=[{"track": SP}]
+        s,
+        "take_locomotive",
+        0,
+        "lowest in the supply is level 2",
+        level=3,
+        placements=[{"track": SP}],
     )
     s = act(s, "take_locomotive", 0, placements=[{"track": SP}])
     assert board_of(s, 0).locos(SP) == (2,)
@@ -291,8 +306,8 @@ def test_factories_fill_slots_left_to_right_and_replace_only_when_full() -> None
 
 def test_an_empty_factory_gap_blocks_the_industry_marker() -> None:
     s = act(new_game(), "industry", 0, steps=4)
-    refused(s, "industry", 0, "factory gap 1 is empty", steps=1)
-    refused(new_game(), "industry", 0, "factory gap 1 is empty", steps=5)
+    refused(s, "industry", 0, "factory slot 1 is empty", steps=1)
+    refused(new_game(), "industry", 0, "factory slot 1 is empty", steps=5)
 
 
 def test_a_factory_space_fires_its_function_which_the_table_names_once_per_level() -> None:
@@ -305,7 +320,7 @@ def test_a_factory_space_fires_its_function_which_the_table_names_once_per_level
     assert s.factory_functions == ((2, "coin"),)
     t = with_board(s, 1, factories=(2,), industry=(4,))
     t = act(t, "industry", 1, steps=1)
-    refused(t, "factory_function", 1, "show coin", function="two_doublers")
+    refused(t, "factory_function", 1, "show “a coin”", function="two_doublers")
 
 
 def test_factory_functions_that_act_by_themselves() -> None:
@@ -334,3 +349,20 @@ def test_doublers_at_most_eight() -> None:
         s = act(s, "doublers", 0, count=1)
     refused(s, "doublers", 0, "at most 8 doublers", count=1)
     assert s.doubler_supply == 12
+
+
+def test_a_refusal_reads_in_the_players_language_with_their_rulebooks_section() -> None:
+    """Issue 17: a refusal is a message, rendered per reader; the rule citation is the section
+    title of the reader's rulebook (Czech seed 000's heading, Spanish seed 004's own words)."""
+    s = with_board(new_game(), 0, colours=frozenset({"black", "grey", "brown", "natural", "white"}))
+    with pytest.raises(IllegalActionError) as info:
+        act(s, "build", 0, moves=moves((KV, "natural", 1)))
+    czech = info.value.render(translations("cs"))
+    assert czech.startswith("kolejnice (bezbarvá) na trati do Kyjeva")
+    assert "ZÁSADY STAVBY KOLEJÍ" in czech and "černá, šedá, hnědá" in czech
+    spanish = info.value.render(translations("es"))
+    assert spanish.startswith("una vía (natural) en la línea a Kiev")
+    assert "Reglas para construir vías" in spanish
+    slovak = info.value.render(translations("sk"))
+    assert "ZÁSADY STAVBY KOLEJÍ (české pravidlá)" in slovak and "bezfarebná" in slovak
+    assert str(info.value).startswith("a natural rail on the line to Kiev")
