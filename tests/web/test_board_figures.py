@@ -60,7 +60,7 @@ def test_the_page_needs_the_pin(service: Trackside) -> None:
 def test_the_page_lists_every_figure_with_its_source_and_status(service: Trackside) -> None:
     page = signed_in(service).get(URL).get_data(as_text=True)
     assert "Russian Railroads board figures" in page
-    assert "workers the action space &#39;3 grey steps&#39; needs" in page
+    assert "workers the action space “3 grey steps” needs" in page
     assert "Kiev space 8 bonus star" in page
     assert 'id="unknown-count"' in page and 'id="owner-count">0<' in page
     # the one-source values are placeholders, never pre-filled (saving must not confirm them)
@@ -89,7 +89,7 @@ def test_a_bad_value_is_named_kept_as_typed_and_nothing_is_saved(service: Tracks
     status, page = save(client, space_workers_grey_3="9", kiev_bonus_8="5")
     assert status == 400
     assert (
-        "Not saved — workers the action space &#39;3 grey steps&#39; needs: expected a whole "
+        "Not saved — workers the action space “3 grey steps” needs: expected a whole "
         in (page)
     )
     assert re.search(r'name="figure_space_workers_grey_3"[^>]*value="9"', page)

@@ -99,15 +99,6 @@ OTHER_DOMAINS = {
     "#private-view .muted:first-of-type": "the game's title",
     "#registry td": "the tags' games and pieces (ids)",
     "pre, code": "commands, paths and config text (not translated)",
-    # KNOWN GAPS (issue 17 stays open for them): Russian Railroads' own English, still in the
-    # engine's words — the scoring explanations, the action spaces' and cards' names, its
-    # questions, and the board figures' descriptions
-    ".sheet .note, .lines .note, details p": "Russian Railroads' scoring explanations",
-    "#enter .choice, #enter .crumb, #prompt, #game .waiting, .status-line, .question": (
-        "Russian Railroads' action spaces, cards and questions"
-    ),
-    "table.figures tbody th": "the board figures' descriptions (russian_railroads)",
-    ".recent, #log .what": "Russian Railroads' space names inside the move sentences",
 }
 """Fragments of ``web`` pages whose words come from other catalogues (see the module's doc)."""
 
@@ -173,6 +164,16 @@ def english_in(text: str) -> list[str]:
     return [w for w in ENGLISH if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text)]
 
 
+def around(text: str, words: list[str]) -> str:
+    """Where each English word stands in the page, with a little of the text either side."""
+    spots = []
+    for w in words:
+        hit = re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text)
+        if hit:
+            spots.append(repr(text[max(0, hit.start() - 80) : hit.end() + 80]))
+    return " / ".join(spots)
+
+
 def signed_in(client: FlaskClient) -> FlaskClient:
     page = client.get("/table").get_data(as_text=True)
     response = client.post("/table/login", data={"csrf": csrf_of(page), "pin": PIN, "who": "Dana"})
@@ -193,7 +194,7 @@ def check(
         _, text = visible_text(reader, html, ", ".join(OTHER_DOMAINS))
     found = english_in(text)
     if found:
-        problems.append(f"{where}: English {found} in {text[:600]!r}")
+        problems.append(f"{where}: English {found} in {around(text, found)}")
     return text
 
 
