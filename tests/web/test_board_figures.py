@@ -88,10 +88,7 @@ def test_a_bad_value_is_named_kept_as_typed_and_nothing_is_saved(service: Tracks
     client = signed_in(service)
     status, page = save(client, space_workers_grey_3="9", kiev_bonus_8="5")
     assert status == 400
-    assert (
-        "Not saved — workers the action space “3 grey steps” needs: expected a whole "
-        in (page)
-    )
+    assert "Not saved — workers the action space “3 grey steps” needs: expected a whole " in (page)
     assert re.search(r'name="figure_space_workers_grey_3"[^>]*value="9"', page)
     assert "board" not in service.store.game_defaults("russian-railroads")
 
