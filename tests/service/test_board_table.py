@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core import Observation, ObservationKind
-from companion.core.messages import render_text
+from companion.core.messages import render_json, render_text
 from companion.service.engine import Engine
 from companion.service.store import EventStore
 
@@ -108,7 +108,7 @@ def test_a_refused_save_changes_nothing_and_its_input_is_kept(store: EventStore)
     refused = [
         (
             {"3": {"1st": 6}, "12": {"other": 5}},
-            "payload.share_values.12.other = 5, but the rulebook's scoring example shows 4 — "
+            "track length 12, 3rd place or lower = 5, but the rulebook's scoring example shows 4 — "
             "rule: cells printed in the rulebook cannot be changed",
         ),
         ({"3": {"1st": "six"}}, "payload.share_values.3.1st: expected a whole number, got 'six'"),
@@ -186,8 +186,10 @@ def test_after_the_game_end_a_missing_cell_is_entered_undone_redone_and_correcte
     play_golden(engine, {"0": {"2nd": 2, "other": 1}, "3": {"other": 2}})
     _, snap = engine.latest()
     assert snap["over"] and snap["winners"] == []
-    assert snap["notes"] == ["share values missing from the board table: share_values.2.2nd"]
-    assert "share_values.2.2nd" in render_text(snap["status"]["waiting_for"])
+    assert render_json(snap["notes"]) == [
+        "share values missing from the board table: track length 2, 2nd place"
+    ]
+    assert "track length 2, 2nd place" in render_text(snap["status"]["waiting_for"])
     assert totals(engine) == [1, 4]
     # filing it as finished now would freeze a sheet without a winner: refused, nothing changes
     refused = engine.handle(command({"command": "end_game", "reason": "finished"}))
@@ -195,7 +197,7 @@ def test_after_the_game_end_a_missing_cell_is_entered_undone_redone_and_correcte
     assert "the final scoring is incomplete: share values missing from the board table: " in (
         refused.message
     )
-    assert "share_values.2.2nd" in refused.message and "as abandoned" in refused.message
+    assert "track length 2, 2nd place" in refused.message and "as abandoned" in refused.message
     assert engine.latest()[1]["status"]["unfinished_games"] == [snap["game_id"]]
 
     fill = action("share_values", cells={"2": {"2nd": 3}})
@@ -210,13 +212,13 @@ def test_after_the_game_end_a_missing_cell_is_entered_undone_redone_and_correcte
     # a second, different value for the same cell is refused; the game is unchanged
     outcome = engine.handle(action("share_values", cells={"2": {"2nd": 4}}))
     assert outcome.outcome == "rejected"
-    assert "args.cells.2.2nd is already 3, not 4" in outcome.message
+    assert "track length 2, 2nd place is already 3, not 4" in outcome.message
     assert store.inputs(1)[0]["outcome"] == "rejected"
 
     # undo takes the cell out again; redo puts it back
     assert engine.handle(command({"command": "undo"})).outcome == "applied"
     _, snap = engine.latest()
-    assert snap["winners"] == [] and "share_values.2.2nd" in snap["notes"][0]
+    assert snap["winners"] == [] and "track length 2, 2nd place" in render_json(snap["notes"])[0]
     assert engine.handle(command({"command": "redo"})).outcome == "applied"
     assert engine.latest()[1]["winners"] == ["automa"]
 

@@ -162,8 +162,8 @@ def test_a_changed_rulebook_cell_is_refused_by_the_engine_and_kept_as_a_record(
     status, page = save(client, cell_3_1st="7", cell_12_other="5")  # a forged read-only cell
     assert status == 303
     assert (
-        "Refused: payload.share_values.12.other = 5, but the rulebook&#39;s scoring example "
-        "shows 4 — rule: cells printed in the rulebook cannot be changed" in page
+        "Refused: track length 12, 3rd place or lower = 5, but the rulebook&#39;s scoring "
+        "example shows 4 — rule: cells printed in the rulebook cannot be changed" in page
     )
     assert service.store.game_defaults("mini-express") == kept
     raw = service.store.inputs(1)[0]
@@ -309,7 +309,7 @@ def test_after_the_game_end_the_page_highlights_the_needed_cell_and_saving_score
     table = client.get("/table").get_data(as_text=True)
     assert "Mini Express board table" in table
     assert (
-        "Still waiting for share_values.2.2nd from the board table, for the final scoring: "
+        "Still waiting for track length 2, 2nd place from the board table, for the final scoring: "
         "enter it on the board table page before you end the game" in table
     )
     page = client.get(URL).get_data(as_text=True)

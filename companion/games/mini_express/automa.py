@@ -13,19 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from companion.core.errors import IllegalActionError
-from companion.core.messages import Message, msg
+from companion.core.messages import Message, Text, msg
 from companion.core.snapshot import Field
 from companion.games.mini_express.data import (
-    AUTOMA_TURN,
-    COMPANY_NAMES,
     LEVELS,
     POINTER_ORDER,
     SOLO,
-    SOLO_LEVELS,
-    SOLO_SETUP,
     TURISTA_LAST_CITY,
 )
 from companion.games.mini_express.moves import BuildReport, automa_take_share, build
+from companion.games.mini_express.names import AUTOMA_TURN, SOLO_LEVELS, SOLO_SETUP, company_name
 from companion.games.mini_express.state import Automa, MiniExpressState, Token
 
 REFRESH = "refresh"
@@ -54,7 +51,7 @@ def parse_draw(field: Field) -> Draw:
     )
 
 
-def _refuse(message: str, rule: str, section: str = AUTOMA_TURN) -> IllegalActionError:
+def _refuse(message: Text, rule: Text, section: Text = AUTOMA_TURN) -> IllegalActionError:
     return IllegalActionError(message, rule=rule, section=section)
 
 
@@ -64,15 +61,17 @@ def draw_token(automa: Automa, draw: Draw) -> Automa:
     if draw.token is None:
         if not automa.refresh_in_bag:
             raise _refuse(
-                "the refresh tokens are not in the bag yet",
-                "the 2 refresh tokens stay aside until the automa's starting shares are drawn",
-                f"{SOLO_SETUP}, III.–V.",
+                msg("the refresh tokens are not in the bag yet"),
+                msg(
+                    "the 2 refresh tokens stay aside until the Mašinfíra's starting shares are drawn"
+                ),
+                SOLO_SETUP,
             )
         return replace(automa, drawn=())
     if automa.regular_in_bag == 0:
         raise _refuse(
-            "all 12 numbered tokens are out of the bag: the draw can only be a refresh token",
-            "drawn tokens stay out of the bag until a refresh token is drawn",
+            msg("all 12 numbered tokens are out of the bag: the draw can only be a refresh token"),
+            msg("drawn tokens stay out of the bag until a refresh token is drawn"),
         )
     return replace(automa, drawn=(*automa.drawn, draw.token))
 
@@ -96,9 +95,9 @@ def setup_draw(state: MiniExpressState, draw: Draw) -> MiniExpressState:
     assert automa_index is not None
     if draw.token is None:
         raise _refuse(
-            "no refresh token is in the bag during setup",
-            "the 2 refresh tokens are set aside before the starting shares are drawn",
-            f"{SOLO_SETUP}, III.",
+            msg("no refresh token is in the bag during setup"),
+            msg("the 2 refresh tokens are set aside before the starting shares are drawn"),
+            SOLO_SETUP,
         )
     automa = move_company_pointer(draw_token(state.automa, draw), draw.token.company)
     name = chosen_company(automa)
@@ -130,15 +129,17 @@ def automa_turn(
     index = state.automa_index
     assert index is not None
     if not draws:
-        raise _refuse("draw a token first", "the automa's turn starts with a token from the bag")
+        raise _refuse(
+            msg("draw a token first"), msg("the Mašinfíra's turn starts with a token from the bag")
+        )
     automa = state.automa
     first_numbered = True
     done = False
     for n, draw in enumerate(draws):
         if done:
             raise _refuse(
-                f"draw {n + 1}: the automa has already acted this turn",
-                "the automa draws again only when the chosen company cannot act",
+                msg("draw {n}: the Mašinfíra has already acted this turn", n=n + 1),
+                msg("the Mašinfíra draws again only when the chosen company cannot act"),
             )
         automa = draw_token(automa, draw)
         if draw.token is None:
@@ -152,10 +153,13 @@ def automa_turn(
                 # Mašinfíry dorazí do města s číslem 32": at once — the automa takes no action
                 if report_field is not None or n < len(draws) - 1:
                     raise _refuse(
-                        f"the city pointer reached city {TURISTA_LAST_CITY}: the game ends at "
-                        "once and the automa takes no action — enter only the token that moved "
-                        "it, without a build",
-                        "the game ends immediately when the city pointer reaches city 32",
+                        msg(
+                            "the city pointer reached city {n}: the game ends at once and the "
+                            "Mašinfíra takes no action — enter only the token that moved it, "
+                            "without a build",
+                            n=TURISTA_LAST_CITY,
+                        ),
+                        msg("the game ends immediately when the city pointer reaches city 32"),
                         SOLO_LEVELS,
                     )
                 return replace(state, automa=automa)
@@ -166,15 +170,23 @@ def automa_turn(
             if company.exhausted or company.shares_on_board == 0:
                 if last:
                     raise _refuse(
-                        f"the automa would take a {COMPANY_NAMES[name]} share but none is left: "
-                        "draw another token (the city pointer does not move)",
-                        "A.ii: no share to take, draw a new token",
+                        msg(
+                            "the Mašinfíra would take a {company} share but none is left: draw "
+                            "another token (the city pointer does not move)",
+                            company=company_name(name),
+                        ),
+                        msg("no share to take: draw a new token"),
                     )
                 continue
             if report_field is not None and last:
-                report_field.fail(
-                    f"the automa takes a share of {name} ({company.trains_on_field} trains on "
-                    "its field), it does not build"
+                raise _refuse(
+                    msg(
+                        "the Mašinfíra takes a {company} share ({n} trains on its field), it "
+                        "does not build",
+                        company=company_name(name),
+                        n=company.trains_on_field,
+                    ),
+                    msg("with 0–2 trains on the field, the Mašinfíra takes a share"),
                 )
             state = replace(state, automa=automa)
             state = automa_take_share(state, index, name)
@@ -182,10 +194,14 @@ def automa_turn(
         elif last:
             if report_field is None:
                 raise _refuse(
-                    f"the automa builds for {COMPANY_NAMES[name]} ({company.trains_on_field} "
-                    f"trains on its field): report the build, or draw again if it has no "
-                    "legal build. " + build_guidance().render(),
-                    "B: 3–5 trains on the field, the automa builds",
+                    msg(
+                        "the Mašinfíra builds for {company} ({n} trains on its field): report "
+                        "the build, or draw again if it has no legal build. {how}",
+                        company=company_name(name),
+                        n=company.trains_on_field,
+                        how=build_guidance(),
+                    ),
+                    msg("with 3–5 trains on the field, the Mašinfíra builds"),
                 )
             report = BuildReport.parse(report_field, company=name)
             state = build(replace(state, automa=automa), index, report, by_automa=True)
@@ -193,8 +209,8 @@ def automa_turn(
         # else: a build-type company with another draw after it: no legal build (B.v)
     if not done:
         raise _refuse(
-            "the last token drawn was a refresh token: draw another",
-            "after a refresh token another token is drawn for the action",
+            msg("the last token drawn was a refresh token: draw another"),
+            msg("after a refresh token another token is drawn for the action"),
         )
     return state
 
@@ -216,15 +232,21 @@ def _move_city_pointer(
     if city_number is None:
         if state.level_at >= LEVELS.index("turista") and token.city > 0:
             raise _refuse(
-                "report the city number the city pointer reaches (city_number)",
-                "Turista: the game ends when the city pointer reaches city 32",
+                msg("say the number of the city the city pointer reaches"),
+                msg("Turista: the game ends when the city pointer reaches city 32"),
                 SOLO_LEVELS,
             )
         return automa
     if previous is not None and city_number < previous:
         raise _refuse(
-            f"the city pointer is on city {previous}; it cannot go back to {city_number}",
-            "the city pointer only moves on (down each column, then to the column on the left)",
+            msg(
+                "the city pointer is on city {previous}; it cannot go back to {number}",
+                previous=previous,
+                number=city_number,
+            ),
+            msg(
+                "the city pointer only moves on (down each column, then to the column on the left)"
+            ),
         )
     return replace(automa, city_number=city_number)
 

@@ -15,19 +15,23 @@ from typing import Any
 
 from companion.core.errors import IllegalActionError
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import msg
 from companion.core.snapshot import Field
 from companion.games.mini_express.data import (
-    FINAL_SCORING,
     KNOWN_SHARE_VALUES,
     RANKS,
     SHARE_VALUE_MAX,
     TRACK_LENGTHS,
 )
+from companion.games.mini_express.names import FINAL_SCORING, SCORING_EXAMPLE, cell_words
 
 Cell = tuple[int, str]
 """(track length 0–15, rank ``1st`` / ``2nd`` / ``other``)."""
 
 Row = tuple[int | None, int | None, int | None]
+
+
+_PRINTED = msg("cells printed in the rulebook cannot be changed")
 
 
 def cell_path(cell: Cell, prefix: str = "share_values") -> str:
@@ -39,8 +43,8 @@ def _check_cell(cell: Cell) -> None:
     length, rank = cell
     if length not in TRACK_LENGTHS or rank not in RANKS:
         raise IllegalActionError(
-            f"no such cell {cell!r}: track lengths are 0–15, ranks 1st, 2nd, other",
-            rule="the share-value table has 16 rows × 1st/2nd/Other",
+            msg("no such cell: track lengths are 0–15, ranks 1st, 2nd, other"),
+            rule=msg("the share-value table has 16 rows × 1st/2nd/Other"),
             section=FINAL_SCORING,
         )
 
@@ -144,8 +148,13 @@ class ShareValueTable:
             old = rows[length][RANKS.index(rank)]
             if old is not None and old != value:
                 raise IllegalActionError(
-                    f"{cell_path(cell, path)} is already {old}, not {value}",
-                    rule="the board table is filled once; correct a cell explicitly",
+                    msg(
+                        "{cell} is already {old}, not {value}",
+                        cell=cell_words(cell),
+                        old=old,
+                        value=value,
+                    ),
+                    rule=msg("the board table is filled once; correct a cell explicitly"),
                     section=FINAL_SCORING,
                 )
             rows[length][RANKS.index(rank)] = value
@@ -156,9 +165,13 @@ class ShareValueTable:
         _check_cell(cell)
         if cell in KNOWN_SHARE_VALUES:
             raise IllegalActionError(
-                f"{cell_path(cell)} is {KNOWN_SHARE_VALUES[cell]} in the rulebook's scoring example",
-                rule="cells printed in the rulebook cannot be changed",
-                section=f"{FINAL_SCORING}, Příklad závěrečného bodování",
+                msg(
+                    "{cell} is {value} in the rulebook's scoring example",
+                    cell=cell_words(cell),
+                    value=KNOWN_SHARE_VALUES[cell],
+                ),
+                rule=_PRINTED,
+                section=SCORING_EXAMPLE,
             )
         if value is not None:
             self._check_value(cell, value)
@@ -184,18 +197,25 @@ class ShareValueTable:
             or not 0 <= value <= SHARE_VALUE_MAX
         ):
             raise IllegalActionError(
-                f"{cell_path(cell, path)} = {value!r}: a share value is a whole number "
-                f"0–{SHARE_VALUE_MAX}",
-                rule="points per share",
+                msg(
+                    "{cell}: a share value is a whole number 0–{max}",
+                    cell=cell_words(cell),
+                    max=SHARE_VALUE_MAX,
+                ),
+                rule=msg("points per share"),
                 section=FINAL_SCORING,
             )
         known = KNOWN_SHARE_VALUES.get(cell)
         if check_rulebook and known is not None and value != known:
             raise IllegalActionError(
-                f"{cell_path(cell, path)} = {value}, but the rulebook's scoring example shows "
-                f"{known}",
-                rule="cells printed in the rulebook cannot be changed",
-                section=f"{FINAL_SCORING}, Příklad závěrečného bodování",
+                msg(
+                    "{cell} = {value}, but the rulebook's scoring example shows {known}",
+                    cell=cell_words(cell),
+                    value=value,
+                    known=known,
+                ),
+                rule=_PRINTED,
+                section=SCORING_EXAMPLE,
             )
 
     # -- notation ----------------------------------------------------------------------------

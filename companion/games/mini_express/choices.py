@@ -29,21 +29,10 @@ from companion.core.jsonvalue import JsonObject
 from companion.core.messages import Message, msg, plural
 from companion.games.mini_express.data import COMPANIES
 from companion.games.mini_express.moves import WILD
+from companion.games.mini_express.names import RANK_LABELS, company_name
 from companion.games.mini_express.rules import GAME
 from companion.games.mini_express.setup import next_drafter
 from companion.games.mini_express.state import DRAFT, OVER, PLAY, MiniExpressState
-
-# the companies as players name them (the component's colour on the table)
-COMPANY_LABELS: dict[str, str] = {
-    "leather": "Leather (orange)",
-    "lumber": "Lumber (brown)",
-    "steel": "Steel (grey)",
-    "cotton": "Cotton (white)",
-}
-
-
-def company_name(company: str) -> Message:
-    return msg(COMPANY_LABELS[company], context="company")
 
 
 def _ok(state: MiniExpressState, action: Action) -> bool:
@@ -183,7 +172,6 @@ def _city_full(state: MiniExpressState, p: int, args: JsonObject) -> tuple[Choic
 
 
 SHARE_VALUES_OFFERED = range(21)
-RANK_LABELS = {"1st": "1st place", "2nd": "2nd place", "other": "3rd place or lower"}
 
 
 def _share_values(state: MiniExpressState) -> tuple[Choice, ...]:
@@ -201,7 +189,7 @@ def _share_values(state: MiniExpressState) -> tuple[Choice, ...]:
     label = msg(
         "Board table, final scoring: a share at track length {length}, {rank} ({left} to read)",
         length=length,
-        rank=msg(RANK_LABELS[rank]),
+        rank=RANK_LABELS[rank],
         left=len(needed),
     )
     return (Choice("share-values", label, None, children=leaves),)

@@ -9,24 +9,31 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from companion.core.errors import IllegalActionError
+from companion.core.messages import Text, join_texts, msg, plural
 from companion.core.snapshot import Field
 from companion.games.mini_express.data import (
-    BUILD,
     COMPANIES,
-    COMPANY_NAMES,
-    EXHAUSTION,
-    GOLDEN_SPIKE,
-    HARBOURS,
     LEVELS,
     POINTER_ORDER,
-    TAKE_SHARE,
     TRACK_LENGTH_MAX,
     TRAIN_FIELD_MAX,
     TRAINS_ADDED_BY_SHARE,
 )
+from companion.games.mini_express.names import (
+    BUILD,
+    EXHAUSTION,
+    GOLDEN_SPIKE,
+    HARBOURS,
+    TAKE_SHARE,
+    company_name,
+    point,
+)
 from companion.games.mini_express.state import Company, MiniExpressState
 
 WILD = "wild"
+_DEMAND_TOKENS = msg(
+    "a city's demand token: +1 influence in the printed company (or the wild symbol)"
+)
 GOLDEN_SPIKE_EVENTS = ("omaha", "san_francisco", "joined")
 
 
@@ -96,7 +103,7 @@ class BuildReport:
         )
 
 
-def _refuse(message: str, rule: str, section: str) -> IllegalActionError:
+def _refuse(message: Text, rule: Text, section: Text) -> IllegalActionError:
     return IllegalActionError(message, rule=rule, section=section)
 
 
@@ -149,9 +156,9 @@ def check_share_available(state: MiniExpressState, name: str) -> Company:
     company = state.company(name)
     if company.exhausted or company.shares_on_board == 0:
         raise _refuse(
-            f"{COMPANY_NAMES[name]} has no share left on the asset board",
-            "take a share only of a company with at least one share on its share field",
-            f"{TAKE_SHARE}; {EXHAUSTION}",
+            msg("{company} has no share left on the asset board", company=company_name(name)),
+            msg("take a share only of a company with at least one share on its share field"),
+            join_texts([TAKE_SHARE, EXHAUSTION], "; "),
         )
     return company
 
@@ -165,9 +172,15 @@ def take_share(state: MiniExpressState, player: int, name: str) -> MiniExpressSt
     have = who.influence[COMPANIES.index(name)]
     if have < cost:
         raise _refuse(
-            f"{who.name} has influence {have} in {COMPANY_NAMES[name]} but must pay {cost} "
-            f"(one per train on its train field)",
-            "influence cannot go below 0",
+            msg(
+                "{player} has influence {have} in {company} but must pay {cost} (one per train "
+                "on its train field)",
+                player=who.name,
+                have=have,
+                company=company_name(name),
+                cost=cost,
+            ),
+            msg("influence cannot go below 0"),
             TAKE_SHARE,
         )
     state = state.with_player(player, who.with_influence(name, -cost).with_share(name))
@@ -209,39 +222,54 @@ def build(
     company = state.company(name)
     if report.trains > company.trains_on_field:
         raise _refuse(
-            f"{report.trains} trains placed but {COMPANY_NAMES[name]} has "
-            f"{company.trains_on_field} on its train field",
-            "a track is built only with trains from the company's train field",
-            f"{BUILD}, 2.",
+            plural(
+                "{n} train placed but {company} has {field} on its train field",
+                "{n} trains placed but {company} has {field} on its train field",
+                "n",
+                n=report.trains,
+                company=company_name(name),
+                field=company.trains_on_field,
+            ),
+            msg("a track is built only with trains from the company's train field"),
+            point(BUILD, 2),
         )
     if report.landscape > report.trains - 1 or (
         not state.harbours and report.landscape != report.trains - 1
     ):
         raise _refuse(
-            f"{report.landscape} landscape spaces among {report.trains} trains",
-            "a track runs only through landscape spaces to the city (the last space)",
-            f"{BUILD}, 3.",
+            msg(
+                "{landscape} landscape spaces among {trains} trains",
+                landscape=report.landscape,
+                trains=report.trains,
+            ),
+            msg("a track runs only through landscape spaces to the city (the last space)"),
+            point(BUILD, 3),
         )
     for other, spaces in report.compensated:
         if other == name:
             raise _refuse(
-                f"{COMPANY_NAMES[name]} cannot compensate itself",
-                "compensation goes to the other companies already on the spaces",
-                f"{BUILD}, 4.",
+                msg("{company} cannot compensate itself", company=company_name(name)),
+                msg("compensation goes to the other companies already on the spaces"),
+                point(BUILD, 4),
             )
         if spaces > report.trains:
             raise _refuse(
-                f"{spaces} spaces shared with {other}, but the track has {report.trains}",
-                "one compensation train per space of the new track",
-                f"{BUILD}, 4.",
+                msg(
+                    "{spaces} spaces shared with {company}, but the track has {trains}",
+                    spaces=spaces,
+                    company=company_name(other),
+                    trains=report.trains,
+                ),
+                msg("one compensation train per space of the new track"),
+                point(BUILD, 4),
             )
     _check_demand(state, report, by_automa)
     if report.golden_spike == "joined" and by_automa:
         report = replace(report, west_company=automa_west_choice(state, report))
     elif report.west_candidates:
         raise _refuse(
-            "west_candidates are for the automa's choice; a player names west_company",
-            "the builder picks the western branch",
+            msg("the companies to choose from are for the Mašinfíra; a player names the company"),
+            msg("the builder picks the western branch"),
             GOLDEN_SPIKE,
         )
     _check_variant_events(state, report)
@@ -271,33 +299,41 @@ def build(
 def _check_demand(state: MiniExpressState, report: BuildReport, by_automa: bool) -> None:
     demand = report.demand
     if demand.count(WILD) == 2:
-        raise _refuse("a demand token has at most one wild symbol", "demand tokens", f"{BUILD}, 6.")
+        raise _refuse(
+            msg("a demand token has at most one wild symbol"), _DEMAND_TOKENS, point(BUILD, 6)
+        )
     if WILD in demand and not by_automa:
         printed = next(d for d in demand if d != WILD)
         if report.wild_company is None:
             raise _refuse(
-                f"the demand token shows {printed} and a wild symbol: which other company gains 1?",
-                "wild symbol: +1 in the printed company, then +1 in any other company",
-                f"{BUILD}, 6.",
+                msg(
+                    "the demand token shows {company} and a wild symbol: which other company "
+                    "gains 1?",
+                    company=company_name(printed),
+                ),
+                msg("wild symbol: +1 in the printed company, then +1 in any other company"),
+                point(BUILD, 6),
             )
         if report.wild_company == printed:
             raise _refuse(
-                f"the wild symbol cannot raise {printed} again",
-                "wild symbol: +1 in any OTHER company (never the same company twice)",
-                f"{BUILD}, 6.",
+                msg("the wild symbol cannot raise {company} again", company=company_name(printed)),
+                msg("wild symbol: +1 in any other company (never the same company twice)"),
+                point(BUILD, 6),
             )
     elif report.wild_company is not None and not by_automa:
         raise _refuse(
-            "wild_company given, but the demand token shows no wild symbol",
-            "wild symbol",
-            f"{BUILD}, 6.",
+            msg("a company for the wild symbol was given, but the demand token shows none"),
+            msg("wild symbol: +1 in any other company"),
+            point(BUILD, 6),
         )
     if report.city_full and not demand:
         # a city without a demand token has nothing to remove; accepted, nothing happens
         return
     if report.city_full and state.demand_tokens_removed >= 32:
         raise _refuse(
-            "all 32 demand tokens are already back in the box", "demand tokens", f"{BUILD}, 7."
+            msg("all 32 demand tokens are already back in the box"),
+            _DEMAND_TOKENS,
+            point(BUILD, 7),
         )
 
 
@@ -327,44 +363,51 @@ def _check_variant_events(state: MiniExpressState, report: BuildReport) -> None:
     if report.golden_spike is not None:
         if not state.golden_spike:
             raise _refuse(
-                "this game does not use the Golden Spike variant", "Golden Spike", GOLDEN_SPIKE
+                msg("this game does not use the Golden Spike variant"),
+                msg("the Golden Spike is a variant chosen at setup"),
+                GOLDEN_SPIKE,
             )
         expected = {"omaha": "waiting", "san_francisco": "waiting", "joined": "east"}[
             report.golden_spike
         ]
         if state.golden_spike_state != expected:
             raise _refuse(
-                f"golden spike event {report.golden_spike!r} while the spike is "
-                f"{state.golden_spike_state!r}",
-                "Omaha first (or San Francisco first, which cancels it), then the join",
+                msg("this Golden Spike event does not follow the one before it"),
+                msg("Omaha first (or San Francisco first, which cancels it), then the join"),
                 GOLDEN_SPIKE,
             )
         if report.golden_spike == "joined" and (
             report.west_company is None or report.west_company == state.golden_spike_east
         ):
             raise _refuse(
-                "name the western branch's company (not the eastern one) as west_company",
-                "the builder picks a company at the joining space, not the eastern branch",
+                msg("name the western branch's company (not the eastern one)"),
+                msg("the builder picks a company at the joining space, not the eastern branch"),
                 GOLDEN_SPIKE,
             )
     elif report.west_company is not None:
         raise _refuse(
-            "west_company belongs to a golden_spike 'joined' event", "Golden Spike", GOLDEN_SPIKE
+            msg("the western branch's company is named only when the two branches join"),
+            msg("Omaha first (or San Francisco first, which cancels it), then the join"),
+            GOLDEN_SPIKE,
         )
     if report.harbour:
         if not state.harbours:
-            raise _refuse("this game does not use the Harbours variant", "Harbours", HARBOURS)
+            raise _refuse(
+                msg("this game does not use the Harbours variant"),
+                msg("the Harbours are a variant chosen at setup"),
+                HARBOURS,
+            )
         if WILD not in report.demand:
             raise _refuse(
-                "a harbour opens only at a city whose demand token shows the wild symbol",
-                "Harbours",
+                msg("a harbour opens only at a city whose demand token shows the wild symbol"),
+                msg("a harbour comes with a wild demand token"),
                 HARBOURS,
             )
         printed = next(d for d in report.demand if d != WILD)
         if printed in state.harbours_opened:
             raise _refuse(
-                f"{printed} already has a harbour",
-                "each company opens at most one harbour (one wild token per company)",
+                msg("{company} already has a harbour", company=company_name(printed)),
+                msg("each company opens at most one harbour (one wild token per company)"),
                 HARBOURS,
             )
 
@@ -376,8 +419,8 @@ def automa_west_choice(state: MiniExpressState, report: BuildReport) -> str:
     candidates = [c for c in dict.fromkeys(report.west_candidates) if c != state.golden_spike_east]
     if not candidates:
         raise _refuse(
-            "list the companies at the joining space as west_candidates (not the eastern branch)",
-            "the automa picks the western branch by rule",
+            msg("list the companies at the joining space (not the eastern branch)"),
+            msg("the Mašinfíra picks the western branch by rule"),
             GOLDEN_SPIKE,
         )
     automa_index = state.automa_index
@@ -394,8 +437,14 @@ def automa_west_choice(state: MiniExpressState, report: BuildReport) -> str:
     choice = min(candidates, key=key)
     if report.west_company is not None and report.west_company != choice:
         raise _refuse(
-            f"the automa takes {choice} for the western branch, not {report.west_company}",
-            "most automa shares; then fewer player shares; then the company pointer's order",
+            msg(
+                "the Mašinfíra takes {company} for the western branch, not {named}",
+                company=company_name(choice),
+                named=company_name(str(report.west_company)),
+            ),
+            msg(
+                "most Mašinfíra shares; then fewer player shares; then the company pointer's order"
+            ),
             GOLDEN_SPIKE,
         )
     return choice

@@ -11,7 +11,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
-from companion.core.messages import Text, msg
+from companion.core.messages import Message, Text, join_texts, msg
 from companion.core.problems import Problem
 from companion.core.scoring import ScoreSheet
 from companion.core.snapshot import Field
@@ -25,21 +25,25 @@ from companion.games.mini_express.automa import (
 )
 from companion.games.mini_express.board_table import Cell, ShareValueTable, cell_path
 from companion.games.mini_express.data import (
-    AUTOMA_TURN,
     COMPANIES,
-    FINAL_SCORING,
-    GAME_END,
     LEVELS,
-    PLAY,
-    SETUP,
     SOLO,
-    SOLO_END,
-    SOLO_SETUP,
     TURISTA_LAST_CITY,
-    TWO_EXPERIENCED,
     TWO_EXPERIENCED_VARIANT,
 )
 from companion.games.mini_express.moves import BuildReport, build, take_share
+from companion.games.mini_express.names import (
+    AUTOMA_TURN,
+    FINAL_SCORING,
+    GAME_END,
+    PLAY,
+    SETUP,
+    SOLO_END,
+    SOLO_SETUP,
+    TWO_EXPERIENCED,
+    cell_words,
+    company_name,
+)
 from companion.games.mini_express.scoring import NAME, Holding, Scoring, score_holdings
 from companion.games.mini_express.setup import (
     AUTOMA_SETUP_DRAWS,
@@ -72,7 +76,21 @@ ACTIONS = (
     "automa_turn",
     "share_values",
 )
-SHARE_VALUES_RULE = "the board's share-value table: track lengths 0–15 × 1st, 2nd, other"
+SHARE_VALUES_RULE = msg("the board's share-value table: track lengths 0–15 × 1st, 2nd, other")
+
+KIND_WORDS: dict[str, Message] = {
+    "draft_share": msg("picking a starting share"),
+    "automa_setup_draw": msg("the Mašinfíra's starting draw"),
+    "automa_turn": msg("the Mašinfíra's turn"),
+    "take_share": msg("taking a share"),
+    "build": msg("building track"),
+    "share_values": msg("filling the board table"),
+}
+"""A move's kind in words, for refusals."""
+
+
+def kind_words(kind: str) -> Text:
+    return KIND_WORDS.get(kind, msg("this move"))
 
 
 class MiniExpress:
@@ -93,14 +111,18 @@ class MiniExpress:
     def apply(self, state: MiniExpressState, action: Action) -> MiniExpressState:
         if action.kind not in ACTIONS:
             raise IllegalActionError(
-                f"unknown action {action.kind!r}; Mini Express knows {', '.join(ACTIONS)}"
+                msg("Mini Express has no such move"),
+                rule=msg("the moves are taking a share, building track and the Mašinfíra's turn"),
+                section=PLAY,
             )
         if action.kind == "share_values":
             # not a move: the table enters cells of the board it reads, in any phase
             return self._fill_share_values(state, action)
         if state.phase == OVER:
             raise IllegalActionError(
-                f"the game is over ({state.ended_reason})", rule="no action after the game end"
+                msg("the game is over"),
+                rule=msg("no move after the end of the game"),
+                section=SOLO_END if state.variant == SOLO else GAME_END,
             )
         args = Field(thaw(action.args), "args")
         try:
@@ -122,9 +144,8 @@ class MiniExpress:
         entry that set it), and the rulebook's cells cannot differ."""
         if action.player is not None:
             raise IllegalActionError(
-                f"player {action.player!r} given: the board table is entered by the table "
-                "(leave the player empty)",
-                rule="filling the board table is not a player's move",
+                msg("the board table is entered by the table, not by a player"),
+                rule=msg("filling the board table is not a player's move"),
                 section=FINAL_SCORING,
             )
         args = Field(thaw(action.args), "args")
@@ -141,8 +162,8 @@ class MiniExpress:
         table = state.share_values.fill(entered, path=cells.path)
         if table == state.share_values:
             raise IllegalActionError(
-                f"{cells.path}: every cell given is already known with that value",
-                rule="the board table is filled once",
+                msg("every cell given is already known with that value"),
+                rule=msg("the board table is filled once"),
                 section=FINAL_SCORING,
             )
         return replace(state, share_values=table)
@@ -154,20 +175,25 @@ class MiniExpress:
         kinds: tuple[str, ...],
         who: int | None,
         *,
-        phase: str,
-        rule: str,
-        section: str,
+        phase: Text,
+        rule: Text,
+        section: Text,
     ) -> None:
         if action.kind not in kinds:
             raise IllegalActionError(
-                f"{action.kind!r} during {phase}; expected {' or '.join(kinds)}",
+                msg(
+                    "{what} is not a move now ({phase}); expected: {expected}",
+                    what=kind_words(action.kind),
+                    phase=phase,
+                    expected=join_texts([kind_words(k) for k in kinds], ", "),
+                ),
                 rule=rule,
                 section=section,
             )
         if who is not None and action.player != who:
             raise IllegalActionError(
-                f"player {action.player!r} acted, but it is {state.players[who].name}'s turn",
-                rule="players take turns clockwise from the start player",
+                msg("it is {player}'s turn", player=state.players[who].name),
+                rule=msg("players take turns clockwise from the start player"),
                 section=PLAY,
             )
 
@@ -178,8 +204,8 @@ class MiniExpress:
             action,
             ("draft_share",),
             who,
-            phase="the starting share draft",
-            rule="step 9: the starting shares are drafted before the first turn",
+            phase=msg("the starting share draft"),
+            rule=msg("the starting shares are drafted before the first turn"),
             section=SETUP,
         )
         args.only("company")
@@ -193,8 +219,8 @@ class MiniExpress:
             action,
             ("automa_setup_draw",),
             state.automa_index,
-            phase=AUTOMA_SETUP,
-            rule="IV.: the automa draws its starting shares before the first turn",
+            phase=msg("the Mašinfíra's starting shares"),
+            rule=msg("the Mašinfíra draws its starting shares before the first turn"),
             section=SOLO_SETUP,
         )
         args.only("token")
@@ -213,10 +239,10 @@ class MiniExpress:
             action,
             kinds,
             who,
-            phase="play",
-            rule="the automa's turn is played from its tokens"
+            phase=msg("play", context="phase"),
+            rule=msg("the Mašinfíra's turn is played from its tokens")
             if is_automa
-            else "on your turn: take a share or build track",
+            else msg("on your turn: take a share or build track"),
             section=AUTOMA_TURN if is_automa else PLAY,
         )
         if action.kind == "automa_turn":
@@ -243,8 +269,8 @@ class MiniExpress:
     def _check_two_experienced_company(self, state: MiniExpressState, company: str) -> None:
         if state.variant == TWO_EXPERIENCED_VARIANT and company in state.actions_this_turn:
             raise IllegalActionError(
-                f"{company} was already used this turn",
-                rule="A: the two actions of a turn are for two different companies",
+                msg("{company} was already used this turn", company=company_name(company)),
+                rule=msg("the two actions of a turn are for two different companies"),
                 section=TWO_EXPERIENCED,
             )
 
@@ -277,11 +303,10 @@ class MiniExpress:
         if triggered is not None and state.turns_taken % len(state.players) == 0:
             # everyone has had the same number of turns: the player right of the start player
             # (the automa, when it plays) takes the last turn (KONEC HRY; Konec sólové hry)
-            section = SOLO_END if state.variant == SOLO else GAME_END
             return replace(
                 state,
                 phase=OVER,
-                ended_reason=f"two companies exhausted, equal turns played ({section})",
+                ended_reason="two companies exhausted, equal turns played",
             )
         return state
 
@@ -296,8 +321,11 @@ class MiniExpress:
         if state.exhausted_count >= 1:
             if len(before.actions_this_turn) == 1:
                 raise IllegalActionError(
-                    "this second action would end the game (a company's shares would be exhausted)",
-                    rule="B: nobody may end the game with the second action of a turn",
+                    msg(
+                        "this second action would end the game (a company's shares would be "
+                        "exhausted)"
+                    ),
+                    rule=msg("nobody may end the game with the second action of a turn"),
                     section=TWO_EXPERIENCED,
                 )
             return replace(
@@ -344,7 +372,7 @@ class MiniExpress:
             waiting: Text = (
                 msg(
                     "{cells} from the board table, for the final scoring",
-                    cells=", ".join(cell_path(c) for c in needed),
+                    cells=join_texts([cell_words(c) for c in needed], "; "),
                 )
                 if needed
                 else ""

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from companion.core.messages import Text, join_texts, msg
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
-from companion.games.mini_express.board_table import Cell, ShareValueTable, cell_path
+from companion.games.mini_express.board_table import Cell, ShareValueTable
 from companion.games.mini_express.data import (
     COMPANIES,
     LEVEL_NAMES,
@@ -22,6 +23,7 @@ from companion.games.mini_express.data import (
     SOLO,
     TWO_EXPERIENCED_VARIANT,
 )
+from companion.games.mini_express.names import RANK_LABELS, cell_words
 
 NAME = "mini-express"
 
@@ -91,13 +93,17 @@ def score_holdings(
         length = track_lengths[c]
         for i, h in enumerate(holdings):
             shares, infl, rank = h.shares[c], h.influence[c], ranks[i]
-            zero_reason = ""
+            zero_reason: Text = ""
             if infl == 0:
                 # ZÁVĚREČNÉ BODOVÁNÍ, Pozn.: influence 0 makes the company's shares worth 0
-                zero_reason = "influence 0: shares worth 0"
+                zero_reason = msg("influence 0: shares worth 0")
             elif not h.is_automa and level_at >= LEVELS.index("sotous") and infl <= 3:
                 # Nastavení obtížnosti sólové hry, Šotouš (and every harder level)
-                zero_reason = f"{LEVEL_NAMES['sotous']}: influence {infl} ≤ 3, shares worth 0"
+                zero_reason = msg(
+                    "{level}: influence {influence} ≤ 3, shares worth 0",
+                    level=LEVEL_NAMES["sotous"],
+                    influence=infl,
+                )
             elif (
                 not h.is_automa
                 and automa is not None
@@ -105,40 +111,61 @@ def score_holdings(
                 and infl < automa.influence[c]
             ):
                 # Nastavení obtížnosti sólové hry, Průvodčí (and Ajznboňák)
-                zero_reason = (
-                    f"{LEVEL_NAMES['pruvodci']}: influence {infl} below the automa's "
-                    f"{automa.influence[c]}, shares worth 0"
+                zero_reason = msg(
+                    "{level}: influence {influence} below the Mašinfíra's {automa}, shares worth 0",
+                    level=LEVEL_NAMES["pruvodci"],
+                    influence=infl,
+                    automa=automa.influence[c],
                 )
             if shares == 0:
-                lines[i].append(ScoreLine(company, 0, "no shares"))
+                lines[i].append(ScoreLine(company, 0, msg("no shares")))
             elif zero_reason:
-                lines[i].append(ScoreLine(company, 0, f"{shares} × 0 ({zero_reason})"))
+                lines[i].append(
+                    ScoreLine(company, 0, msg("{n} × 0 ({why})", n=shares, why=zero_reason))
+                )
             else:
                 value = table.value(length, rank)
-                where = f"{rank} in influence ({infl}) at track length {length}"
+                where = msg(
+                    "{rank} in influence ({influence}) at track length {length}",
+                    rank=RANK_LABELS[rank],
+                    influence=infl,
+                    length=length,
+                )
                 if value is None:
                     missing.append((length, rank))
                     lines[i].append(
                         ScoreLine(
                             company,
                             0,
-                            f"{shares} × ? ({cell_path((length, rank))} missing; {where})",
+                            msg(
+                                "{n} × ? (not yet read off the board; {where})",
+                                n=shares,
+                                where=where,
+                            ),
                         )
                     )
                 else:
                     lines[i].append(
-                        ScoreLine(company, shares * value, f"{shares} × {value} ({where})")
+                        ScoreLine(
+                            company,
+                            shares * value,
+                            msg("{n} × {value} ({where})", n=shares, value=value, where=where),
+                        )
                     )
     players = tuple(PlayerScore(h.name, tuple(ls)) for h, ls in zip(holdings, lines, strict=True))
     needed = tuple(sorted(set(missing), key=lambda cell: (cell[0], RANKS.index(cell[1]))))
-    notes: list[str] = []
+    notes: list[Text] = []
     if needed:
         notes.append(
-            "share values missing from the board table: "
-            + ", ".join(cell_path(cell) for cell in needed)
+            msg(
+                "share values missing from the board table: {cells}",
+                cells=join_texts([cell_words(cell) for cell in needed], "; "),
+            )
         )
     for cell in table.conflicts():
-        notes.append(f"{cell_path(cell)} differs from the rulebook's scoring example")
+        notes.append(
+            msg("{cell} differs from the rulebook's scoring example", cell=cell_words(cell))
+        )
     winners = () if needed else _winners(variant, holdings, players)
     return Scoring(ScoreSheet(NAME, players, winners, tuple(notes)), needed)
 

@@ -8,29 +8,33 @@ from typing import Any
 
 from companion.core.errors import IllegalActionError, SnapshotError
 from companion.core.game import PlayerSpec
+from companion.core.messages import msg, plural
 from companion.core.snapshot import Field
 from companion.games.mini_express.board_table import ShareValueTable
 from companion.games.mini_express.data import (
     AUTOMA_NAME,
     COMPANIES,
-    COMPANY_NAMES,
     INFLUENCE_AT_START,
     LEVELS,
     MAPS,
-    SETUP,
     SHARE_SPLIT,
     SOLO,
-    SOLO_SETUP,
     STANDARD,
     TRACK_LENGTH_MAX,
     TRAINS_ON_FIELD_AT_START,
     TRAINS_ON_MAP_AT_START,
     TRAINS_PER_COMPANY,
-    TWO_EXPERIENCED,
     TWO_EXPERIENCED_VARIANT,
     TWO_PLAYER_AUTOMA,
     UNCLAIMED_SHARE_STEPS,
     VARIANTS,
+)
+from companion.games.mini_express.names import (
+    SETUP,
+    SOLO_SETUP,
+    TWO_EXPERIENCED,
+    company_name,
+    point,
 )
 from companion.games.mini_express.state import (
     AUTOMA_SETUP,
@@ -95,15 +99,23 @@ def setup(players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> MiniExpr
     lo, hi = HUMANS[variant.name]
     if not lo <= count <= hi:
         raise IllegalActionError(
-            f"{count} players for {variant.label}, which takes {lo}–{hi}",
-            rule="player count per variant",
+            plural(
+                "{n} player for this variant, which takes {lo}–{hi}",
+                "{n} players for this variant, which takes {lo}–{hi}",
+                "n",
+                n=count,
+                lo=lo,
+                hi=hi,
+            ),
+            rule=msg("each variant is for its own number of players"),
             section=SETUP,
         )
     names = [p.name for p in players]
     if len(set(names)) != len(names) or AUTOMA_NAME in names:
         raise IllegalActionError(
-            f"player names {names!r}: names must differ and {AUTOMA_NAME!r} is the automa's",
-            rule="one name per player",
+            msg("two players have the same name, or a player is called “automa”"),
+            rule=msg("one name per player; “automa” is the Mašinfíra's"),
+            section=SETUP,
         )
     game_map = opts.get("map", "usa").str(MAPS)
     golden_spike = opts.get("golden_spike", False).bool()
@@ -191,18 +203,25 @@ def next_drafter(state: MiniExpressState) -> int | None:
 def draft_share(state: MiniExpressState, player: int, company: str) -> MiniExpressState:
     if state.variant == TWO_EXPERIENCED_VARIANT:
         return _draft_two_experienced(state, player, company)
-    section = SOLO_SETUP if state.variant == SOLO else f"{SETUP}, 9."
+    section = SOLO_SETUP if state.variant == SOLO else point(SETUP, 9)
     if state.company(company).shares_set_aside == 0:
         raise IllegalActionError(
-            f"no {COMPANY_NAMES[company]} share is left among the set-aside shares",
-            rule="the starting shares come from those set aside in step 3",
+            msg(
+                "no {company} share is left among the set-aside shares",
+                company=company_name(company),
+            ),
+            rule=msg("the starting shares come from those set aside in step 3"),
             section=section,
         )
     mine = [c for p, c in state.draft_picks if p == player]
     if company in mine:
         raise IllegalActionError(
-            f"{state.players[player].name} already has a {COMPANY_NAMES[company]} share",
-            rule="each player's two starting shares are of two different companies",
+            msg(
+                "{player} already has a {company} share",
+                player=state.players[player].name,
+                company=company_name(company),
+            ),
+            rule=msg("each player's two starting shares are of two different companies"),
             section=section,
         )
     if mine:
@@ -211,8 +230,13 @@ def draft_share(state: MiniExpressState, player: int, company: str) -> MiniExpre
             theirs = frozenset(c for p, c in state.draft_picks if p == other)
             if theirs == pair:
                 raise IllegalActionError(
-                    f"{state.players[other].name} already holds {' + '.join(sorted(pair))}",
-                    rule="no two players may start with the same two companies",
+                    msg(
+                        "{player} already holds {first} + {second}",
+                        player=state.players[other].name,
+                        first=company_name(sorted(pair)[0]),
+                        second=company_name(sorted(pair)[-1]),
+                    ),
+                    rule=msg("no two players may start with the same two companies"),
                     section=section,
                 )
     c = state.company(company)
@@ -230,9 +254,9 @@ def _draft_two_experienced(state: MiniExpressState, player: int, company: str) -
     left; both take 1 of the last company."""
     if company in {c for _, c in state.draft_picks}:
         raise IllegalActionError(
-            f"{COMPANY_NAMES[company]} was already chosen in the draft",
-            rule="each step of the draft chooses a different company",
-            section=f"{TWO_EXPERIENCED}, 9.",
+            msg("{company} was already chosen in the draft", company=company_name(company)),
+            rule=msg("each step of the draft chooses a different company"),
+            section=point(TWO_EXPERIENCED, 9),
         )
     step = len(state.draft_picks)
     humans = list(range(len(state.players)))

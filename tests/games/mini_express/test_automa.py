@@ -92,7 +92,7 @@ def test_a_build_needs_the_tables_report_and_guidance_says_how_to_place_it(
 
 def test_a_share_type_company_is_not_built(table: Any) -> None:
     state = table.company(solo(table), "leather", trains_on_field=2)
-    with pytest.raises(IllegalActionError, match="takes a share of leather"):
+    with pytest.raises(IllegalActionError, match="takes a Leather \\(orange\\) share"):
         table.act(
             state,
             "automa_turn",
@@ -215,11 +215,11 @@ def test_the_city_pointer_only_moves_on(table: Any) -> None:
 
 def test_players_and_the_automa_keep_to_their_own_actions(table: Any) -> None:
     state = solo(table)
-    with pytest.raises(IllegalActionError, match="expected automa_turn"):
+    with pytest.raises(IllegalActionError, match="expected: the Mašinfíra's turn"):
         table.act(state, "take_share", 1, company="leather")
     state = table.company(state, "leather", trains_on_field=0)
     after = table.act(state, "automa_turn", 1, draws=[{"city": 1, "company": 2}])
-    with pytest.raises(IllegalActionError, match="expected take_share or build"):
+    with pytest.raises(IllegalActionError, match="expected: taking a share, building track"):
         table.act(after, "automa_turn", 0, draws=[{"city": 1, "company": 2}])
 
 
@@ -279,7 +279,7 @@ def test_the_automa_picks_the_western_branch_by_rule(
 
 
 def test_the_automas_western_branch_is_checked_when_named(table: Any) -> None:
-    with pytest.raises(IllegalActionError, match="the automa takes steel"):
+    with pytest.raises(IllegalActionError, match="the Mašinfíra takes Steel"):
         spike_joined_by_the_automa(table, ["leather", "steel"], west_company="leather")
     with pytest.raises(IllegalActionError, match="list the companies at the joining space"):
         spike_joined_by_the_automa(table, [])

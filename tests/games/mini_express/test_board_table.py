@@ -51,7 +51,7 @@ def test_filling_the_table_once_makes_it_complete() -> None:
 def test_a_cell_already_known_is_not_silently_overwritten() -> None:
     table = ShareValueTable.from_rulebook().fill({(3, "2nd"): 2})
     assert table.fill({(3, "2nd"): 2}).value(3, "2nd") == 2  # the same value again is fine
-    with pytest.raises(IllegalActionError, match=r"share_values.3.2nd is already 2, not 3"):
+    with pytest.raises(IllegalActionError, match=r"track length 3, 2nd place is already 2, not 3"):
         table.fill({(3, "2nd"): 3})
     assert table.corrected((3, "2nd"), 3).value(3, "2nd") == 3
     assert table.corrected((3, "2nd"), None).value(3, "2nd") is None

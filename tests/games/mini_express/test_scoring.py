@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.core import SnapshotError
+from companion.core.messages import render_text
 from companion.games import find_game
 from companion.games.mini_express import MissingShareValueError
 from companion.games.mini_express.scoring import influence_ranks, two_column_ranks
@@ -155,7 +156,7 @@ def test_influence_zero_scores_zero_whatever_the_rank() -> None:
     data = three([per_company(lumber=0), per_company(lumber=0), per_company(lumber=0)])
     sheet = GAME.score_snapshot(data)
     assert [p.points("lumber") for p in sheet.players] == [0, 0, 0]
-    assert "influence 0" in sheet.players[0].lines[1].note
+    assert "influence 0" in render_text(sheet.players[0].lines[1].note)
 
 
 def test_influence_zero_needs_no_cell() -> None:
@@ -259,7 +260,7 @@ def test_from_sotous_up_influence_3_or_less_scores_zero_for_the_player(level: st
     sheet = GAME.score_snapshot(data)
     ann = sheet.player("Ann")
     assert [line.points for line in ann.lines] == [0, 0, 23, 23]
-    assert "≤ 3" in ann.lines[1].note
+    assert "≤ 3" in render_text(ann.lines[1].note)
     # the automa's own influence 1 still scores (the rule is about "you")
     assert sheet.player("automa").points("leather") == 23
 
@@ -282,7 +283,7 @@ def test_from_pruvodci_up_less_influence_than_the_automa_scores_zero(level: str)
     )
     ann = GAME.score_snapshot(data).player("Ann")
     assert [line.points for line in ann.lines] == [0, 0, 23, 23]
-    assert "below the automa" in ann.lines[1].note
+    assert "below the Mašinfíra" in render_text(ann.lines[1].note)
 
 
 def test_solo_the_automa_wins_a_tie() -> None:
@@ -317,7 +318,7 @@ def test_a_value_unlike_the_rulebooks_example_is_noted() -> None:
     data["share_values"]["9"]["1st"] = 9
     sheet = GAME.score_snapshot(data)
     assert sheet.player("Daniel").total == 4 + 2 + 5 + 18
-    assert any("share_values.9.1st differs" in note for note in sheet.notes)
+    assert any("track length 9, 1st place differs" in render_text(note) for note in sheet.notes)
 
 
 @pytest.mark.parametrize(

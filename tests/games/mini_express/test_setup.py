@@ -70,7 +70,9 @@ def test_no_two_players_start_with_the_same_pair(table: Any) -> None:
     for seat, company in ((0, "lumber"), (1, "steel"), (2, "leather"), (3, "lumber"), (3, "steel")):
         state = table.act(state, "draft_share", seat, company=company)
     state = table.act(state, "draft_share", 2, company="cotton")
-    with pytest.raises(IllegalActionError, match="Dan already holds lumber \\+ steel"):
+    with pytest.raises(
+        IllegalActionError, match="Dan already holds Lumber \\(brown\\) \\+ Steel \\(grey\\)"
+    ):
         table.act(state, "draft_share", 1, company="lumber")
 
 
@@ -182,7 +184,7 @@ def test_in_solo_the_player_drafts_two_different_shares(table: Any) -> None:
     ("players", "options", "message"),
     [
         (2, {}, "say which variant"),
-        (1, {"variant": "standard"}, "1 players for standard, which takes 3–5"),
+        (1, {"variant": "standard"}, "1 player for this variant, which takes 3–5"),
         (2, {"variant": "solo:turista"}, "which takes 1–1"),
         (3, {"variant": "solo:hard"}, "unknown solo level"),
         (3, {"map": "asia"}, "options.map"),
@@ -207,7 +209,7 @@ def test_bad_setups_are_refused_with_the_reason(
 
 
 def test_nobody_but_the_automa_is_called_automa(game: MiniExpress) -> None:
-    with pytest.raises(IllegalActionError, match="'automa' is the automa's"):
+    with pytest.raises(IllegalActionError, match="a player is called “automa”"):
         game.setup([PlayerSpec("automa"), PlayerSpec("Ben"), PlayerSpec("Cat")], {})
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from companion.core import IllegalActionError
+from companion.core.i18n import translations
 from companion.core.messages import render_text
 
 # every cell the end below needs, except 12/1st (Ben's Lumber), which the table enters later
@@ -56,13 +57,15 @@ def test_after_the_game_end_the_table_fills_the_cell_the_scoring_names(
     sheet = game.score(state)
     # the scoring names the cell instead of guessing, and leaves the winners open
     assert sheet.winners == ()
-    assert sheet.notes == ("share values missing from the board table: share_values.12.1st",)
+    assert [render_text(n) for n in sheet.notes] == [
+        "share values missing from the board table: track length 12, 1st place"
+    ]
     ben_lumber = sheet.players[1].lines[1]
     assert ben_lumber.category == "lumber" and ben_lumber.points == 0
-    assert "share_values.12.1st missing" in ben_lumber.note
+    assert "not yet read off the board" in render_text(ben_lumber.note)
     assert game.needed_share_values(state) == ((12, "1st"),)
     assert render_text(game.status(state).waiting_for) == (
-        "share_values.12.1st from the board table, for the final scoring"
+        "track length 12, 1st place from the board table, for the final scoring"
     )
 
     # the owner reads 7 off the board (FICTIONAL) and enters it
@@ -113,7 +116,7 @@ def test_cells_may_be_entered_during_the_draft_and_play_without_taking_a_turn(
         (
             0,
             {"cells": {"3": {"1st": 6}}},
-            "player 0 given: the board table is entered by the table",
+            "the board table is entered by the table, not by a player",
         ),
         (None, {"cells": {}}, r"args.cells: no cell given"),
         (None, {"cell": {"3": {"1st": 6}}}, r"args.cell: unknown field"),
@@ -127,14 +130,14 @@ def test_cells_may_be_entered_during_the_draft_and_play_without_taking_a_turn(
         (
             None,
             {"cells": {"3": {"1st": 6}, "12": {"other": 5}}},
-            r"args.cells.12.other = 5, but the rulebook's scoring example shows 4 — rule: cells "
-            r"printed in the rulebook cannot be changed — rulebook: "
-            r"ZÁVĚREČNÉ BODOVÁNÍ, Příklad závěrečného bodování",
+            r"track length 12, 3rd place or lower = 5, but the rulebook's scoring example shows "
+            r"4 — rule: cells printed in the rulebook cannot be changed — rulebook: "
+            r"Final scoring: the scoring example",
         ),
         (
             None,
             {"cells": {"0": {"2nd": 2}}},
-            r"args.cells.0.2nd is already 1, not 2 — rule: the board table is filled once",
+            r"track length 0, 2nd place is already 1, not 2 — rule: the board table is filled once",
         ),
         (None, {"cells": {"0": {"2nd": 1}}}, r"every cell given is already known"),
         (None, {"cells": {"9": {"1st": 8}}}, r"every cell given is already known"),
@@ -146,7 +149,7 @@ def test_bad_cells_are_refused_naming_the_field_and_the_rule(
     state = table.act(table.playing(3), "share_values", None, cells={"0": {"2nd": 1}})
     with pytest.raises(IllegalActionError, match=message) as refused:
         table.act(state, "share_values", player, **args)
-    assert "ZÁVĚREČNÉ BODOVÁNÍ" in str(refused.value)
+    assert "ZÁVĚREČNÉ BODOVÁNÍ" in refused.value.render(translations("cs"))  # the Czech rulebook
     # nothing was partly filled: the valid 3/1st of a refused action stays unknown
     assert state.share_values.value(3, "1st") is None
 
