@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gettext
 import json
 import logging
 import re
@@ -98,7 +99,9 @@ class TableService(Protocol):
 
     def games(self) -> list[dict[str, Any]]: ...
 
-    def export(self, game_id: int, fmt: str) -> tuple[str, str]: ...
+    def export(
+        self, game_id: int, fmt: str, translations: gettext.NullTranslations | None = None
+    ) -> tuple[str, str]: ...
 
     def choices(self, viewer: int | None = None) -> tuple[int, str, int, tuple[Choice, ...]] | None:
         """The active game's log seq, game name, game id and choices tree; None with none."""
@@ -628,7 +631,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         if fmt not in ("json", "csv"):
             return _error("format", _("{value} is not json or csv", value=repr(fmt)), 400)
         try:
-            mimetype, body = service.export(game_id, fmt)
+            mimetype, body = service.export(game_id, fmt, i18n.tr())
         except TracksideError as exc:
             return _error("game_id", str(exc), 404)
         response = Response(body, mimetype=mimetype)

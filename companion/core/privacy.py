@@ -22,6 +22,7 @@ from typing import Any
 
 from companion.core.errors import IllegalActionError
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import Text
 
 PRIVATE_SOURCE_PREFIX = "private:"
 """The source of an input sent from a player's own private page: ``private:<name>``."""
@@ -83,7 +84,7 @@ class PrivateRefusalError(IllegalActionError):
     cards, their tickets). The engine tells it only to that player; others see
     :data:`PRIVATE_REFUSAL`. Games raise it wherever a check reads hidden holdings."""
 
-    def __init__(self, message: str, player: int, *, rule: str = "", section: str = "") -> None:
+    def __init__(self, message: Text, player: int, *, rule: Text = "", section: Text = "") -> None:
         super().__init__(message, rule=rule, section=section)
         self.player = player
 

@@ -80,7 +80,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     db = Path(args.db) if args.db else load_settings(_config_path(args)).database.path
     store = EventStore.open_readonly(db)
     try:
-        _, body = export_game(store, args.game_id, args.format)
+        _, body = export_game(
+            store, args.game_id, args.format, translations(language_from_environment())
+        )
     finally:
         store.close()
     sys.stdout.write(body)

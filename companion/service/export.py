@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gettext
 import io
 import json
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from companion.core.errors import TracksideError
 from companion.core.events import event_to_json
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import msg, render_text
 from companion.core.privacy import private_actions, redact_event
 from companion.core.session import TableSession
 from companion.games import find_game
@@ -112,7 +114,12 @@ def game_summaries(store: EventStore, cache: SummaryCache | None = None) -> list
     return result
 
 
-def export_game(store: EventStore, game_id: int, fmt: str) -> tuple[str, str]:
+def export_game(
+    store: EventStore,
+    game_id: int,
+    fmt: str,
+    translations: gettext.NullTranslations | None = None,
+) -> tuple[str, str]:
     """(mimetype, body) of one game's record. JSON: players, every log entry, the final table
     snapshot and score sheet. CSV: the score sheet, one row per line of each player.
 
@@ -152,12 +159,30 @@ def export_game(store: EventStore, game_id: int, fmt: str) -> tuple[str, str]:
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["game_id", "game", "player", "category", "points", "note"])
+        # the columns are ids other tools read (shared/contracts/interfaces.md); the category's
+        # name and the note are words for people, in the reader's language
+        writer.writerow(["game_id", "game", "player", "category", "points", "note", "label"])
         for player in sheet.players:
             for line in player.lines:
-                row = [record.id, record.game, player.name, line.category, line.points, line.note]
+                row = [
+                    record.id,
+                    record.game,
+                    player.name,
+                    line.category,
+                    line.points,
+                    render_text(line.note, translations),
+                    render_text(line.label, translations) if line.label is not None else "",
+                ]
                 writer.writerow([csv_cell(cell) for cell in row])
-            total = [record.id, record.game, player.name, "total", player.total, ""]
+            total = [
+                record.id,
+                record.game,
+                player.name,
+                "total",
+                player.total,
+                "",
+                render_text(msg("Total", context="score sheet"), translations),
+            ]
             writer.writerow([csv_cell(cell) for cell in total])
         return "text/csv", out.getvalue()
     raise TracksideError(f"unknown export format {fmt!r}; use json or csv")

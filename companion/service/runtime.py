@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gettext
 import logging
 import socket
 import threading
@@ -369,8 +370,11 @@ class Trackside:
         with self._summaries_lock:
             return game_summaries(self.store, self._summaries)
 
-    def export(self, game_id: int, fmt: str) -> tuple[str, str]:
-        return export_game(self.store, game_id, fmt)
+    def export(
+        self, game_id: int, fmt: str, translations: gettext.NullTranslations | None = None
+    ) -> tuple[str, str]:
+        """A game's record; the CSV's words for people in the language of ``translations``."""
+        return export_game(self.store, game_id, fmt, translations)
 
     def setup_defaults(self, game: str) -> tuple[JsonObject, JsonObject]:
         """(the config's options, the options saved from the table page) for ``game``."""

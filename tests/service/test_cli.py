@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -99,8 +100,15 @@ def test_export_json_and_csv(tmp_path: Path) -> None:
     assert [e["type"] for e in out["events"]] == ["game_started", "action_applied", "game_ended"]
     assert out["score"]["winners"] == ["Red"]
     csv = trackside("export", "1", "--db", str(db), "--format", "csv").stdout.splitlines()
-    assert csv[0] == "game_id,game,player,category,points,note"
-    assert "1,tiny-race,Red,total,8," in csv
+    assert csv[0] == "game_id,game,player,category,points,note,label"
+    assert "1,tiny-race,Red,total,8,,Total" in csv
+    # the words for people follow LANG (issue 17); the columns stay the interface's ids
+    env = {**os.environ, "LANG": "cs_CZ.UTF-8", "LANGUAGE": "", "LC_ALL": ""}
+    czech = subprocess.run(
+        [sys.executable, "-m", "companion.service.cli", "export", "1", "--db", str(db), "--format", "csv"],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    assert czech[0] == csv[0] and "1,tiny-race,Red,total,8,,Celkem" in czech
 
 
 def test_export_unknown_game_and_foreign_db_exit_2(tmp_path: Path) -> None:

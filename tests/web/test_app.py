@@ -65,7 +65,7 @@ def test_scoreboard_page_shows_players_and_rejections(service: Trackside) -> Non
     html = c.get("/").get_data(as_text=True)
     assert "Tiny Race" in html and "Red" in html and "Blue" in html
     # the scoreboard says it was refused and why, in words (issue 16: no notation on the TV)
-    assert "Refused:" in html and "but it is Red" in html
+    assert "Refused:" in html and "it is Red&#39;s turn" in html
     assert "red-seat" in html  # reader status chip
 
 

@@ -304,6 +304,31 @@ def test_api_refusals_answer_in_the_accept_language(service: Trackside) -> None:
     assert translations("cs").gettext("expected a JSON object") == "očekáván objekt JSON"
 
 
+def test_a_games_refusal_answers_in_the_accept_language(service: Trackside) -> None:
+    """``POST /api/input``: the rules' own refusal (a move out of turn), with its rule, in the
+    language the request accepts; the same input refused for an English screen reads English."""
+    from .conftest import start_payload
+
+    client = service.app.test_client()
+    pin = {"X-Trackside-Pin": PIN}
+    assert client.post("/api/input", json=start_payload(), headers=pin).status_code == 200
+    out_of_turn = {
+        "kind": "action",
+        "payload": {"action": {"kind": "advance", "player": 1, "args": {"steps": 1}}},
+    }
+    expected = {
+        "cs": "na tahu je Red — pravidlo: hráči táhnou v pořadí míst u stolu",
+        "es": "es el turno de Red — regla: los jugadores mueven en el orden de sus asientos",
+        "en": "it is Red's turn — rule: players move in seat order",
+    }
+    for language, text in expected.items():
+        answer = client.post(
+            "/api/input", json=out_of_turn, headers={**pin, "Accept-Language": language}
+        )
+        assert answer.status_code == 409, language
+        assert answer.get_json()["message"] == text, language
+
+
 def test_the_switch_keeps_the_players_place_and_the_screen_remembers_it(
     service: Trackside,
 ) -> None:

@@ -17,6 +17,7 @@ from companion.core.actions import Action, Prompt
 from companion.core.errors import IllegalActionError, UnknownComponentError
 from companion.core.game import Component
 from companion.core.jsonvalue import JsonObject, JsonValue
+from companion.core.messages import Message, Text, join_texts, msg
 from companion.games.russian_railroads import board_rules as br
 from companion.games.russian_railroads.board_data import (
     BONUS_CARD_TITLES,
@@ -26,9 +27,9 @@ from companion.games.russian_railroads.board_data import (
     QUESTION_CARDS,
     STARTING_BONUS_CARDS,
     TOKENS,
-    TRACK_TITLES,
     TRACKS,
 )
+from companion.games.russian_railroads.names import TOKEN_NAMES, engineer_name, named, track_name
 from companion.games.russian_railroads.state import Pending, PlayerBoard, RussianRailroadsState
 
 COMPONENTS: tuple[Component, ...] = (
@@ -115,16 +116,22 @@ def _apply_one(
     return br._set_locos(board, p.track, (*rest, carrying)), p.replace
 
 
-def _describe_chain(chain: list[JsonObject]) -> str:
-    parts = []
+def _describe_chain(chain: list[JsonObject]) -> Message:
+    parts: list[Text] = []
     for step in chain:
         if step.get("factory"):
-            parts.append("to the supply as a factory")
+            parts.append(msg("to the supply as a factory"))
         elif "replace" in step:
-            parts.append(f"{TRACK_TITLES[str(step['track'])]} replacing {step['replace']}")
+            parts.append(
+                msg(
+                    "to {track} replacing level {level}",
+                    track=track_name(str(step["track"])),
+                    level=str(step["replace"]),
+                )
+            )
         else:
-            parts.append(TRACK_TITLES[str(step["track"])])
-    return " → ".join(parts)
+            parts.append(msg("to {track}", track=track_name(str(step["track"]))))
+    return join_texts(parts, " → ")
 
 
 def _who(state: RussianRailroadsState, player: int | None) -> int:
@@ -135,7 +142,7 @@ def _who(state: RussianRailroadsState, player: int | None) -> int:
     return state.current if state.current is not None else state.turn_order[0]
 
 
-def _one_or_ask(question: str, player: int, options: list[Action]) -> Action | Prompt:
+def _one_or_ask(question: Text, player: int, options: list[Action]) -> Action | Prompt:
     if len(options) == 1:
         return options[0]
     return Prompt(question, player, tuple(options))
@@ -152,37 +159,46 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
         if owed is not None and owed.kind == "token":
             return Action("use_token", who, {"token": ident})
         return Prompt(
-            f"{name} scanned the '{ident}' token, but no token space has fired; if the "
-            "industry token space was reached, confirm it",
+            msg(
+                "{player} scanned the “?” token “{token}”, but no token space has fired; if the "
+                "industry token space was reached, confirm it",
+                player=name,
+                token=named(TOKEN_NAMES, ident),
+            ),
             who,
             (Action("use_token", who, {"token": ident, "space": "industry"}),),
         )
     if kind == "bonus":
         if owed is not None and owed.kind == "bonus_card":
             return Action("bonus_card", who, {"card": ident})
-        return Prompt(f"{name} scanned a bonus card, but no bonus card is owed now", who)
+        return Prompt(
+            msg("{player} scanned a bonus card, but no bonus card is owed now", player=name), who
+        )
     if kind == "start":
         if owed is None or owed.kind != "starting_bonus":
-            return Prompt(f"{name} scanned a starting bonus card, but it is not their pick", who)
+            return Prompt(
+                msg(
+                    "{player} scanned a starting bonus card, but it is not their pick", player=name
+                ),
+                who,
+            )
         if ident == "black_step":
             return Prompt(
-                "which track gets the black step?",
+                msg("which track gets the black step?"),
                 who,
                 tuple(Action("starting_bonus", who, {"card": ident, "track": t}) for t in TRACKS),
             )
         return Action("starting_bonus", who, {"card": ident})
     if kind == "question":
         if owed is None or owed.kind != "question_card":
-            return Prompt(f"{name} scanned a '?' card, but no '?' card is owed now", who)
-        if ident == "engineer_and_coin":
             return Prompt(
-                "which number is printed on the engineer from the '?' card? "
-                "(enter question_card with number)",
-                who,
+                msg("{player} scanned a “?” card, but no “?” card is owed now", player=name), who
             )
+        if ident == "engineer_and_coin":
+            return Prompt(msg("which number is printed on the engineer from the “?” card?"), who)
         if ident == "locomotive_9":
             return _one_or_ask(
-                "where does the level-9 locomotive go?",
+                msg("where does the level 9 locomotive go?"),
                 who,
                 [
                     Action("question_card", who, {"card": ident, "placements": _json(chain)})
@@ -193,19 +209,29 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
     if kind == "engineer":
         if not _space_gives(owed, ("hire",)):
             return _space_first(
-                state, who, ("hire_engineer",), f"the engineer '{ENGINEERS[ident]}'"
+                state,
+                who,
+                ("hire_engineer",),
+                msg("the engineer “{engineer}”", engineer=engineer_name(ident)),
             )
         if state.engineer_row and ident != state.engineer_row[-1]:
             return Prompt(
-                f"the engineer '{ENGINEERS[ident]}' is not on the hiring space; if {name} used "
-                "its action space, enter the effects",
+                msg(
+                    "the engineer “{engineer}” is not on the hiring space; if {player} used its "
+                    "action space, enter the effects",
+                    engineer=engineer_name(ident),
+                    player=name,
+                ),
                 who,
             )
         number = state.board.engineer_number(ident)
         if number is None:
             return Prompt(
-                f"which number is printed on the engineer '{ENGINEERS[ident]}'? "
-                f"(or set [russian_railroads.board] engineer_number_{ident})",
+                msg(
+                    "which number is printed on the engineer “{engineer}”? (the owner can set it "
+                    "once on the board figures page)",
+                    engineer=engineer_name(ident),
+                ),
                 who,
             )
         return Action("hire_engineer", who, {"number": number, "ability": ident})
@@ -216,7 +242,7 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
             state,
             who,
             ("locomotive_1", "locomotive_2", "locomotive_and_factory"),
-            f"a level-{level} tile",
+            msg("a level {level} tile", level=level),
         )
     options: list[Action] = []
     if level in state.returned_factories:
@@ -230,17 +256,28 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
         options.append(Action("build_factory", who, {"from": "supply"}))
     if not options:
         return Prompt(
-            f"a level-{level} tile can be neither taken nor built now (lowest in the supply: "
-            f"{lowest})",
+            msg(
+                "a level {level} tile can be neither taken nor built now (lowest in the "
+                "supply: {lowest})",
+                level=level,
+                lowest=str(lowest) if lowest is not None else "—",
+            ),
             who,
         )
     return Prompt(
-        f"{name} scanned a level-{level} tile: "
-        + " | ".join(
-            _describe_chain(list(o.arg("placements")))
-            if o.kind == "take_locomotive"
-            else "build it as a factory"
-            for o in options
+        msg(
+            "{player} scanned a level {level} tile: {choices}",
+            player=name,
+            level=level,
+            choices=join_texts(
+                [
+                    _describe_chain(list(o.arg("placements")))
+                    if o.kind == "take_locomotive"
+                    else msg("build it as a factory")
+                    for o in options
+                ],
+                " | ",
+            ),
         ),
         who,
         tuple(options),
@@ -257,7 +294,7 @@ def _space_gives(owed: Pending | None, kinds: tuple[str, ...]) -> bool:
 
 
 def _space_first(
-    state: RussianRailroadsState, who: int, keys: tuple[str, ...], what: str
+    state: RussianRailroadsState, who: int, keys: tuple[str, ...], what: Text
 ) -> Prompt:
     """A tile scanned before its action space: ask which space (and payment) it was; the
     options are the ``take_space`` entries the rules accept now."""
@@ -266,8 +303,12 @@ def _space_first(
     options = tuple(a for key in keys for a in payment_actions(state, who, key))
     name = state.players[who].name
     return Prompt(
-        f"{name} scanned {what}: first say which action space {name} took and how it was "
-        "paid, then scan it again",
+        msg(
+            "{player} scanned {what}: first say which action space {player} took and how it was "
+            "paid, then scan it again",
+            player=name,
+            what=what,
+        ),
         who,
         options,
     )

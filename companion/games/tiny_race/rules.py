@@ -11,7 +11,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject
-from companion.core.messages import msg
+from companion.core.messages import msg, plural
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
@@ -42,8 +42,12 @@ class TinyRace:
     def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> TinyRaceState:
         if not self.min_players <= len(players) <= self.max_players:
             raise IllegalActionError(
-                f"{len(players)} players; Tiny Race takes {self.min_players}–{self.max_players}",
-                rule="player count",
+                plural("{n} player", "{n} players", "n", n=len(players)),
+                rule=msg(
+                    "Tiny Race is played by {lo} to {hi} players",
+                    lo=self.min_players,
+                    hi=self.max_players,
+                ),
             )
         opts = Field(dict(options), "options")
         opts.only("target")
@@ -57,21 +61,23 @@ class TinyRace:
     def apply(self, state: TinyRaceState, action: Action) -> TinyRaceState:
         if state.finished_by is not None:
             raise IllegalActionError(
-                "the race is over", rule="the first to reach the target ends the game"
+                msg("the race is over"), rule=msg("the first to reach the target ends the game")
             )
         if action.kind != "advance":
-            raise IllegalActionError(f"unknown action {action.kind!r}; Tiny Race knows 'advance'")
+            raise IllegalActionError(
+                msg("Tiny Race has no such move"), rule=msg("the only move is to advance")
+            )
         if action.player != state.turn:
             raise IllegalActionError(
-                f"player {action.player!r} moved, but it is {state.names[state.turn]}'s turn",
-                rule="players move in seat order",
+                msg("it is {player}'s turn", player=state.names[state.turn]),
+                rule=msg("players move in seat order"),
             )
         args = Field(dict(action.args), "args")
         args.only("steps")
         steps = args.get("steps").int()
         if not 1 <= steps <= MAX_STEPS:
             raise IllegalActionError(
-                f"advance by {steps}", rule="advance 1–3 spaces", section="Tiny Race rules"
+                msg("advancing by {n}", n=steps), rule=msg("advance 1–3 spaces")
             )
         positions = list(state.positions)
         positions[state.turn] = min(state.target, positions[state.turn] + steps)

@@ -44,6 +44,7 @@ from companion.games.trains_and_stations.data import (
     STATION_CAPACITIES,
     WITHDRAW_MIN,
 )
+from companion.games.trains_and_stations.names import BONUS_LABELS, building_name, face_name
 from companion.games.trains_and_stations.rules import GAME
 from companion.games.trains_and_stations.state import TSState
 
@@ -56,7 +57,6 @@ FACE_LABELS = {
     "locked": ("{n} locked train", "{n} locked trains"),
 }
 Args = dict[str, Any]
-BONUS_LABELS = {"vp": "1 VP", "special": "a special card", "die": "a bonus die"}
 MAX_ALLOCATIONS = 60
 """A short deck's share-outs offered (they are few at a real table)."""
 
@@ -237,9 +237,9 @@ def _resolve_builds(
         if not _ok(state, _resolve_action(p, chosen, 0, [])):
             continue
         below = _lazy_resolve(state, p, rest, chosen)
-        found.append(Choice(key, msg("{building} at {station}", building=msg(building, context="building"), station=label), p, children=below))  # fmt: skip
+        found.append(Choice(key, msg("{building} at {station}", building=building_name(building), station=label), p, children=below))  # fmt: skip
     if skip:
-        found.append(Choice("no-build", msg("Do not build this {building}", building=msg(building, context="building")), p, children=skip))  # fmt: skip
+        found.append(Choice("no-build", msg("Do not build this {building}", building=building_name(building)), p, children=skip))  # fmt: skip
     return tuple(found)
 
 
@@ -273,7 +273,7 @@ def _resolve_keep(state: TSState, p: int, builds: list[Args], coins: int) -> tup
         keep: list[str] = [] if face is None else [face]
         action = _resolve_action(p, builds, coins, keep)
         if _ok(state, action):
-            label = msg("Keep no die") if face is None else msg("Keep one {face} die", face=msg(face, context="die face"))  # fmt: skip
+            label = msg("Keep no die") if face is None else msg("Keep one {face} die", face=face_name(face))  # fmt: skip
             found.append(Choice(f"keep-{face or 'none'}", label, p, action))
     return tuple(found)
 
@@ -320,7 +320,7 @@ def _cities(state: TSState, p: int, cities: list[Args]) -> tuple[Choice, ...]:
             continue
         for bonus in CITY_BONUSES:
             chosen = [*cities, {"name": name, "bonus": bonus}]
-            label = msg("{city}, bonus {bonus}", city=name, bonus=msg(BONUS_LABELS[bonus]))
+            label = msg("{city}, bonus {bonus}", city=name, bonus=BONUS_LABELS[bonus])
             found.append(
                 Choice(f"c{index}-{bonus}", label, p, children=_lazy_cities(state, p, chosen))
             )
@@ -401,7 +401,7 @@ def _end_turn(state: TSState, p: int) -> tuple[Choice, ...]:
             action = Action("end_turn", p, args)
             if not _ok(state, action):
                 continue
-            label = msg("Upgrade the {building}", building=msg(building, context="building"))
+            label = msg("Upgrade the {building}", building=building_name(building))
             if hotel_to is not None:
                 label = msg("{what}, to {goods}", what=label, goods=msg(hotel_to, context="goods"))
             if printed is not None:

@@ -23,7 +23,7 @@ from companion.core.choices import Choice
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
-from companion.core.messages import msg
+from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.privacy import PrivateRefusalError
 from companion.core.problems import Problem
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
@@ -63,6 +63,30 @@ from companion.games.trains_and_stations.data import (
     WITHDRAW_MIN,
     goods_name,
 )
+from companion.games.trains_and_stations.names import (
+    S_BUILD,
+    S_BUILD_LEVEL,
+    S_BUILD_SPACE,
+    S_COLLECT,
+    S_DELIVERY,
+    S_END,
+    S_HOW,
+    S_INTRO,
+    S_KEEP,
+    S_MAJORITY,
+    S_PICKUP,
+    S_REROLL,
+    S_RESOLVE,
+    S_ROUND,
+    S_SPECULATION,
+    S_STEP5_SPECULATION,
+    S_STRIKE,
+    S_TASKS,
+    S_UPGRADE,
+    S_WITHDRAW,
+    building_name,
+    face_name,
+)
 from companion.games.trains_and_stations.scoring import (
     FinalHolding,
     final_sheet,
@@ -95,7 +119,35 @@ STRIKE_NOTE = (
 )
 
 
-def refuse(message: str, rule: str, section: str) -> IllegalActionError:
+KIND_WORDS: dict[str, Message] = {
+    "roll": msg("rolling the dice"),
+    "reroll": msg("rerolling"),
+    "withdraw": msg("taking all dice back"),
+    "resolve": msg("using the dice"),
+    "deliver": msg("delivering"),
+    "complete_task": msg("completing a task"),
+    "end the turn": msg("ending the turn"),
+    "end_turn": msg("ending the turn"),
+    "speculate": msg("speculating"),
+    "allocate_speculation": msg("sharing out the speculation's cards"),
+    "report_special_goods": msg("reporting special cards"),
+}
+"""A move's kind in words, for refusals."""
+
+PHASE_WORDS: dict[str, Message] = {
+    "gather": msg("collecting and rolling dice", context="turn step"),
+    "rolled": msg("using the rolled dice", context="turn step"),
+    "deliver": msg("delivery", context="turn step"),
+    "end": msg("end of the turn", context="turn step"),
+}
+"""The steps of a turn (state.PHASES) in words."""
+
+
+def kind_words(kind: str) -> Text:
+    return KIND_WORDS.get(kind, msg("this move"))
+
+
+def refuse(message: Text, rule: Text, section: Text) -> IllegalActionError:
     # the section as the rulebook titles it (Czech: the only rulebook of this game), no file name
     return IllegalActionError(message, rule=rule, section=section)
 
@@ -128,7 +180,13 @@ class TrainsAndStations:
         n = len(players)
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
             raise refuse(
-                f"{n} players", f"Trains & Stations takes {MIN_PLAYERS}–{MAX_PLAYERS}", "úvod"
+                plural("{n} player", "{n} players", "n", n=n),
+                msg(
+                    "Trains & Stations is played by {lo} to {hi} players",
+                    lo=MIN_PLAYERS,
+                    hi=MAX_PLAYERS,
+                ),
+                S_INTRO,
             )
         names = [p.name for p in players]
         if len(set(names)) != n or any(not name.strip() for name in names):
@@ -181,7 +239,7 @@ class TrainsAndStations:
     def apply(self, state: TSState, action: Action) -> TSState:
         if state.over and action.kind != "report_special_goods":
             raise refuse(
-                "the game is over", "the game ends before the conductor's turn", "Konec hry"
+                msg("the game is over"), msg("the game ends before the conductor's turn"), S_END
             )
         handlers = {
             "roll": self._roll,
@@ -197,20 +255,30 @@ class TrainsAndStations:
         }
         handler = handlers.get(action.kind)
         if handler is None:
-            raise IllegalActionError(
-                f"unknown action {action.kind!r}; Trains & Stations knows {', '.join(handlers)}"
+            raise refuse(
+                msg("Trains & Stations has no such move"),
+                msg("the moves are collecting, rolling and using dice, delivering and speculating"),
+                S_ROUND,
             )
         if action.player is None or not 0 <= action.player < len(state.players):
-            raise IllegalActionError(f"{action.kind}: no such player {action.player!r}")
+            raise refuse(
+                msg("the move names no player at the table"),
+                msg("every move belongs to a player at the table"),
+                S_HOW,
+            )
         if state.speculation is not None and action.kind not in (
             "speculate",
             "allocate_speculation",
             "report_special_goods",
         ):
             raise refuse(
-                f"{action.kind} while the {state.speculation.goods} speculation is open",
-                "every player answers the speculation before play goes on",
-                "Spekulace při vylepšování",
+                msg(
+                    "{what} while the speculation for {goods} is open",
+                    what=kind_words(action.kind),
+                    goods=goods_name(state.speculation.goods),
+                ),
+                msg("every player answers the speculation before play goes on"),
+                S_SPECULATION,
             )
         args = Field(thaw(action.args), "args")
         return handler(state, action.player, args)
@@ -218,16 +286,28 @@ class TrainsAndStations:
     def _active(self, state: TSState, player: int, kind: str, phases: tuple[str, ...]) -> None:
         if player != state.turn.player:
             raise refuse(
-                f"{state.players[player].name} cannot {kind}: it is "
-                f"{state.players[state.turn.player].name}'s turn",
-                "players take turns in order",
-                "Jak hrát",
+                msg(
+                    "{player}: {what} — it is {active}'s turn",
+                    player=state.players[player].name,
+                    what=kind_words(kind),
+                    active=state.players[state.turn.player].name,
+                ),
+                msg("players take turns in order"),
+                S_HOW,
             )
         if state.turn.phase not in phases:
             raise refuse(
-                f"{kind} during the {state.turn.phase!r} step",
-                f"{kind} comes in the {' or '.join(phases)} step",
-                "Přehled kola",
+                msg(
+                    "{what} is not possible now ({step})",
+                    what=kind_words(kind),
+                    step=PHASE_WORDS[state.turn.phase],
+                ),
+                msg(
+                    "{what} comes at this step of the turn: {steps}",
+                    what=kind_words(kind),
+                    steps=join_texts([PHASE_WORDS[ph] for ph in phases], ", "),
+                ),
+                S_ROUND,
             )
 
     # step 1 ---------------------------------------------------------------------------------
@@ -239,9 +319,18 @@ class TrainsAndStations:
         p = state.players[player]
         if p.dice_on_board < WITHDRAW_MIN:
             raise refuse(
-                f"{p.name} has {p.dice_on_board} dice on the board",
-                f"withdraw needs {WITHDRAW_MIN} or more of your dice on the board",
-                "Krok 1: Sběr kostek — Stažení kostek",
+                plural(
+                    "{player} has {n} die on the board",
+                    "{player} has {n} dice on the board",
+                    "n",
+                    player=p.name,
+                    n=p.dice_on_board,
+                ),
+                msg(
+                    "taking all dice back needs {n} or more of your dice on the board",
+                    n=WITHDRAW_MIN,
+                ),
+                S_WITHDRAW,
             )
         state = state.with_player(player, replace(p, dice_on_board=0))
         return replace(state, turn=replace(state.turn, phase="end"))
@@ -254,32 +343,43 @@ class TrainsAndStations:
         dice = tuple(f.str(FACES) for f in args.get("dice").list())
         bonus = tuple(f.str(FACES) for f in args.get("bonus", []).list())
         p = state.players[player]
-        section = "Krok 1: Sběr kostek"
+        section = S_COLLECT
         expected = min(ROLL_LIMIT, DICE_PER_PLAYER - p.dice_on_board)
         if len(dice) != expected:
             raise refuse(
-                f"{p.name} rolled {len(dice)} own dice; with {p.dice_on_board} on the board "
-                f"that is {expected}",
-                "take up to 5 of your dice not on the board (kept dice count first)",
+                msg(
+                    "{player} rolled {rolled} own dice; with {board} on the board that is "
+                    "{expected}",
+                    player=p.name,
+                    rolled=len(dice),
+                    board=p.dice_on_board,
+                    expected=expected,
+                ),
+                msg("take up to 5 of your dice not on the board (kept dice count first)"),
                 section,
             )
         if len(bonus) > p.bonus_dice:
             raise refuse(
-                f"{len(bonus)} bonus dice rolled, {p.name} holds {p.bonus_dice}",
-                "you roll only bonus dice you have won",
+                msg(
+                    "{rolled} bonus dice rolled, {player} holds {held}",
+                    rolled=len(bonus),
+                    player=p.name,
+                    held=p.bonus_dice,
+                ),
+                msg("you roll only bonus dice you have won"),
                 section,
             )
         needed = min(ROLL_LIMIT, expected + p.bonus_dice)
         if expected < ROLL_LIMIT and len(dice) + len(bonus) < needed:
             raise refuse(
-                f"{len(dice)} own + {len(bonus)} bonus dice",
-                "with fewer than 5 own dice, take bonus dice to play at least 5",
+                msg("{own} own + {bonus} bonus dice", own=len(dice), bonus=len(bonus)),
+                msg("with fewer than 5 own dice, take bonus dice to play at least 5"),
                 section,
             )
         if state.bonus_supply == 0 and len(bonus) != p.bonus_dice:
             raise refuse(
-                f"{len(bonus)} of {p.bonus_dice} bonus dice rolled",
-                "when the common bonus dice supply is empty, roll all your bonus dice",
+                msg("{rolled} of {held} bonus dice rolled", rolled=len(bonus), held=p.bonus_dice),
+                msg("when the common bonus dice supply is empty, roll all your bonus dice"),
                 section,
             )
         state = state.with_player(player, replace(p, dice_kept=()))
@@ -291,28 +391,36 @@ class TrainsAndStations:
         strike."""
         self._active(state, player, "reroll", ("rolled",))
         args.only("dice", "bonus")
-        section = "Krok 2: Hod kostkami — Přehazování"
+        section = S_REROLL
         p = state.players[player]
         t = state.turn
         if t.struck:
-            raise refuse("no reroll after a strike", "a strike ends rerolling", "Krok 2 — Stávka!")
+            raise refuse(msg("no reroll after a strike"), msg("a strike ends rerolling"), S_STRIKE)
         if p.coins < REROLL_COST:
-            raise refuse(f"{p.name} has no coin", "a reroll costs 1 coin", section)
+            raise refuse(
+                msg("{player} has no coin", player=p.name), msg("a reroll costs 1 coin"), section
+            )
         dice = tuple(f.str(FACES) for f in args.get("dice").list())
         bonus = tuple(f.str(FACES) for f in args.get("bonus", list(t.bonus)).list())
         if len(dice) != len(t.dice) or len(bonus) != len(t.bonus):
             raise refuse(
-                f"{len(dice)}+{len(bonus)} dice after the reroll, {len(t.dice)}+{len(t.bonus)} "
-                "before",
-                "a reroll changes faces, not the number of dice",
+                msg(
+                    "{after} dice after the reroll, {before} before",
+                    after=f"{len(dice)}+{len(bonus)}",
+                    before=f"{len(t.dice)}+{len(t.bonus)}",
+                ),
+                msg("a reroll changes faces, not the number of dice"),
                 section,
             )
-        for before, after, what in ((t.dice, dice, "own"), (t.bonus, bonus, "bonus")):
+        for before, after in ((t.dice, dice), (t.bonus, bonus)):
             if after.count("locked") < before.count("locked"):
                 raise refuse(
-                    f"{what} locked trains went from {before.count('locked')} to "
-                    f"{after.count('locked')}",
-                    "locked trains cannot be rerolled",
+                    msg(
+                        "locked trains went from {before} to {after}",
+                        before=before.count("locked"),
+                        after=after.count("locked"),
+                    ),
+                    msg("locked trains cannot be rerolled"),
                     section,
                 )
         state = state.with_player(player, replace(p, coins=p.coins - REROLL_COST))
@@ -337,7 +445,7 @@ class TrainsAndStations:
         kept; rolled bonus dice go back to the supply."""
         self._active(state, player, "resolve", ("rolled",))
         args.only("build", "coins", "keep")
-        section = "Krok 3: Vyhodnocení kostek"
+        section = S_RESOLVE
         t = state.turn
         p = state.players[player]
         own = Counter(t.dice)
@@ -350,15 +458,25 @@ class TrainsAndStations:
         for face in KEEPABLE_FACES:
             if kept[face] > own[face]:
                 raise refuse(
-                    f"keep {kept[face]} {face} dice, {own[face]} of your own show it",
-                    "only your own building or coin dice can be kept, never bonus dice",
-                    f"{section} — Schovávání kostek",
+                    msg(
+                        "keeping {n} dice showing “{face}”, {own} of your own show it",
+                        n=kept[face],
+                        face=face_name(face),
+                        own=own[face],
+                    ),
+                    msg("only your own building or coin dice can be kept, never bonus dice"),
+                    S_KEEP,
                 )
             used = kept[face] + (cashed if face == "coin" else SET_SIZE * wanted[face])
             if used > own[face] + bonus[face]:
                 raise refuse(
-                    f"{used} {face} dice used, {own[face] + bonus[face]} rolled",
-                    "each die is used once: a set of 3 builds, a coin die pays 2 coins",
+                    msg(
+                        "{used} dice showing “{face}” used, {rolled} rolled",
+                        used=used,
+                        face=face_name(face),
+                        rolled=own[face] + bonus[face],
+                    ),
+                    msg("each die is used once: a set of 3 builds, a coin die pays 2 coins"),
                     section,
                 )
         # Trains (mandatory): every own and bonus train / locked train goes on the board.
@@ -391,7 +509,7 @@ class TrainsAndStations:
         """Rulebook, Stavba budov: Místo (2 or 3 spaces per station) and Úroveň (no second building
         anywhere until every station has one; no third until every station has two)."""
         field.only("building", "station", "capacity")
-        section = "Krok 3: Vyhodnocení kostek — Stavba budov"
+        section = S_BUILD
         building = field.get("building").str(BUILDINGS)
         name = field.get("station").str()
         if not name.strip():
@@ -399,8 +517,12 @@ class TrainsAndStations:
         p = state.players[player]
         if p.buildings(building) < 1:
             raise refuse(
-                f"{p.name} has no {building} left",
-                "with no matching building in your supply you get nothing",
+                msg(
+                    "{player} has no {building} left",
+                    player=p.name,
+                    building=building_name(building),
+                ),
+                msg("with no matching building in your supply you get nothing"),
                 section,
             )
         station = state.station(name)
@@ -414,8 +536,10 @@ class TrainsAndStations:
             count = state.options.station_count
             if count is not None and len(state.stations) >= count:
                 raise refuse(
-                    f"{name!r} would be station {len(state.stations) + 1}",
-                    f"the board has {count} stations (option station_count)",
+                    msg(
+                        "“{station}” would be station {n}", station=name, n=len(state.stations) + 1
+                    ),
+                    msg("the board has {count} stations", count=count),
                     section,
                 )
             station = Station(name, capacity, ())
@@ -424,27 +548,41 @@ class TrainsAndStations:
         level = len(station.buildings)
         if level >= station.capacity:
             raise refuse(
-                f"{name} is full ({station.capacity} buildings)",
-                "a station holds no more buildings than its spaces",
-                f"{section} — Místo",
+                msg("{station} is full ({n} buildings)", station=name, n=station.capacity),
+                msg("a station holds no more buildings than its spaces"),
+                S_BUILD_SPACE,
             )
         if level > 0:
             behind = [s.name for s in state.stations if len(s.buildings) < level]
             if behind:
                 raise refuse(
-                    f"building number {level + 1} at {name} while {', '.join(behind)} "
-                    f"{'has' if len(behind) == 1 else 'have'} fewer than {level}",
-                    "build evenly: no station gets another building until every station has "
-                    "as many",
-                    f"{section} — Úroveň",
+                    msg(
+                        "building number {number} at {station} while these stations have fewer "
+                        "than {level}: {behind}",
+                        number=level + 1,
+                        station=name,
+                        level=level,
+                        behind=", ".join(behind),
+                    ),
+                    msg(
+                        "build evenly: no station gets another building until every station has "
+                        "as many"
+                    ),
+                    S_BUILD_LEVEL,
                 )
             count = state.options.station_count
             if count is not None and len(state.stations) < count:
                 raise refuse(
-                    f"building number {level + 1} at {name}: only {len(state.stations)} of "
-                    f"{count} stations have a building",
-                    "build evenly: every station needs a building before any gets a second",
-                    f"{section} — Úroveň",
+                    msg(
+                        "building number {number} at {station}: only {built} of {count} stations "
+                        "have a building",
+                        number=level + 1,
+                        station=name,
+                        built=len(state.stations),
+                        count=count,
+                    ),
+                    msg("build evenly: every station needs a building before any gets a second"),
+                    S_BUILD_LEVEL,
                 )
         built = replace(station, buildings=(*station.buildings, (player, building)))
         stations = tuple(built if s.name == name else s for s in state.stations)
@@ -469,7 +607,7 @@ class TrainsAndStations:
         bonuses, each player's dice on the completed route, the bonus dice on it."""
         self._active(state, player, "deliver", ("deliver",))
         args.only("cities", "dice", "bonus_dice", "majority", "goods_order")
-        section = "Krok 4: Doručení!"
+        section = S_DELIVERY
         n = len(state.players)
         cities: list[tuple[str, str]] = []
         for c in args.get("cities").list():
@@ -506,9 +644,12 @@ class TrainsAndStations:
             else:
                 name = state.players[player].name
                 raise refuse(
-                    f"{name} has no train die placed this turn on this route (each one fills "
-                    "one route): no route was filled this turn",
-                    "a delivery happens when the active player's placement fills a route",
+                    msg(
+                        "{player} has no train die placed this turn on this route (each one fills "
+                        "one route): no route was filled this turn",
+                        player=name,
+                    ),
+                    msg("a delivery happens when the active player's placement fills a route"),
                     section,
                 )
 
@@ -530,9 +671,13 @@ class TrainsAndStations:
         elif tied:
             if majority_f.value is None:
                 raise refuse(
-                    f"{', '.join(state.players[i].name for i in tied)} tie with {most} trains",
-                    "the active player decides who wins the majority bonus (give majority)",
-                    f"{section} — Bonus za převahu",
+                    msg(
+                        "{players} tie with {n} trains",
+                        players=", ".join(state.players[i].name for i in tied),
+                        n=most,
+                    ),
+                    msg("the active player decides who wins the majority bonus"),
+                    S_MAJORITY,
                 )
             winner = majority_f.int(lo=0, hi=n - 1)
             if winner not in tied:
@@ -594,9 +739,12 @@ class TrainsAndStations:
         if order_f.value is None:
             if short:
                 raise refuse(
-                    f"{', '.join(short)}: more claims than cards left",
-                    "the active player decides who is paid first (give goods_order)",
-                    "Krok 4: Doručení! — Vyzvednutí zboží",
+                    msg(
+                        "{goods}: more claims than cards left",
+                        goods=join_texts([goods_name(g) for g in short], ", "),
+                    ),
+                    msg("the active player decides who is paid first"),
+                    S_PICKUP,
                 )
             order = [(state.turn.player + k) % n for k in range(n)]
         else:
@@ -621,36 +769,36 @@ class TrainsAndStations:
         laid face up (worth its printed value at the end); no dice needed on the route; one
         card per pair and turn; a forgotten task waits for another delivery."""
         args.only("cities", "points")
-        section = "Krok 4: Doručení! — Ukončení úkolů"
+        section = S_TASKS
         t = state.turn
         if t.phase != "deliver" or not t.deliveries:
             raise refuse(
-                "no delivery this turn yet",
-                "a task card is completed right after the delivery that joins its cities",
+                msg("no delivery this turn yet"),
+                msg("a task card is completed right after the delivery that joins its cities"),
                 section,
             )
         a, b = (c.str() for c in args.get("cities").list())
         points = args.get("points").int(lo=1)
         if not _connected(t.deliveries, a, b):
             raise refuse(
-                f"{a} and {b} are not joined by this turn's deliveries",
-                "the two cities on the card must be newly joined",
+                msg("{a} and {b} are not joined by this turn's deliveries", a=a, b=b),
+                msg("the two cities on the card must be newly joined"),
                 section,
             )
         p = state.players[player]
         if p.special_cards - len(p.special_goods) < 1:
             # reads the player's face-down special cards ("Veřejná informace"): told only to them
             raise PrivateRefusalError(
-                f"{p.name} holds no special card that could be a task",
+                msg("{player} holds no special card that could be a task", player=p.name),
                 player,
-                rule="a task card is one of your special cards",
+                rule=msg("a task card is one of your special cards"),
                 section=section,
             )
         key = _pair_key((a, b))
         if any(who == player and _pair_key(pair) == key for who, pair in t.tasks_done):
             raise refuse(
-                f"{p.name} already completed {a}–{b} this turn",
-                "with two identical task cards only one is laid per delivery",
+                msg("{player} already completed {a}–{b} this turn", player=p.name, a=a, b=b),
+                msg("with two identical task cards only one is laid per delivery"),
                 section,
             )
         p = replace(p, special_cards=p.special_cards - 1, tasks=(*p.tasks, Task((a, b), points)))
@@ -682,7 +830,7 @@ class TrainsAndStations:
         picks which) is upgraded; the others wait for the end of the next turn."""
         self._active(state, player, "end the turn", ("deliver", "end"))
         args.only("upgrade", "hotel_to", "printed_next")
-        section = "Krok 5: Vyčerpání zboží a vylepšování"
+        section = S_UPGRADE
         exhausted = [
             b for b in BUILDINGS if (g := state.deck(b)) is not None and state.left(g) == 0
         ]
@@ -694,8 +842,11 @@ class TrainsAndStations:
         if up_f.value is None:
             if len(exhausted) > 1:
                 raise refuse(
-                    f"{', '.join(exhausted)} decks are exhausted",
-                    "the active player picks one to upgrade (give upgrade)",
+                    msg(
+                        "the goods of several buildings ran out: {buildings}",
+                        buildings=join_texts([building_name(b) for b in exhausted], ", "),
+                    ),
+                    msg("the active player picks one to upgrade"),
                     section,
                 )
             building = exhausted[0]
@@ -711,7 +862,7 @@ class TrainsAndStations:
         """The next goods of the scheme under the building; a level already used elsewhere is
         skipped; the hotel's second level is the active player's choice of silver or food;
         after gold, nothing."""
-        section = "Krok 5: Vyčerpání zboží a vylepšování"
+        section = S_UPGRADE
         current = state.deck(building)
         used = set(state.goods_in_play)
         options = state.options
@@ -725,8 +876,8 @@ class TrainsAndStations:
                 printed = None if printed_f.value is None else printed_f.str(SECOND_LEVEL_GOODS)
                 if options.mine_next is None and printed is None:
                     raise refuse(
-                        "the mine's next goods is printed on the board, not in the rulebook",
-                        "report it once (printed_next: silver or food)",
+                        msg("the mine's next goods is printed on the board, not in the rulebook"),
+                        msg("say it once: silver or food"),
                         section,
                     )
                 if options.mine_next is not None and printed not in (None, options.mine_next):
@@ -741,8 +892,8 @@ class TrainsAndStations:
             if building == "hotel" and free:
                 if hotel_f.value is None and len(free) > 1:
                     raise refuse(
-                        "the hotel upgrades to silver or food",
-                        "the active player chooses (give hotel_to)",
+                        msg("the hotel upgrades to silver or food"),
+                        msg("the active player chooses"),
                         section,
                     )
                 new: str | None = free[0] if hotel_f.value is None else hotel_f.str(tuple(free))
@@ -775,13 +926,15 @@ class TrainsAndStations:
         """Rulebook, Spekulace při vylepšování: every player secretly trades goods 2 for 1 of the new
         goods (a two-goods special card counts as 2); traded cards leave the game."""
         spec = state.speculation
-        section = "Krok 5 — Spekulace při vylepšování"
+        section = S_STEP5_SPECULATION
         if spec is None:
-            raise refuse("no speculation is open", "speculation follows a new goods deck", section)
+            raise refuse(
+                msg("no speculation is open"), msg("speculation follows a new goods deck"), section
+            )
         if spec.offers[player] is not None:
             raise refuse(
-                f"{state.players[player].name} has already answered",
-                "each player trades once, secretly and at the same time",
+                msg("{player} has already answered", player=state.players[player].name),
+                msg("each player trades once, secretly and at the same time"),
                 section,
             )
         args.only("goods", "special_goods")
@@ -821,25 +974,25 @@ class TrainsAndStations:
         """Rulebook, Spekulace při vylepšování: with too few cards the active player shares them out;
         everyone left without gets 1 VP per 2 cards traded."""
         spec = state.speculation
-        section = "Krok 5 — Spekulace při vylepšování"
+        section = S_STEP5_SPECULATION
         if spec is None or any(o is None for o in spec.offers):
             raise refuse(
-                "the speculation is not waiting for an allocation",
-                "allocation comes after every player has answered",
+                msg("the speculation is not waiting for an allocation"),
+                msg("allocation comes after every player has answered"),
                 section,
             )
         if player != state.turn.player:
             raise refuse(
-                f"{state.players[player].name} is not the active player",
-                "the active player decides who gets the short cards",
+                msg("{player} is not the active player", player=state.players[player].name),
+                msg("the active player decides who gets the short cards"),
                 section,
             )
         wanted = [o.cards // 2 for o in spec.offers if o is not None]
         left = state.left(spec.goods)
         if sum(wanted) <= left:
             raise refuse(
-                "there are enough cards for everyone",
-                "allocation is only for a short deck",
+                msg("there are enough cards for everyone"),
+                msg("allocation is only for a short deck"),
                 section,
             )
         args.only("cards")

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from companion.core.messages import msg, plural
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
 from companion.games.trains_and_stations.data import (
@@ -23,6 +24,7 @@ from companion.games.trains_and_stations.data import (
     NAME,
     SPECIAL_CARDS,
     TOP_GOODS,
+    goods_name,
 )
 
 SECTION = "Bodování"
@@ -69,20 +71,27 @@ def final_sheet(holdings: Sequence[FinalHolding], notes: tuple[str, ...] = ()) -
     for good in GOODS:
         holders = monopoly_holders(holdings, good)
         for i in holders:
-            shared = f", tied with {len(holders) - 1} other(s)" if len(holders) > 1 else ""
-            monopoly_lines[i].append(
-                ScoreLine(
-                    "monopolies",
-                    MONOPOLY_BONUS[good],
-                    f"{good}: most cards ({holdings[i].count(good)}){shared}",
+            note = (
+                plural(
+                    "{goods}: most cards ({n}), tied with {others} other",
+                    "{goods}: most cards ({n}), tied with {others} others",
+                    "others",
+                    goods=goods_name(good),
+                    n=holdings[i].count(good),
+                    others=len(holders) - 1,
+                )
+                if len(holders) > 1
+                else msg(
+                    "{goods}: most cards ({n})", goods=goods_name(good), n=holdings[i].count(good)
                 )
             )
+            monopoly_lines[i].append(ScoreLine("monopolies", MONOPOLY_BONUS[good], note))
     players = []
     for h, mono in zip(holdings, monopoly_lines, strict=True):
         lines = [
-            ScoreLine("vp", h.vp, "VP cards"),
-            ScoreLine("tasks", h.task_points, "completed task cards"),
-            *(mono or [ScoreLine("monopolies", 0, "no monopoly")]),
+            ScoreLine("vp", h.vp, msg("VP cards")),
+            ScoreLine("tasks", h.task_points, msg("completed task cards")),
+            *(mono or [ScoreLine("monopolies", 0, msg("no monopoly"))]),
         ]
         players.append(PlayerScore(h.name, tuple(lines)))
     winners = highest(

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from companion.core import Action, PlayerSpec, Prompt, UnknownComponentError
+from companion.core.messages import render_text
 from companion.games.russian_railroads import GAME
 from tests.games.russian_railroads.helpers import act, board_of, new_game, with_board
 
@@ -32,7 +33,9 @@ def test_an_engineer_scan_hires_when_the_owner_set_its_number_else_asks() -> Non
     s = new_game(board={"engineer_number_two_black": 12})
     # before the hiring space is taken, the scan asks for it (a turn is one action space)
     first = GAME.interpret(s, 0, "engineer:two_black")
-    assert isinstance(first, Prompt) and "first say which action space" in first.question
+    assert isinstance(first, Prompt) and "first say which action space" in render_text(
+        first.question
+    )
     assert first.options == (
         Action("take_space", 0, {"space": "hire_engineer", "workers": 0, "temporary": 0,
                                  "coins": 1}),
@@ -42,7 +45,7 @@ def test_an_engineer_scan_hires_when_the_owner_set_its_number_else_asks() -> Non
     assert result == Action("hire_engineer", 0, {"number": 12, "ability": "two_black"})
     assert board_of(GAME.apply(s, result), 0).engineers[0].number == 12
     ask = GAME.interpret(s, 0, "engineer:grey_brown")
-    assert isinstance(ask, Prompt) and "which number" in ask.question
+    assert isinstance(ask, Prompt) and "which number" in render_text(ask.question)
 
 
 def test_a_locomotive_tile_scan_offers_every_legal_placement_and_the_factory() -> None:

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from companion.core import IllegalActionError, SnapshotError
+from companion.core.i18n import translations
 from companion.core.privacy import PrivateRefusalError
 from companion.games.trains_and_stations import TSState
 from companion.games.trains_and_stations.state import Station
@@ -169,7 +170,7 @@ def test_a_delivery_needs_a_route_filled_by_this_turns_placement() -> None:
     assert ben.turn.placed == (0, 0)
     with pytest.raises(IllegalActionError, match="no route was filled this turn") as refused:
         act(ben, "deliver", 1, cities=denver_omaha, dice=[1, 0, 0])
-    assert "Krok 4: Doručení!" in str(refused.value)
+    assert "Krok 4: Doručení!" in refused.value.render(translations("cs"))  # the Czech rulebook
     # Cat places one train: a route without it on was not filled by her; with it, it was
     cat = act(act(ben, "end_turn", 1), "roll", 2, dice=["train", "coin", "coin", "mine", "mine"])
     cat = act(cat, "resolve", 2, coins=2)

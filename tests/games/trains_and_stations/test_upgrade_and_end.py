@@ -54,7 +54,7 @@ def test_the_ranch_upgrades_to_food() -> None:
 
 def test_the_active_player_chooses_silver_or_food_for_the_hotel() -> None:
     state = exhausted(erik_sara_bohous(), "workers")
-    with pytest.raises(IllegalActionError, match="give hotel_to"):
+    with pytest.raises(IllegalActionError, match="the active player chooses"):
         act(state, "end_turn", 0)
     assert act(state, "end_turn", 0, hotel_to="silver").deck("hotel") == "silver"
     with pytest.raises(SnapshotError, match=r"args\.hotel_to: 'gold' is not one of food, silver"):
