@@ -539,6 +539,13 @@ def classify_card(
         # Coloured pixels were found, yet the nearest class has no colour (a dark violet or a
         # thin coloured line that the palette puts nearer black or white): unsure, not wrong.
         confidence = min(confidence, 0.5 * unsure_below)
+    if share >= _MIN_COLOURED_SHARE and confidence < unsure_below:
+        # Clearly coloured pixels, yet far from every class: another printing (Set's dark
+        # violet, a pale red). Its hue still tells the colour when one class's hue is clearly
+        # the nearest; otherwise it stays unsure.
+        by_hue = palette.classify_by_hue(features)
+        if by_hue is not None and by_hue[1] >= unsure_below:
+            guess, confidence = by_hue
     x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
     return TrainCard(
         colour=guess if confidence >= unsure_below else UNSURE,

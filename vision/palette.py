@@ -62,6 +62,13 @@ _LOCOMOTIVE_SPREAD: Final[tuple[float, float, float, float]] = (0.35, 0.35, 0.35
 CALIBRATION_FORMAT: Final = 1
 _SATURATED: Final = 0.2  # a class whose centre has this chroma or more has a hue
 _EXCESS_KEPT: Final = 0.3  # share of a card's extra saturation (beyond its class) still counted
+# Reading by hue alone (Palette.classify_by_hue): at least this chroma, at most this spread of
+# hues, within this many degrees of a class's hue; the confidence grows by 0.5 per this many
+# degrees the next class's hue is farther.
+_HUE_MIN_CHROMA: Final = 0.15
+_HUE_MAX_SPREAD: Final = 0.1
+_HUE_MAX_OFF: Final = 45.0
+_HUE_MARGIN_SCALE: Final = 40.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +115,28 @@ class Palette:
         share = 1.0 / sum(weights)
         outlier = math.exp(-0.5 * max(0.0, best_d - 3.0) ** 2)
         return best, share * outlier
+
+    def classify_by_hue(self, features: Sequence[float]) -> tuple[str, float] | None:
+        """For a card whose coloured pixels are clearly coloured but far from every class (a
+        printing darker, lighter or more saturated than the palette's: Set's dark violet, a
+        pale red): the class whose hue is nearest, with a confidence from how much nearer it
+        is than the next hue. None when the card is not clearly one hue (too little chroma,
+        several hues like the locomotive) or no class hue is near."""
+        _, red_green, yellow_blue, multicolour = (float(v) for v in features[:4])
+        if math.hypot(red_green, yellow_blue) < _HUE_MIN_CHROMA or multicolour > _HUE_MAX_SPREAD:
+            return None
+        hue = math.degrees(math.atan2(yellow_blue, red_green))
+        ranked = []
+        for cls in self.classes:
+            if cls.name == LOCOMOTIVE or math.hypot(cls.centre[1], cls.centre[2]) <= _SATURATED:
+                continue
+            centre = math.degrees(math.atan2(cls.centre[2], cls.centre[1]))
+            ranked.append((abs((hue - centre + 180.0) % 360.0 - 180.0), cls.name))
+        ranked.sort()
+        if len(ranked) < 2 or ranked[0][0] > _HUE_MAX_OFF:
+            return None
+        margin = ranked[1][0] - ranked[0][0]
+        return ranked[0][1], min(1.0, 0.5 + margin / _HUE_MARGIN_SCALE)
 
 
 def _nominal_features(rgb: tuple[int, int, int]) -> tuple[float, float, float, float]:

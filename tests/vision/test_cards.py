@@ -256,3 +256,25 @@ def test_a_lilac_purple_printing_is_not_read_as_white() -> None:
     purple, white = read_train_cards(scene.image)
     assert purple.colour in ("purple", UNSURE)
     assert white.colour == "white"
+
+
+@pytest.mark.parametrize("background", ["dark", "wood"])
+def test_another_printings_dark_violet_and_pale_red_are_read_by_their_hue(background: str) -> None:
+    """Issue 19: a printing far from the palette in lightness or saturation (Set's dark violet,
+    a pale red on a real photo) was "unsure"; its hue still tells the colour when one class's
+    hue is clearly nearest. Half-way hues stay unsure (the red/orange card above)."""
+    inks = (("purple", (88, 38, 118)), ("red", (236, 128, 120)))
+    scene = render_scene(
+        SceneSpec(
+            width=1280,
+            height=720,
+            background=background,  # type: ignore[arg-type]
+            cards=("purple", "red", "green"),
+            inks=inks,
+            layout="row",
+        )
+    )
+    reads = [
+        read.colour if read else None for _, read in _matches(scene, read_train_cards(scene.image))
+    ]
+    assert reads == ["purple", "red", "green"], reads
