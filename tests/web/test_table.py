@@ -85,7 +85,7 @@ def test_refusals_and_bad_fields_are_messages_not_errors(service: Trackside) -> 
     page = post(client, "prompt", option="0")
     assert "Not sent — option: there is no question to answer now" in page
     page = post(client, "action", kind="fly", args="{}")
-    assert "Refused: unknown action &#39;fly&#39;; Tiny Race knows &#39;advance&#39;" in page
+    assert "Refused: Tiny Race has no such move — rule: the only move is to advance" in page
     page = post(client, "action", kind="advance", player="1", args='{"steps": 1}')
     assert "Refused: " in page and "seat order" in page
     assert service.app.test_client().get("/history/99").status_code == 404

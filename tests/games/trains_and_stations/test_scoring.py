@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from companion.core import SnapshotError
+from companion.core.messages import render_text
 from companion.games import find_game
 
 GAME = find_game("trains-and-stations")
@@ -92,7 +93,7 @@ def test_nobody_gets_a_monopoly_on_goods_nobody_holds() -> None:
     sheet = GAME.score_snapshot(snapshot(player("A", 4), player("B", 3), player("C", 2)))
     assert sheet.totals == (4, 3, 2)
     assert all(sheet.player(n).points("monopolies") == 0 for n in "ABC")
-    assert sheet.player("A").lines[-1].note == "no monopoly"
+    assert render_text(sheet.player("A").lines[-1].note) == "no monopoly"
 
 
 def test_a_two_goods_special_card_counts_one_of_each_and_ties_the_speculation_example() -> None:
