@@ -46,15 +46,20 @@ def translations(language: str) -> gettext.NullTranslations:
     language = normalise(language) or DEFAULT_LANGUAGE
     if language not in LANGUAGES:
         language = DEFAULT_LANGUAGE
-    chain: gettext.NullTranslations | None = None
+    merged: gettext.GNUTranslations | None = None
     for mo in sorted(LOCALE_DIR.glob(f"{language}/LC_MESSAGES/*.mo")):
         with mo.open("rb") as fp:
             catalogue = gettext.GNUTranslations(fp)
-        if chain is None:
-            chain = catalogue
-        else:
-            chain.add_fallback(catalogue)
-    return chain if chain is not None else gettext.NullTranslations()
+        if merged is None:
+            merged = catalogue
+            continue
+        # One dictionary for the language, not a chain of fallbacks: a lookup is one dict get
+        # instead of one per catalogue (a Russian Railroads snapshot renders ~1,500 messages per
+        # update). The first catalogue with a message keeps it, as the chain did; every
+        # catalogue of a language has the same Plural-Forms (scripts/i18n.py writes them).
+        for key, text in catalogue._catalog.items():  # type: ignore[attr-defined]
+            merged._catalog.setdefault(key, text)  # type: ignore[attr-defined]
+    return merged if merged is not None else gettext.NullTranslations()
 
 
 def normalise(tag: str | None) -> str:
