@@ -13,36 +13,11 @@ from typing import Final
 
 SEED: Final = "seed 002_e58c145965ae6a12.txt"
 """Where every rule of this package is written (for developers; players read the section
-titles below, as the rulebook heads them, never this file name)."""
-
-# -- sections of the rulebook, as headed in the seed (for citations in refusals) ------------
-SETUP: Final = "PŘÍPRAVA HRY (PRO 3–5 HRÁČŮ)"
-PLAY: Final = "PRŮBĚH HRY"
-TAKE_SHARE: Final = "Pořízení akcie"
-EXHAUSTION: Final = "Vyčerpání nabídky akcií"
-BUILD: Final = "Stavba trati"
-GAME_END: Final = "KONEC HRY"
-FINAL_SCORING: Final = "ZÁVĚREČNÉ BODOVÁNÍ"
-SOLO_SETUP: Final = "SÓLOVÁ HRA — Příprava sólové hry"
-AUTOMA_TURN: Final = "Tah Mašinfíry v sólové hře"
-SOLO_END: Final = "Konec sólové hry"
-SOLO_SCORING: Final = "Závěrečné bodování sólové hry"
-SOLO_LEVELS: Final = "Nastavení obtížnosti sólové hry"
-TWO_AUTOMA: Final = "HRA PRO 2 HRÁČE (s Mašinfírou)"
-TWO_EXPERIENCED: Final = "HRA PRO 2 ZKUŠENÉ HRÁČE (bez Mašinfíry)"
-GOLDEN_SPIKE: Final = "Mapa USA: Varianta hry Zlatý hřeb"
-HARBOURS: Final = "Mapa Evropy: Varianta hry Přístavy"
+titles, as the rulebook heads them (mini_express/names.py), never this file name)."""
 
 # -- companies -------------------------------------------------------------------------------
 COMPANIES: Final = ("leather", "lumber", "steel", "cotton")
 """Company ids in the contract's order (``shared/contracts/mini-express.md``)."""
-
-COMPANY_NAMES: Final = {
-    "leather": "Leather (Kožedělná, orange)",
-    "lumber": "Lumber (Dřevařská, brown)",
-    "steel": "Steel (Ocelářská, grey)",
-    "cotton": "Cotton (Bavlněná, white)",
-}
 
 POINTER_ORDER: Final = ("lumber", "steel", "leather", "cotton")
 """The order the automa's company pointer walks, as printed on the asset board:

@@ -335,44 +335,6 @@ def parse_grant(text: str) -> Grant:
     return Grant(kind, (), count, up_to)
 
 
-def grant_text(grant: str) -> str:
-    """Plain words for a grant ("3 black steps", "a locomotive or a factory")."""
-    g = parse_grant(grant)
-    upto = "up to " if g.up_to else ""
-    match g.kind:
-        case "steps":
-            colours = "any rails" if len(g.colours) == len(COLOURS) else " or ".join(g.colours)
-            noun = "step" if g.count == 1 else "steps"
-            if len(g.colours) == len(COLOURS):
-                return f"{upto}{g.count} {noun} with any rails"
-            return f"{upto}{g.count} {colours} {noun}"
-        case "locomotive":
-            return "a locomotive"
-        case "factory":
-            return "a factory"
-        case "locomotive_or_factory":
-            return "a locomotive or a factory"
-        case "industry":
-            return f"industry {upto}+{g.count}"
-        case "hire":
-            return "hire the engineer"
-        case "repeat":
-            return "repeat a one-worker action used this round"
-        case "four_repeat":
-            return "one of the card's three actions again"
-        case "doublers":
-            return "a doubler" if g.count == 1 else f"{g.count} doublers"
-        case "coins":
-            return f"{g.count} coins"
-        case "temporary":
-            return "2 temporary workers"
-        case "points":
-            return f"{g.count} points"
-        case "turn_order":
-            return f"turn order space {g.count}"
-    return grant
-
-
 def engineer_space_key(ability: str) -> str:
     return f"engineer_{ability}"
 
