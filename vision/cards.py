@@ -325,6 +325,7 @@ class _Taken:
     def __init__(self) -> None:
         self.quads: list[Quad] = []
         self._places: list[tuple[float, float, float]] = []  # centre x, centre y, shortest side
+        self._areas: list[float] = []
 
     @staticmethod
     def _place(quad: Quad) -> tuple[float, float, float]:
@@ -335,6 +336,19 @@ class _Taken:
     def add(self, quad: Quad) -> None:
         self.quads.append(quad)
         self._places.append(self._place(quad))
+        self._areas.append(float(cv2.contourArea(quad)))
+
+    def holds(self, contour: npt.NDArray[np.int32], area: float) -> bool:
+        """Whether an outline is a card already taken, judged before any work on it: its box
+        is centred on that card and it is not much larger (an outline holding two or more
+        cards, a row of them, is at least twice a card). Each card shows in both white levels
+        and in the edges: without this, every copy cost a candidate's full examination."""
+        x, y, w, h = cv2.boundingRect(contour)
+        cx, cy = x + w / 2.0, y + h / 2.0
+        return any(
+            math.hypot(px - cx, py - cy) < 0.5 * side and area <= 1.5 * card
+            for (px, py, side), card in zip(self._places, self._areas, strict=True)
+        )
 
     def overlaps(self, quad: Quad) -> bool:
         """Whether ``quad`` is a card already taken: centres closer than half the shorter side
@@ -386,6 +400,9 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         for found_contour in contours:
             contour = np.asarray(found_contour, np.int32)
+            area = cv2.contourArea(contour)
+            if area < min_area or taken.holds(contour, area):
+                continue
             got, reason = _candidate(contour, min_area, max_area)
             if got is None:
                 if reason is not None:
