@@ -87,7 +87,7 @@ def _aspect(quad: Quad) -> float:
     return (sides[1] + sides[3]) / max(sides[0] + sides[2], 1e-6)
 
 
-Line = tuple[float, float, float, float]  # a point (x, y) and a unit direction (dx, dy)
+Lines = npt.NDArray[np.float64]  # (4, 4): per side a point (x, y) and a unit direction (dx, dy)
 
 
 # Finding-scale pixels: a sample this far off the first fit is a stray step (a shadow, ink); at
@@ -95,68 +95,101 @@ Line = tuple[float, float, float, float]  # a point (x, y) and a unit direction 
 _OUTLIER_PX: Final = 4.0
 
 
-def _line_through(points: npt.NDArray[np.float32]) -> Line:
-    """The line through a side's edge samples, robust to a stray one: a least-squares fit, then
-    again without the samples more than ``_OUTLIER_PX`` off it. OpenCV's Huber fit did the same
-    job at 50 µs a line, four lines a card; least squares takes 2 µs."""
-    vx, vy, x0, y0 = cv2.fitLine(points, cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1).tolist()
-    off = np.abs((points[:, 0] - x0) * vy - (points[:, 1] - y0) * vx)
-    keep = off <= _OUTLIER_PX
-    if 3 <= int(np.count_nonzero(keep)) < len(points):
-        vx, vy, x0, y0 = cv2.fitLine(points[keep], cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1).tolist()
-    return x0, y0, vx, vy
+def _fit_lines(points: npt.NDArray[np.float32], weight: npt.NDArray[np.bool_]) -> Lines:
+    """Lines through edge samples (M, K, 2), one per row, robust to a stray sample: a
+    least-squares fit (the principal axis through the samples' centre, as OpenCV's DIST_L2 fit),
+    then again without the samples more than ``_OUTLIER_PX`` off it. All sides of all quads at
+    once: OpenCV's Huber fit did the job at 50 µs a line, four lines a card."""
+    use = weight.astype(np.float32)
+    for first in (True, False):
+        total = np.maximum(use.sum(axis=1), 1e-6)
+        centre = (points * use[:, :, None]).sum(axis=1) / total[:, None]  # (M, 2)
+        d = points - centre[:, None, :]
+        sxx = (use * d[:, :, 0] ** 2).sum(axis=1)
+        syy = (use * d[:, :, 1] ** 2).sum(axis=1)
+        sxy = (use * d[:, :, 0] * d[:, :, 1]).sum(axis=1)
+        theta = 0.5 * np.arctan2(2.0 * sxy, sxx - syy)
+        vx, vy = np.cos(theta), np.sin(theta)
+        if first:
+            off = np.abs(d[:, :, 0] * vy[:, None] - d[:, :, 1] * vx[:, None])
+            keep = (off <= _OUTLIER_PX) & weight
+            kept, had = keep.sum(axis=1), weight.sum(axis=1)
+            refit = (kept >= 3) & (kept < had)
+            use = np.where(refit[:, None], keep, weight).astype(np.float32)
+    return np.asarray(np.stack([centre[:, 0], centre[:, 1], vx, vy], axis=1), np.float64)
 
 
-def _intersect(lines: list[Line]) -> npt.NDArray[np.float32] | None:
-    """Corner k where side k-1 meets side k (plain floats: four small solves)."""
-    corners = []
-    for k in range(4):
-        x1, y1, dx1, dy1 = lines[k - 1]
-        x2, y2, dx2, dy2 = lines[k]
-        det = dx2 * dy1 - dx1 * dy2
-        if abs(det) < 1e-6:
-            return None
-        t1 = (dx2 * (y2 - y1) - dy2 * (x2 - x1)) / det
-        corners.append((x1 + t1 * dx1, y1 + t1 * dy1))
-    return np.asarray(corners, np.float32)
+_PREV = np.asarray([3, 0, 1, 2])
+_NEXT = np.asarray([1, 2, 3, 0])
+_TURN = np.asarray([-1.0, 1.0], np.float32)
+
+
+def _corners(lines: Lines) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """Corner k of each quad where its side k-1 meets side k (lines (N, 4, 4): a point and a
+    direction each), and whether every pair of sides meets (not parallel)."""
+    x1, y1, dx1, dy1 = np.moveaxis(lines[:, _PREV], 2, 0)
+    x2, y2, dx2, dy2 = np.moveaxis(lines, 2, 0)
+    det = dx2 * dy1 - dx1 * dy2
+    meets = (np.abs(det) >= 1e-6).all(axis=1)
+    t1 = (dx2 * (y2 - y1) - dy2 * (x2 - x1)) / np.where(np.abs(det) >= 1e-6, det, 1.0)
+    return np.stack([x1 + t1 * dx1, y1 + t1 * dy1], axis=2).astype(np.float32), meets
+
+
+def _sides(
+    quads: npt.NDArray[np.float32],
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """Each side's vector (corner k to k+1), its unit normal pointing into the quad, and
+    whether the quad has no side of zero length: (N, 4, 2), (N, 4, 2), (N,)."""
+    along = quads[:, _NEXT] - quads
+    lengths = np.hypot(along[..., 0], along[..., 1])
+    whole = lengths.min(axis=1) >= 1e-6
+    normals = along[..., ::-1] * _TURN / np.maximum(lengths, 1e-6)[..., None]
+    outward = ((quads.mean(axis=1, keepdims=True) - quads) * normals).sum(axis=2) < 0
+    inward = np.asarray(np.where(outward[..., None], -normals, normals), np.float32)
+    return np.asarray(along, np.float32), inward, np.asarray(whole, np.bool_)
+
+
+def _gather(grey: Image, pts: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Grey values at the nearest pixels of ``pts`` (..., 2), clamped into the picture."""
+    h, w = grey.shape[:2]
+    xs = np.rint(pts[..., 0]).astype(np.intp)
+    ys = np.rint(pts[..., 1]).astype(np.intp)
+    np.minimum(np.maximum(xs, 0, out=xs), w - 1, out=xs)
+    np.minimum(np.maximum(ys, 0, out=ys), h - 1, out=ys)
+    return np.asarray(grey[ys, xs], np.float32)
 
 
 _SNAP_T = np.linspace(0.2, 0.8, 9, dtype=np.float32)  # where along each side
 _SNAP_OFFSETS = np.arange(-6.0, 6.01, 0.5, dtype=np.float32)  # across it, outside → inside
-_NEXT = np.asarray([1, 2, 3, 0])
 
 
-def _snap_to_edges(grey: Image, quad: Quad) -> Quad:
+def _snap_many(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """Move each side onto the card's edge: the outline found is that of a dilated edge map,
     a pixel or two outside (and a soft shadow can widen it). Along each side's normal, the
     card's edge is the strongest dark-to-bright step going inwards (the white margin).
-    The four sides' profiles are sampled in one go (one gather, not four)."""
-    h, w = grey.shape[:2]
-    quad = np.asarray(quad, np.float32)
-    along = quad[_NEXT] - quad  # (4, 2): side k runs from corner k to corner k+1
-    lengths = np.hypot(along[:, 0], along[:, 1])
-    if float(lengths.min()) < 1e-6:
-        return quad
-    normals = np.stack([-along[:, 1], along[:, 0]], axis=1) / lengths[:, None]
-    inwards = ((quad.mean(axis=0) - quad) * normals).sum(axis=1)
-    normals[inwards < 0] *= -1.0  # point inwards
-    base = quad[:, None, :] + _SNAP_T[None, :, None] * along[:, None, :]  # (4, 9, 2)
-    pts = base[:, :, None, :] + _SNAP_OFFSETS[None, None, :, None] * normals[:, None, None, :]
-    xs = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, w - 1)
-    ys = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, h - 1)
-    profile = grey[ys, xs].astype(np.float32)  # (4, 9, 25)
-    step = profile[:, :, 2:] - profile[:, :, :-2]  # inside minus outside, one pixel apart
-    best = np.argmax(step, axis=2)  # (4, 9)
-    strong = np.take_along_axis(step, best[:, :, None], axis=2)[:, :, 0] > 4.0
-    moved = base + _SNAP_OFFSETS[best + 1][:, :, None] * normals[:, None, :]
-    lines = [
-        _line_through(moved[k][strong[k]] if int(strong[k].sum()) >= 3 else base[k])
-        for k in range(4)
-    ]
-    snapped = _intersect(lines)
-    if snapped is None or float(np.abs(snapped - quad).max()) > 8.0:
-        return quad
-    return snapped
+    All quads (N, 4, 2) at once: per card, numpy's per-call cost was most of the time."""
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    along, normals, whole = _sides(quads)
+    base = quads[:, :, None, :] + _SNAP_T[None, None, :, None] * along[:, :, None, :]
+    pts = base[:, :, :, None, :] + _SNAP_OFFSETS[:, None] * normals[:, :, None, None, :]
+    profile = _gather(grey, pts)  # (N, 4, 9, 25)
+    step = profile[..., 2:] - profile[..., :-2]  # inside minus outside, one pixel apart
+    best = np.argmax(step, axis=3)
+    strong = step.max(axis=3) > 4.0
+    moved = base + _SNAP_OFFSETS[best + 1][..., None] * normals[:, :, None, :]
+    # A side with fewer than three clear steps keeps the outline's own side.
+    found = strong.sum(axis=2) >= 3
+    points = np.where(found[..., None, None], moved, base).astype(np.float32)
+    weight = np.where(found[..., None], strong, True)
+    n = len(quads)
+    lines = _fit_lines(points.reshape(n * 4, -1, 2), weight.reshape(n * 4, -1))
+    snapped, meets = _corners(lines.reshape(n, 4, 4))
+    ok = whole & meets & (np.abs(snapped - quads).max(axis=(1, 2)) <= 8.0)
+    return np.asarray(np.where(ok[:, None, None], snapped, quads), np.float32)
+
+
+def _snap_to_edges(grey: Image, quad: Quad) -> Quad:
+    return np.asarray(_snap_many(grey, np.asarray(quad, np.float32)[None])[0], np.float32)
 
 
 _SIDE_T = np.linspace(0.1, 0.9, 12, dtype=np.float32)
@@ -181,28 +214,31 @@ def _side_weights(scales: tuple[float, ...]) -> npt.NDArray[np.float32]:
 
 
 def _side_means(
-    grey: Image, quad: Quad, scales: npt.NDArray[np.float32]
+    grey: Image, quads: npt.NDArray[np.float32], scales: npt.NDArray[np.float32]
 ) -> npt.NDArray[np.float32]:
-    """Mean grey along each side of the quad scaled about its centre, per scale: (scales, 4)."""
-    line = _side_weights(tuple(scales.tolist())) @ quad  # (S·4·T, 2)
-    h, w = grey.shape[:2]
-    xs = np.clip(np.rint(line[:, 0]).astype(np.intp), 0, w - 1)
-    ys = np.clip(np.rint(line[:, 1]).astype(np.intp), 0, h - 1)
-    samples = grey[ys, xs].reshape(len(scales), 4, len(_SIDE_T))
-    means: npt.NDArray[np.float32] = samples.sum(axis=2, dtype=np.float32) / np.float32(
-        len(_SIDE_T)
-    )
+    """Mean grey along each side of each quad (N, 4, 2) scaled about its centre, per scale:
+    (N, scales, 4)."""
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    line = _side_weights(tuple(scales.tolist())) @ quads  # (N, S·4·T, 2)
+    samples = _gather(grey, line).reshape(len(quads), len(scales), 4, len(_SIDE_T))
+    means: npt.NDArray[np.float32] = samples.sum(axis=3) / np.float32(len(_SIDE_T))
     return means
 
 
-def _has_bright_margin(grey: Image, quad: Quad, sides: int = 3) -> bool:
+def _bright_margins(
+    grey: Image, quads: npt.NDArray[np.float32], sides: int = 3
+) -> npt.NDArray[np.bool_]:
     """A card's white margin is brighter than what it lies on, on at least three sides (glare
     may wash out one). An outline inside a card's artwork (a wagon whose card edge glare broke)
-    has a brighter surround and is no card."""
-    means = _side_means(grey, quad, _MARGIN_SCALES)
-    inner = means[:-1].max(axis=0)
-    outer = means[-1]
-    return int((inner - outer > 1.0).sum()) >= sides
+    has a brighter surround and is no card. Per quad (N, 4, 2)."""
+    means = _side_means(grey, quads, _MARGIN_SCALES)
+    inner = means[:, :-1].max(axis=1)
+    outer = means[:, -1]
+    return np.asarray(((inner - outer) > 1.0).sum(axis=1) >= sides)
+
+
+def _has_bright_margin(grey: Image, quad: Quad, sides: int = 3) -> bool:
+    return bool(_bright_margins(grey, np.asarray(quad, np.float32)[None], sides)[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,27 +453,24 @@ _EDGE_SHARE: Final = 0.6  # of a side's samples
 _EDGED_SIDES: Final = 4
 
 
-def _straight_edged(grey: Image, quad: Quad) -> bool:
+_EDGE_OFFSETS_BOTH = np.concatenate([_EDGE_OFFSETS - 1.5, _EDGE_OFFSETS + 1.5])  # out, in
+
+
+def _straight_edges(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
     """Each side of the quad runs along a step from darker outside to brighter inside, over
     most of its length. A card's cut edge is straight; a patch of a patterned cloth between
     its flowers, which the edges also enclose, is bounded by curves: on a synthetic rose cloth
     such patches passed every other test, with one or two sides under a third of steps where
-    the cards had all four over 0.9."""
-    quad = np.asarray(quad, np.float32)
-    along = quad[_NEXT] - quad
-    lengths = np.maximum(np.hypot(along[:, 0], along[:, 1]), 1e-6)
-    normals = np.stack([-along[:, 1], along[:, 0]], axis=1) / lengths[:, None]
-    normals[((quad.mean(axis=0) - quad) * normals).sum(axis=1) < 0] *= -1.0
-    base = quad[:, None, :] + _EDGE_T[None, :, None] * along[:, None, :]  # (4, T, 2)
-    offsets = np.concatenate([_EDGE_OFFSETS - 1.5, _EDGE_OFFSETS + 1.5])  # outside, inside
-    pts = base[:, :, None, :] + offsets[None, None, :, None] * normals[:, None, None, :]
-    h, w = grey.shape[:2]
-    xs = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, w - 1)
-    ys = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, h - 1)
-    values = grey[ys, xs].astype(np.float32)  # (4, T, 2·O)
+    the cards had all four over 0.9. Per quad (N, 4, 2)."""
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    along, normals, _ = _sides(quads)
+    base = quads[:, :, None, :] + _EDGE_T[None, None, :, None] * along[:, :, None, :]
+    pts = base[:, :, :, None, :] + _EDGE_OFFSETS_BOTH[:, None] * normals[:, :, None, None, :]
+    values = _gather(grey, pts)  # (N, 4, T, 2·O)
     n = len(_EDGE_OFFSETS)
-    steps = (values[:, :, n:] - values[:, :, :n]).max(axis=2)  # the best step near each point
-    return int(((steps > _EDGE_STEP).mean(axis=1) >= _EDGE_SHARE).sum()) >= _EDGED_SIDES
+    steps = (values[..., n:] - values[..., :n]).max(axis=3)  # the best step near each point
+    edged = (steps > _EDGE_STEP).mean(axis=2) >= _EDGE_SHARE
+    return np.asarray(edged.sum(axis=1) >= _EDGED_SIDES)
 
 
 _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
@@ -446,7 +479,7 @@ _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
 def _margin_round_field(grey: Image, quad: Quad) -> bool:
     """Each side has a margin brighter than the field inside it: a piece of a row of touching
     cards is a whole card (a cut through one card's field has no margin along the cut)."""
-    means = _side_means(grey, quad, _FIELD_SCALES)
+    means = _side_means(grey, quad, _FIELD_SCALES)[0]
     return bool((means[:-1].max(axis=0) - means[-1] > 12.0).all())
 
 
@@ -479,6 +512,7 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
     enclosed = _enclosed(edges)
     for mask in (*_white_masks(small), edges, enclosed):
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        singles: list[Quad] = []
         for found_contour in contours:
             contour = np.asarray(found_contour, np.int32)
             area = cv2.contourArea(contour)
@@ -513,16 +547,26 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
                     rejected.append(("not_card_shaped", contour))
                     continue
                 pieces = [whole]
-            for piece in pieces:
-                if taken.overlaps(piece):
-                    continue
-                quad = _snap_to_edges(grey, piece)
-                if not _has_bright_margin(grey, quad):
-                    if mask is not enclosed:
-                        rejected.append(("no_white_margin", quad))
-                    continue
-                if mask is enclosed and not _straight_edged(grey, quad):
-                    continue  # a patch of a patterned table between its figures
+            singles.extend(piece for piece in pieces if not taken.overlaps(piece))
+        # This source's outlines are apart from each other: their checks are made all at once.
+        if not singles:
+            continue
+        snapped_all = _snap_many(grey, np.asarray(singles, np.float32))
+        bright = _bright_margins(grey, snapped_all)
+        # The regions the edges enclose are kept only with straight edges all round: the rest
+        # are patches of a patterned table between its figures.
+        edged = (
+            _straight_edges(grey, snapped_all)
+            if mask is enclosed
+            else np.ones(len(snapped_all), bool)
+        )
+        for quad, is_bright, is_edged in zip(
+            snapped_all, bright.tolist(), edged.tolist(), strict=True
+        ):
+            if not is_bright:
+                if mask is not enclosed:
+                    rejected.append(("no_white_margin", quad))
+            elif is_edged and not taken.overlaps(quad):
                 taken.add(quad)
     explained: list[Rejection] = []
     for reason, shape in rejected:
@@ -538,9 +582,9 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
             for r in explained
         ):  # one reason per place (both sources and both levels may see the same outline)
             explained.append(Rejection(reason, box))
-    quads = [(q / scale).astype(np.float32) for q in taken.quads]
-    quads.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
-    return quads, explained
+    found = [(q / scale).astype(np.float32) for q in taken.quads]
+    found.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
+    return found, explained
 
 
 def find_card_quads(frame: Image) -> list[Quad]:
