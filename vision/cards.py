@@ -188,10 +188,6 @@ def _snap_many(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.fl
     return np.asarray(np.where(ok[:, None, None], snapped, quads), np.float32)
 
 
-def _snap_to_edges(grey: Image, quad: Quad) -> Quad:
-    return np.asarray(_snap_many(grey, np.asarray(quad, np.float32)[None])[0], np.float32)
-
-
 _SIDE_T = np.linspace(0.1, 0.9, 12, dtype=np.float32)
 # Lines just inside the edge (the margin is a thin band: the brightest of them is taken) and one
 # just outside, as scales about the card's centre.
@@ -235,10 +231,6 @@ def _bright_margins(
     inner = means[:, :-1].max(axis=1)
     outer = means[:, -1]
     return np.asarray(((inner - outer) > 1.0).sum(axis=1) >= sides)
-
-
-def _has_bright_margin(grey: Image, quad: Quad, sides: int = 3) -> bool:
-    return bool(_bright_margins(grey, np.asarray(quad, np.float32)[None], sides)[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,9 +318,9 @@ def _candidate(
     if rw * rh <= 0:
         return None, None
     aspect = max(rw, rh) / max(min(rw, rh), 1e-6)
-    approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
     if area < 0.85 * hull_area:
         return None, "ragged_outline" if aspect <= ASPECT_MAX else "not_card_shaped"
+    approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
     if hull_area < 0.85 * rw * rh:
         # Not a rectangle: perhaps a card seen at a slant (a camera beside the table sees a
         # parallelogram or a trapezoid, which fills its bounding rectangle badly). Taken when
@@ -476,11 +468,12 @@ def _straight_edges(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[
 _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
 
 
-def _margin_round_field(grey: Image, quad: Quad) -> bool:
-    """Each side has a margin brighter than the field inside it: a piece of a row of touching
-    cards is a whole card (a cut through one card's field has no margin along the cut)."""
-    means = _side_means(grey, quad, _FIELD_SCALES)[0]
-    return bool((means[:-1].max(axis=0) - means[-1] > 12.0).all())
+def _margins_round_fields(grey: Image, quads: npt.NDArray[np.float32]) -> bool:
+    """Each side of every quad has a margin brighter than the field inside it: the pieces of a
+    row of touching cards are whole cards (a cut through one card's field has no margin along
+    the cut)."""
+    means = _side_means(grey, quads, _FIELD_SCALES)
+    return bool((means[:, :-1].max(axis=1) - means[:, -1] > 12.0).all())
 
 
 def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
@@ -531,10 +524,13 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
             if len(pieces) > 1:
                 # Checked before snapping too: a failed split (an elongated blob of table or of
                 # cut cards) should cost little.
-                plausible = all(_margin_round_field(grey, q) for q in pieces)
-                snapped = [_snap_to_edges(grey, q) for q in pieces] if plausible else []
-                if plausible and all(
-                    _has_bright_margin(grey, q) and _margin_round_field(grey, q) for q in snapped
+                row = np.asarray(pieces, np.float32)
+                plausible = _margins_round_fields(grey, row)
+                snapped = _snap_many(grey, row) if plausible else row[:0]
+                if (
+                    plausible
+                    and bool(_bright_margins(grey, snapped).all())
+                    and _margins_round_fields(grey, snapped)
                 ):
                     for q in snapped:
                         if not taken.overlaps(q):
