@@ -358,7 +358,8 @@ def _white_masks(small: Image) -> list[Image]:
     is bright but saturated; leather or fleece grain, which makes edges everywhere, is one even
     region here. The gaps between touching cards are opened by an erosion."""
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    whiteness = cv2.subtract(hsv[:, :, 2], hsv[:, :, 1])
+    _, saturation, value = cv2.split(hsv)  # contiguous planes: subtracting views copied them
+    whiteness = cv2.subtract(value, saturation)
     whiteness = np.asarray(cv2.GaussianBlur(whiteness, (5, 5), 0), np.uint8)
     first, mask = cv2.threshold(whiteness, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     masks = [mask]
