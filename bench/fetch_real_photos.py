@@ -1,4 +1,4 @@
-"""Rebuild bench/real_photos/ from the sources list bench/real_photos.json (on demand).
+"""Rebuild bench/real_photos/ from the sources lists bench/real_photos.json and real_markers.json.
 
 The photos belong to the public repositories named there; they are never committed here. Each is
 read from a local bare mirror of its repository at the listed commit: ``--mirrors DIR`` (default
@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOURCES = HERE / "real_photos.json"
+# Card photos (bench_vision_real.py) and marker photos (bench_markers_real.py) share the folder.
+SOURCES = (HERE / "real_photos.json", HERE / "real_markers.json")
 OUT = HERE / "real_photos"
 
 
@@ -33,7 +34,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", default="/work/.mirror")
     args = parser.parse_args()
-    photos = json.loads(SOURCES.read_text())["photos"]
+    photos = [p for source in SOURCES for p in json.loads(source.read_text())["photos"]]
     OUT.mkdir(exist_ok=True)
     written = skipped = 0
     missing: set[str] = set()
