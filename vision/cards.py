@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -386,6 +387,25 @@ def _edge_mask(grey: Image) -> Image:
     return np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), np.uint8)
 
 
+# Edges on this share of the picture or more: a busy table (leather, carpet, a printed cloth),
+# whose edges enclose thousands of specks (2,670 on a leather sofa): they are dropped by their
+# box's size in one pass (connected components) rather than one by one (5.0 → 2.1 ms there;
+# on a plain table, with a few dozen regions, the one-by-one way is cheaper: 0.2 ms).
+_BUSY_EDGES: Final = 0.4
+
+
+def _large_regions(mask: Image, min_area: float) -> Sequence[npt.NDArray[np.int32]]:
+    """The outer outlines of the mask's regions whose bounding box holds ``min_area``: the
+    others cannot hold a card's outline."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    keep = (stats[:, cv2.CC_STAT_WIDTH] * stats[:, cv2.CC_STAT_HEIGHT] >= min_area).astype(
+        np.uint8
+    ) * np.uint8(255)
+    keep[0] = 0  # label 0: the edges themselves
+    contours, _ = cv2.findContours(keep[labels], cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return [np.asarray(c, np.int32) for c in contours]
+
+
 def _enclosed(edges: Image) -> Image:
     """The regions the edges enclose. On a patterned cloth or a busy rug the table's own edges
     run into a card's outline from outside, so the card's outer outline is ragged; the inside
@@ -504,8 +524,13 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
     rejected: list[tuple[str, Quad | npt.NDArray[np.int32]]] = []
     edges = _edge_mask(grey)
     enclosed = _enclosed(edges)
+    busy = cv2.countNonZero(edges) >= _BUSY_EDGES * edges.size
     for mask in (*_white_masks(small), edges, enclosed):
-        contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours = (
+            _large_regions(mask, min_area)
+            if mask is enclosed and busy
+            else cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+        )
         singles: list[Quad] = []
         for found_contour in contours:
             contour = np.asarray(found_contour, np.int32)
