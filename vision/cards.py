@@ -43,11 +43,33 @@ DEFAULT_UNSURE_BELOW: Final = 0.75
 
 _RING = 0.09  # the margin ring sampled for white balance, as a fraction of the card's size
 _FIELD = 0.18  # the field is sampled this far inside every edge
-_MIN_COLOURED_SHARE = 0.01
+_MIN_COLOURED_SHARE = 0.01  # of the field, for the coloured pixels to decide the colour
 _SOME_COLOURED_SHARE = 0.002  # white synthetic cards in any light: at most 0.0014
 _NEUTRAL: Final = ("white", "black")
 _MIN_DARK_SHARE = 0.3  # of the field, for its dark pixels to make a colourless card black
-_SOME_DARK_SHARE = 0.12  # between the two: a colourless card is unsure (white or black?)  # of the field, for the coloured pixels to decide the colour
+_SOME_DARK_SHARE = 0.12  # between the two: a colourless card is unsure (white or black?)
+# The ink on a card read as white (card_ink), measured against the field's own paper rather
+# than the margin: a printed field whiter or greyer than its margin (print variation, up to 0.18
+# of tint on the synthetic white cards against the margin) then is not ink, and the margin's
+# warm cast from a wood table is not taken for the ink's colour. Set cards in AviH0/Set-Solver
+# photos whose shapes are only thin outlines or faint stripes (purple or green: 16 read
+# confidently "white") have pale, thin ink that the coloured pixels (chroma > 0.15) miss.
+# A field pixel this much darker than the paper (a share of its lightness) is ink. Lower, the
+# white synthetic cards' tint (below) is no longer small: up to 0.56 at 0.1 (little colour over
+# little darkness); at 0.2 at most 0.064, and the Set outlines are still 0.045–0.17 of the field.
+_INK_DARKNESS = 0.2
+# Ink this share of the field or more is a drawing, not a speck of dirt or noise (those
+# outlines and stripes: 0.045–0.17 of the field; the synthetic wagon on a white card: ~0.27).
+_INK_MIN_SHARE = 0.02
+# The ink's tint: the chroma of its mean colour against the paper per unit of its darkness (0 for
+# grey or black ink at any darkness; a hue diluted by a thin line's blending with the paper keeps
+# its tint). Measured: white synthetic cards (every table, light, blur, tilt; 720 cards) at most
+# 0.064, in dim light (0.055 among those read white); black clubs and spades on real playing
+# cards (GerryGekao/cards) 0.044–0.068, one ornate ace 0.083 (already unsure: much dark ink);
+# the Set outline and stripe cards read "white" 0.077–0.34 (Set's dull grey-violet the least).
+# Between the two: a white card with more tint than this is not surely white. A grey-inked card
+# above it is unsure, not wrong.
+_INK_MIN_TINT = 0.07
 
 
 @dataclass(frozen=True, slots=True)
@@ -658,20 +680,25 @@ def _median(values: npt.NDArray[np.float32]) -> float:
     return float((parted[half - 1] + parted[half]) / 2)
 
 
-def margin_white(card: Image) -> npt.NDArray[np.float32]:
-    """The margin's colour (B, G, R): the brightest neutral quarter of the ring, unsaturated
-    pixels preferred (glare clips them)."""
-    ring = card.reshape(-1, 3)[_RING_INDEX]
-    b, g, r = ring[:, 0], ring[:, 1], ring[:, 2]
+def _brightest_white(pixels: Image) -> npt.NDArray[np.float32]:
+    """The colour (B, G, R) of the brightest neutral quarter of ``pixels`` (one row each),
+    unsaturated pixels preferred (glare clips them)."""
+    b, g, r = pixels[:, 0], pixels[:, 1], pixels[:, 2]
     unsaturated = np.maximum(np.maximum(b, g), r) < 250
-    if int(np.count_nonzero(unsaturated)) >= len(ring) // 4:
-        ring = ring[unsaturated]
-        b, g, r = ring[:, 0], ring[:, 1], ring[:, 2]
+    if int(np.count_nonzero(unsaturated)) >= len(pixels) // 4:
+        pixels = pixels[unsaturated]
+        b, g, r = pixels[:, 0], pixels[:, 1], pixels[:, 2]
     score = np.minimum(np.minimum(b, g), r)
     k = (3 * len(score)) // 4
     top = score >= np.partition(score, k)[k]
     white = [max(_median(channel[top].astype(np.float32)), 1.0) for channel in (b, g, r)]
     return np.asarray(white, np.float32)
+
+
+def margin_white(card: Image) -> npt.NDArray[np.float32]:
+    """The margin's colour (B, G, R): the brightest neutral quarter of the ring, unsaturated
+    pixels preferred (glare clips them)."""
+    return _brightest_white(card.reshape(-1, 3)[_RING_INDEX])
 
 
 def card_features(card: Image) -> tuple[float, float, float, float]:
@@ -727,6 +754,28 @@ def _features_and_share(card: Image) -> tuple[tuple[float, float, float, float],
     return features, share
 
 
+def card_ink(card: Image) -> tuple[float, float, float]:
+    """The ink on the card's field, against the field's own paper (its brightest neutral
+    quarter): the share of the field's pixels that are ink (darker than the paper by
+    ``_INK_DARKNESS``), and the ink's tint, red_green and yellow_blue of its mean colour per unit
+    of its mean darkness (the features' opponent colours, relative to the paper). Grey or black
+    ink has no tint; a thin coloured line blended with the paper keeps its hue and most of its
+    tint. (0, 0, 0) when the field has no ink."""
+    field = _field(card)
+    paper = _brightest_white(field)
+    b, g, r = (field[:, c].astype(np.float32) / paper[c] for c in range(3))
+    darkness = np.float32(1.0) - (r + g + b) / np.float32(3.0)
+    ink = darkness > _INK_DARKNESS
+    count = int(np.count_nonzero(ink))
+    if not count:
+        return 0.0, 0.0, 0.0
+    r, g, b = r[ink], g[ink], b[ink]
+    depth = float(darkness[ink].mean())
+    red_green = float((r - g).mean()) / depth
+    yellow_blue = float(((r + g) / np.float32(2.0) - b).mean()) / depth
+    return count / len(darkness), red_green, yellow_blue
+
+
 def clipped_share(card: Image) -> float:
     """The share of the field's pixels clipped white (glare): their colour is lost."""
     field = _field(card)
@@ -765,6 +814,20 @@ def classify_card(
         by_hue = palette.classify_by_hue(features)
         if by_hue is not None and by_hue[1] >= unsure_below:
             guess, confidence = by_hue
+    if guess == "white":
+        # A white card's field is paper with grey ink at most (a Ticket to Ride wagon's lines, a
+        # playing card's black pips). A real share of tinted ink is a coloured drawing too thin
+        # or pale for the coloured pixels (a Set card's outlines or faint stripes): its hue
+        # tells the colour when it is clear; otherwise the card is unsure, never "white".
+        ink_share, ink_red_green, ink_yellow_blue = card_ink(card)
+        if ink_share >= _INK_MIN_SHARE and math.hypot(ink_red_green, ink_yellow_blue) >= (
+            _INK_MIN_TINT
+        ):
+            by_ink = palette.classify_ink(ink_red_green, ink_yellow_blue)
+            if by_ink is not None and by_ink[1] >= unsure_below:
+                guess, confidence = by_ink
+            else:
+                confidence = min(confidence, 0.5 * unsure_below)
     x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
     return TrainCard(
         colour=guess if confidence >= unsure_below else UNSURE,

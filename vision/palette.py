@@ -69,6 +69,17 @@ _HUE_MIN_CHROMA: Final = 0.15
 _HUE_MAX_SPREAD: Final = 0.1
 _HUE_MAX_OFF: Final = 45.0
 _HUE_MARGIN_SCALE: Final = 40.0
+# Reading a white-looking card by its ink's hue (Palette.classify_ink, the ink's tint from
+# vision.cards.card_ink). Below this tint the ink is nearly grey and its hue may be the light's or
+# the camera's: Set's dull violet outlines on warm-lit cards (AviH0/Set-Solver test_image_16 and
+# _20) measured hues between red and orange at tints up to 0.14, and elsewhere hues towards blue
+# at up to 0.13. Set outlines read right by their ink's hue (violet, green; real photos from
+# pfsh-, nhs- and avi- in bench/real_photos.json) have tints of 0.21–0.52.
+_INK_HUE_MIN_TINT: Final = 0.2
+# The ink's hue must lie this near a class's hue (a thin line's colour is weaker evidence than a
+# field's; classify_by_hue allows 45°): Set's violet measured -72° (48° from purple, 44° from
+# blue) or -53° (29° from purple) stays unsure; the violets read purple lay within 15° of it.
+_INK_HUE_MAX_OFF: Final = 25.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +136,23 @@ class Palette:
         _, red_green, yellow_blue, multicolour = (float(v) for v in features[:4])
         if math.hypot(red_green, yellow_blue) < _HUE_MIN_CHROMA or multicolour > _HUE_MAX_SPREAD:
             return None
+        return self._nearest_hue(red_green, yellow_blue, _HUE_MAX_OFF)
+
+    def classify_ink(self, red_green: float, yellow_blue: float) -> tuple[str, float] | None:
+        """For a card that looks white but carries tinted ink (thin outlines, faint stripes):
+        the class whose hue is nearest the ink's tint (red_green, yellow_blue per unit of the
+        ink's darkness, :func:`vision.cards.card_ink`), with a confidence as in
+        :meth:`classify_by_hue`. None when the ink is too near grey for its hue to be its own
+        or its hue is not near one class's."""
+        if math.hypot(red_green, yellow_blue) < _INK_HUE_MIN_TINT:
+            return None
+        return self._nearest_hue(red_green, yellow_blue, _INK_HUE_MAX_OFF)
+
+    def _nearest_hue(
+        self, red_green: float, yellow_blue: float, max_off: float
+    ) -> tuple[str, float] | None:
+        """The coloured class whose hue is nearest, if within ``max_off`` degrees, with a
+        confidence from how much nearer it is than the next class's hue."""
         hue = math.degrees(math.atan2(yellow_blue, red_green))
         ranked = []
         for cls in self.classes:
@@ -133,7 +161,7 @@ class Palette:
             centre = math.degrees(math.atan2(cls.centre[2], cls.centre[1]))
             ranked.append((abs((hue - centre + 180.0) % 360.0 - 180.0), cls.name))
         ranked.sort()
-        if len(ranked) < 2 or ranked[0][0] > _HUE_MAX_OFF:
+        if len(ranked) < 2 or ranked[0][0] > max_off:
             return None
         margin = ranked[1][0] - ranked[0][0]
         return ranked[0][1], min(1.0, 0.5 + margin / _HUE_MARGIN_SCALE)

@@ -13,6 +13,7 @@ from vision.cards import (
     CARD_W,
     TrainCard,
     card_features,
+    classify_card,
     find_card_quads,
     find_cards_explained,
     read_train_cards,
@@ -358,3 +359,88 @@ def test_cards_seen_at_a_slant_are_found(background: str) -> None:
             )
         )
         assert len(find_card_quads(scene.image)) == 5
+
+
+def _set_like_card(
+    ink_rgb: tuple[int, int, int], *, stripes: bool, card_px: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """A 1280×720 frame with one Set-like card on a brown table, and the card's corners: two
+    diamonds drawn only as outlines (``stripes``: filled with thin vertical stripes too) in
+    ``ink_rgb`` on off-white paper. Drawn at 4× and shrunk to ``card_px`` (the size of the cards
+    in the photos below), then blurred and noised like a camera, so the thin lines blend with the
+    paper as they do there."""
+    scale = 4
+    w, h = card_px[0] * scale, card_px[1] * scale
+    card = np.full((h, w, 3), (230, 234, 236), np.uint8)  # BGR: a slightly warm white
+    ink = (int(ink_rgb[2]), int(ink_rgb[1]), int(ink_rgb[0]))
+    for cy in (h // 3, 2 * h // 3):
+        diamond = np.asarray(
+            [
+                (w // 2 - w // 3, cy),
+                (w // 2, cy - h // 11),
+                (w // 2 + w // 3, cy),
+                (w // 2, cy + h // 11),
+            ],
+            np.int32,
+        )
+        if stripes:
+            inside = np.zeros((h, w), np.uint8)
+            cv2.fillPoly(inside, [diamond], 255)
+            every_other = (np.arange(w) % (2 * scale)) < 2  # 0.5 px lines, 2 px apart
+            card[(inside > 0) & every_other[None, :]] = ink
+        cv2.polylines(card, [diamond], True, ink, 3, cv2.LINE_AA)
+    small = cv2.resize(card, card_px, interpolation=cv2.INTER_AREA)
+    frame = np.full((720, 1280, 3), (70, 110, 150), np.uint8)
+    x0, y0 = 500, 300
+    frame[y0 : y0 + card_px[1], x0 : x0 + card_px[0]] = small
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.7)
+    noise = np.random.default_rng(0).normal(0.0, 1.5, frame.shape)
+    frame = np.clip(frame + noise, 0, 255).astype(np.uint8)
+    x1, y1 = x0 + card_px[0] - 1, y0 + card_px[1] - 1
+    return frame, np.asarray([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.float32)
+
+
+# Sizes of the Set cards in the AviH0/Set-Solver photos once scaled to 1280×720 (about 80 × 125
+# and 120 × 180 px).
+SET_CARD_SIZES = [(84, 130), (120, 186)]
+
+
+@pytest.mark.parametrize("card_px", SET_CARD_SIZES)
+@pytest.mark.parametrize("ink", [(110, 92, 128), (100, 90, 112)])
+def test_a_white_card_with_thin_dull_purple_outlines_is_never_read_white(
+    ink: tuple[int, int, int], card_px: tuple[int, int]
+) -> None:
+    """Set cards whose shapes are only thin outlines in Set's dull grey-violet read confidently
+    "white" on real photos (AviH0/Set-Solver app/src/test/res/test_image_18.jpg and
+    test_image_23.jpg; their darkest ink about RGB (87–101, 88–103, 100–118) on paper of
+    about (194–200, 195–204, 206–211)): the outline is too thin and grey for the coloured
+    pixels. Its ink is tinted against the card's own paper: purple, or unsure (the hue lies
+    between purple and blue), never white."""
+    frame, quad = _set_like_card(ink, stripes=False, card_px=card_px)
+    card = classify_card(frame, quad)
+    assert card.colour in ("purple", UNSURE), card
+
+
+@pytest.mark.parametrize("card_px", SET_CARD_SIZES)
+@pytest.mark.parametrize(
+    ("truth", "ink"),
+    [("purple", (110, 92, 128)), ("purple", (150, 130, 180)), ("green", (110, 150, 120))],
+)
+def test_a_white_card_with_faint_stripes_is_its_colour_or_unsure_never_white(
+    truth: str, ink: tuple[int, int, int], card_px: tuple[int, int]
+) -> None:
+    """Set's striped shapes: thin lines of ink across the shape, seen as a faint tint
+    (AviH0/Set-Solver test_image_8.jpg, a lilac; test_image_16.jpg and test_image_20.jpg,
+    green; test_image_18.jpg and test_image_23.jpg, the grey-violet) read "white"."""
+    frame, quad = _set_like_card(ink, stripes=True, card_px=card_px)
+    card = classify_card(frame, quad)
+    assert card.colour in (truth, UNSURE), card
+
+
+@pytest.mark.parametrize("card_px", SET_CARD_SIZES)
+def test_a_white_card_with_grey_outlines_still_reads_white(card_px: tuple[int, int]) -> None:
+    """Grey or black ink on a white card (a wagon's lines, a playing card's pips) has no tint:
+    the card stays white, confidently."""
+    for stripes in (False, True):
+        frame, quad = _set_like_card((100, 100, 100), stripes=stripes, card_px=card_px)
+        assert classify_card(frame, quad).colour == "white"

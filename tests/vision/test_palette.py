@@ -75,3 +75,16 @@ def test_a_missing_or_broken_calibration_file_is_an_error_not_the_default(tmp_pa
     broken.write_text("{")
     with pytest.raises(SnapshotError, match="not JSON"):
         load_palette(str(broken))
+
+
+def test_ink_is_read_by_its_hue_only_when_tinted_and_near_one_class() -> None:
+    """classify_ink, with ink tints measured on Set cards in AviH0/Set-Solver photos."""
+    # A green outline (tint 0.43, hue 172°) and a clear green or red.
+    assert DEFAULT_PALETTE.classify_ink(-0.43, 0.06) == ("green", 1.0)
+    guess = DEFAULT_PALETTE.classify_ink(0.5, 0.22)
+    assert guess is not None and guess[0] == "red"
+    # A violet outline on a warm-lit card: tint 0.14 at a hue between red and orange. Too
+    # near grey for its hue to be its own.
+    assert DEFAULT_PALETTE.classify_ink(0.095, 0.10) is None
+    # Set's grey-violet (tint 0.34, hue -72°): half-way between purple and blue, neither.
+    assert DEFAULT_PALETTE.classify_ink(0.105, -0.32) is None
