@@ -1,4 +1,5 @@
-"""ArUco 4×4 markers on synthetic scenes: ids, corners, sizes, blur (synthetic data only)."""
+"""ArUco 4×4 markers on synthetic scenes: ids, corners, sizes, blur (synthetic data only; the
+last tests rebuild, synthetically, what real photos in bench/real_markers.json misread)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import markers
 from vision.markers import MarkerDetector, marker_uid
 from vision.synthetic import SceneSpec, render_scene
 
@@ -88,3 +90,103 @@ def test_a_sheet_of_another_dictionarys_markers_gives_no_id(other: str) -> None:
         for sigma in (0.0, 1.0, 1.8):
             image = sheet if sigma == 0.0 else cv2.GaussianBlur(sheet, (0, 0), sigma)
             assert detector.detect(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)) == []
+
+
+def _decoded_ids(detector: MarkerDetector, image: np.ndarray) -> list[int]:
+    """What OpenCV decodes and the quiet-zone and whole-cells checks pass, before the checks of
+    the code's look: shows that a rebuilt scene does fool the decoding those checks guard."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    corners, ids, _ = detector._detector.detectMarkers(grey)
+    if ids is None:
+        return []
+    quads = [np.asarray(c, np.float32).reshape(-1, 2) for c in corners]
+    return sorted(
+        int(i)
+        for q, i in zip(quads, ids.reshape(-1), strict=True)
+        if markers._has_quiet_zone(grey, q) and markers._cells_are_whole(grey, q)
+    )
+
+
+_CARDBOARD, _INK = 150, 45
+
+
+def _fragile_glass_icon(module: int = 20) -> np.ndarray:
+    """The "fragile" handling icon printed on cartons: a black square, the glass left in the
+    carton's colour. Its cup covers the cells of id 17's white block; a thin stem runs down the
+    middle and its foot lies in the bottom border row."""
+    m = module
+    icon = np.full((6 * m, 6 * m), _INK, np.uint8)
+    cv2.rectangle(icon, (2 * m + 1, m + 1), (4 * m - 2, 2 * m + m // 2), _CARDBOARD, -1)
+    cv2.ellipse(icon, (3 * m, 2 * m + m // 2), (m - 2, m // 2 + 1), 0, 0, 180, _CARDBOARD, -1)
+    cv2.line(icon, (3 * m, 3 * m), (3 * m, 5 * m + m // 4), _CARDBOARD, max(1, m // 8))
+    foot = ((2 * m + m // 3, 5 * m + m // 4), (4 * m - m // 3, 5 * m + m // 2))
+    cv2.rectangle(icon, foot[0], foot[1], _CARDBOARD, -1)
+    return icon
+
+
+@pytest.mark.parametrize(
+    ("side_px", "blur_sigma"),
+    # where the rebuilt icon decodes as 17 (at 18–20 px a blur of σ 1 erases it first)
+    [(s, b) for s in (18, 20, 24, 30, 36, 42) for b in (0.0, 0.6, 1.0) if s >= 24 or b < 1.0],
+)
+def test_a_carton_icon_shaped_like_id_17_is_not_read_but_a_marker_17_is(
+    side_px: int, blur_sigma: float
+) -> None:
+    """Real photo: opencv_contrib modules/aruco/tutorials/images/singlemarkersoriginal.jpg (in
+    bench/real_markers.json) read the "fragile" glass on a carton behind the sheet as id 17, at
+    20 px (640×480) and 30 px (scaled to 1280×720). Rebuilt here with a real marker 17 beside it,
+    of the same size, on the same carton."""
+    frame = np.full((240, 320), _CARDBOARD, np.uint8)
+    frame[60 : 60 + side_px, 60 : 60 + side_px] = cv2.resize(
+        _fragile_glass_icon(), (side_px, side_px), interpolation=cv2.INTER_AREA
+    )
+    dictionary = cv2.aruco.getPredefinedDictionary(markers.ARUCO_DICTIONARY)
+    sticker = np.where(cv2.aruco.generateImageMarker(dictionary, 17, 120) > 127, 235, 20)
+    sticker = np.pad(sticker.astype(np.uint8), 20, constant_values=235)  # its white quiet zone
+    sticker_px = round(side_px * 8 / 6)
+    frame[50 : 50 + sticker_px, 200 : 200 + sticker_px] = cv2.resize(
+        sticker, (sticker_px, sticker_px), interpolation=cv2.INTER_AREA
+    )
+    if blur_sigma:
+        frame = cv2.GaussianBlur(frame, (0, 0), blur_sigma)
+    image = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    detector = MarkerDetector()
+    assert _decoded_ids(detector, image) == [17, 17]  # the icon decodes as 17, as in the photo
+    (found,) = detector.detect(image)
+    assert found.marker_id == 17
+    assert min(x for x, _ in found.corners) > 190  # the sticker, not the icon
+
+
+def _charuco_square_with_6x6_marker(marker_id: int, side_px: int, turns: int) -> np.ndarray:
+    """A white ChArUco square of a DICT_6X6_250 board holding one marker, black squares at its
+    corners, as in OpenCV's ChArUco tutorial photos (drawn at 10 px a cell, then shrunk)."""
+    cell = 10
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_6X6_250)
+    marker = cv2.aruco.generateImageMarker(dictionary, marker_id, 8 * cell)
+    marker = np.rot90(np.where(marker > 127, 210, 35).astype(np.uint8), turns)
+    square = 8 * cell * 14 // 10
+    board = np.full((3 * square, 3 * square), 210, np.uint8)
+    for r, c in ((0, 0), (0, 2), (2, 0), (2, 2)):
+        board[r * square : (r + 1) * square, c * square : (c + 1) * square] = 35
+    at = square + (square - 8 * cell) // 2
+    board[at : at + 8 * cell, at : at + 8 * cell] = marker
+    # shrunk onto a grey table by a projective warp, as the camera maps the sheet
+    n, scale = board.shape[0], side_px / (8 * cell)
+    src = np.asarray([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+    warp = cv2.getPerspectiveTransform(src, src * scale + 20)
+    size = int(n * scale) + 40
+    seen = cv2.warpPerspective(board, warp, (size, size), borderValue=(150,))
+    return np.asarray(cv2.cvtColor(seen, cv2.COLOR_GRAY2BGR), np.uint8)
+
+
+@pytest.mark.parametrize("side_px", [24, 28])
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_6x6_charuco_marker_that_decodes_as_43_is_not_read(side_px: int, turns: int) -> None:
+    """Real photo: opencv_contrib modules/aruco/tutorials/charuco_detection/images/choriginal.jpg
+    (in bench/real_markers.json) read the board's DICT_6X6_250 marker 11 as our id 43 at 26 px,
+    the photo at its own 640×480. Rebuilt here: marker 11 in its white square at 24 and 28 px,
+    turned four ways."""
+    image = _charuco_square_with_6x6_marker(11, side_px, turns)
+    detector = MarkerDetector()
+    assert _decoded_ids(detector, image) == [43]  # decodes as 43, as in the photo
+    assert detector.detect(image) == []
