@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 import cv2
 import numpy as np
@@ -27,6 +27,11 @@ from companion.core import SnapshotError
 from vision.cards import DEFAULT_UNSURE_BELOW, classify_card, find_cards_explained
 from vision.markers import MarkerDetector
 from vision.palette import Palette, load_palette
+
+# Larger photos are read at this longest side (a 12-megapixel phone photo's): a 16-megapixel
+# one (4608 × 3456) took 285 MB on its own, the marker detector's work images included; at
+# 4032 px, 186 MB. Coordinates are given in the photo's own pixels all the same.
+MAX_SIDE: Final = 4032
 
 
 def read_image(path: str) -> npt.NDArray[np.uint8] | None:
@@ -49,10 +54,20 @@ def describe(
     unsure_below: float = DEFAULT_UNSURE_BELOW,
     *,
     explain: bool = False,
+    scale: float = 1.0,
 ) -> dict[str, Any]:
-    """The contract's JSON object for one image."""
+    """The contract's JSON object for one image (read at ``scale`` of the photo's own size:
+    coordinates are given in the photo's own pixels)."""
+    back = 1.0 / scale
+
+    def box(b: tuple[int, int, int, int] | list[int]) -> list[int]:
+        return [round(v * back) for v in b]
+
     markers = [
-        {"id": m.marker_id, "corners": [[round(x, 1), round(y, 1)] for x, y in m.corners]}
+        {
+            "id": m.marker_id,
+            "corners": [[round(x * back, 1), round(y * back, 1)] for x, y in m.corners],
+        }
         for m in detector.detect(image)
     ]
     quads, rejected = find_cards_explained(image)
@@ -62,15 +77,25 @@ def describe(
         entry: dict[str, Any] = {
             "colour": card.colour,
             "confidence": round(card.confidence, 3),
-            "box": list(card.box),
+            "box": box(card.box),
         }
         if card.is_unsure:
             entry["guess"] = card.guess
         cards.append(entry)
     out: dict[str, Any] = {"image": name, "markers": markers, "train_cards": cards}
     if explain:
-        out["rejected"] = [{"box": list(r.box), "reason": r.sentence()} for r in rejected]
+        out["rejected"] = [{"box": box(r.box), "reason": r.sentence()} for r in rejected]
     return out
+
+
+def bounded(image: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], float]:
+    """The image at most ``MAX_SIDE`` on its longest side, and the scale it was read at."""
+    h, w = image.shape[:2]
+    scale = min(1.0, MAX_SIDE / max(h, w))
+    if scale >= 1.0:
+        return image, 1.0
+    size = (round(w * scale), round(h * scale))
+    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8), scale
 
 
 def see(
@@ -103,7 +128,8 @@ def see(
             print(f"trackside see: cannot read {path!r} as an image", file=err)
             status = 2
             continue
-        result = describe(image, path, palette, detector, explain=explain)
+        image, scale = bounded(image)
+        result = describe(image, path, palette, detector, explain=explain, scale=scale)
         del image
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
         out.flush()

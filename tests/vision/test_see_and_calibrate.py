@@ -214,3 +214,31 @@ def test_calibration_warns_when_two_colours_look_alike_under_this_light(tmp_path
     result = calibrate([_write(tmp_path, "alike.png", alike)], str(tmp_path / "cal.json"))
     assert any("'orange' and 'red' are hard to tell apart" in w for w in result.warnings)
     assert Path(result.path).exists()  # stored all the same: the players were warned
+
+
+def test_see_reads_a_photo_larger_than_a_phones_at_a_phones_size_in_its_own_pixels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 16-megapixel photo took 285 MB alone; larger photos are read at MAX_SIDE. The limit is
+    # lowered here so that a small synthetic scene crosses it: the answers are the same, in
+    # the photo's own pixels.
+    import vision.see
+
+    scene = render_scene(
+        SceneSpec(width=1280, height=720, cards=("red", "blue"), markers=((7, 60.0),), seed=2)
+    )
+    path = str(tmp_path / "big.png")
+    cv2.imwrite(path, scene.image)
+    whole = io.StringIO()
+    assert see([path], whole) == 0
+    monkeypatch.setattr(vision.see, "MAX_SIDE", 960)
+    reduced = io.StringIO()
+    assert see([path], reduced) == 0
+    full, small = json.loads(whole.getvalue()), json.loads(reduced.getvalue())
+    assert [c["colour"] for c in small["train_cards"]] == [c["colour"] for c in full["train_cards"]]
+    assert sorted(c["colour"] for c in full["train_cards"]) == ["blue", "red"]
+    for a, b in zip(full["train_cards"], small["train_cards"], strict=True):
+        assert all(abs(x - y) <= 4 for x, y in zip(a["box"], b["box"], strict=True))
+    assert [m["id"] for m in small["markers"]] == [m["id"] for m in full["markers"]] == [7]
+    for x, y in zip(full["markers"][0]["corners"], small["markers"][0]["corners"], strict=True):
+        assert abs(x[0] - y[0]) <= 3 and abs(x[1] - y[1]) <= 3
