@@ -42,28 +42,13 @@ from typing import Any
 import cv2
 import numpy as np
 import numpy.typing as npt
+from bench_vision_real import pct, to_frame  # its sibling: run as a script
 
 from vision.markers import ARUCO_DICTIONARY, Marker, MarkerDetector
 
 HERE = Path(__file__).resolve().parent
-FRAME_W, FRAME_H = 1280, 720
 FULL_MAX_PX = 4032  # a phone photo's longer side; larger ones are read at 1280×720 only
 Image = npt.NDArray[np.uint8]
-
-
-def to_frame(image: Image) -> Image:
-    """Scale to fit 1280×720 (up or down), as bench/bench_vision_real.py does."""
-    h, w = image.shape[:2]
-    scale = min(FRAME_W / w, FRAME_H / h)
-    if scale == 1.0:
-        return image
-    size = (round(w * scale), round(h * scale))
-    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[int(q * (len(ordered) - 1))], 2) if ordered else 0.0
 
 
 def score(
