@@ -326,13 +326,10 @@ def _split_row(rect: tuple[tuple[float, float], tuple[float, float], float]) -> 
 
 
 def _candidate(
-    contour: npt.NDArray[np.int32], min_area: float, max_area: float
+    contour: npt.NDArray[np.int32], area: float, max_area: float
 ) -> tuple[Quad | list[Quad] | None, str | None]:
     """A contour's card quad (or quads, for cards touching in a row), or the reason it is none
-    (None when it is too small to say)."""
-    area = cv2.contourArea(contour)
-    if area < min_area:
-        return None, None
+    (None when it cannot be said); ``area`` is the contour's, at least a card's smallest."""
     hull = cv2.convexHull(contour)
     hull_area = cv2.contourArea(hull)
     if hull_area > max_area:
@@ -560,7 +557,7 @@ def find_cards_explained(frame: Image) -> tuple[list[Quad], list[Rejection]]:
             area = cv2.contourArea(contour)
             if area < min_area or taken.holds(contour, area):
                 continue
-            got, reason = _candidate(contour, min_area, max_area)
+            got, reason = _candidate(contour, area, max_area)
             if got is None:
                 # The regions the edges enclose are a second look at the same edges, whose
                 # outlines have their reasons already; most are pieces of the table.
