@@ -34,7 +34,6 @@ import argparse
 import collections
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -42,7 +41,7 @@ from typing import Any
 import cv2
 import numpy as np
 import numpy.typing as npt
-from bench_vision_real import pct, to_frame  # its sibling: run as a script
+from bench_vision_real import finish, pct, to_frame  # its sibling: run as a script
 
 from vision.markers import ARUCO_DICTIONARY, Marker, MarkerDetector
 
@@ -258,11 +257,7 @@ def main() -> int:
         for name, (read, shown) in sheets["wrong_ids_of_markers_shown"].items():
             print(f"  {name:22} {read:5} / {shown}")
         print("  wrong per 1000 markers by side (px):", sheets["wrong_per_1000_by_side_px"])
-    if missing:
-        print(f"{missing} photos missing: run bench/fetch_real_photos.py", file=sys.stderr)
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1))
-    return 0
+    return finish(result, missing, args.json)
 
 
 if __name__ == "__main__":

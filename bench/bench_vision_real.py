@@ -106,6 +106,15 @@ def touches_edge(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
     )
 
 
+def finish(result: dict[str, Any], missing: int, json_path: str | None) -> int:
+    """The end of a real-photo bench: say what photos are missing, write the JSON if asked."""
+    if missing:
+        print(f"{missing} photos missing: run bench/fetch_real_photos.py", file=sys.stderr)
+    if json_path:
+        Path(json_path).write_text(json.dumps(result, indent=1))
+    return 0
+
+
 def timing(lists: tuple[list[float], list[float], list[float]]) -> dict[str, dict[str, float]]:
     return {
         name: {"median": round(statistics.median(times), 2), "p95": pct(times, 0.95)}
@@ -240,11 +249,7 @@ def main() -> int:
         print("  wrong:", line)
     print("time per 1280×720 camera frame (ms):", result["time_per_frame_ms"])
     print("time per photo as scored (ms):", result["time_per_photo_as_scored_ms"])
-    if missing:
-        print(f"{missing} photos missing: run bench/fetch_real_photos.py", file=sys.stderr)
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1))
-    return 0
+    return finish(result, missing, args.json)
 
 
 if __name__ == "__main__":
