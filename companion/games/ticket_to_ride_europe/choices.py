@@ -56,12 +56,16 @@ def _ok(state: TtrState, action: Action) -> bool:
     return accepts(GAME.apply, state, action)
 
 
-def could_hold(state: TtrState, player: int, cards: dict[str, int]) -> bool:
+def could_hold(
+    state: TtrState, player: int, cards: dict[str, int], unseen: tc.Cards | None = None
+) -> bool:
     """Whether the player can hold ``cards``, as far as the table knows: the cards seen going
     into the hand, and for the rest the hand's unseen cards, each of a kind not all seen
-    elsewhere ("every card exists once")."""
+    elsewhere ("every card exists once"). ``unseen`` is :func:`_unseen` of ``state``, passed
+    by callers that ask for many payments of one state."""
     me = state.players[player]
-    unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    if unseen is None:
+        unseen = _unseen(state)
     from_unknown = 0
     for kind, n in cards.items():
         i = tc.INDEX[kind]
@@ -81,6 +85,16 @@ def could_hold(state: TtrState, player: int, cards: dict[str, int]) -> bool:
         left[i] -= max(0, n - me.known[i])
     room = sum(min(p, u) for p, u in zip(state.deck_pool, left, strict=True))
     return room >= state.deck
+
+
+def _unseen(state: TtrState) -> tc.Cards:
+    return tc.sub(tc.FULL_DECK, seen_cards(state))
+
+
+def _held(state: TtrState, player: int, pays: list[dict[str, int]]) -> list[dict[str, int]]:
+    """The payments of ``pays`` the player could hold (the cheap test, before the engine's)."""
+    unseen = _unseen(state)
+    return [pay for pay in pays if could_hold(state, player, pay, unseen)]
 
 
 def _pays(state: TtrState, player: int, action: Action) -> bool:
@@ -364,18 +378,25 @@ def _draw(state: TtrState, p: int) -> tuple[Choice, ...]:
     return tuple(found)
 
 
+_ROUTES_BY_NAME = sorted(ROUTES, key=lambda r: (english_city(r.a), english_city(r.b), r.colour))
+"""The routes in the order the phone lists them (by their cities' names)."""
+
+
 def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
     found: list[Choice] = []
     seen_refs: set[str] = set()
-    for route in sorted(ROUTES, key=lambda r: (english_city(r.a), english_city(r.b), r.colour)):
+    unseen = _unseen(state)
+    for route in _ROUTES_BY_NAME:
         ref = route_ref(route)
         if ref in seen_refs:
             continue  # the twin grey ferries are one choice
+        # the hand first (cheap), then the engine itself for each payment the hand allows
         options = [
             Action("claim_route", p, {"route": ref, "cards": pay})
             for pay in payments(route.colour, route.length, route.ferry_locomotives)
+            if could_hold(state, p, pay, unseen)
         ]
-        first = next((a for a in options if _pays(state, p, a)), None)
+        first = next((a for a in options if _ok(state, a)), None)
         if first is None:
             continue
         seen_refs.add(ref)
@@ -395,10 +416,12 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
 def _payment_children(
     state: TtrState, p: int, options: list[Action]
 ) -> Callable[[], tuple[Choice, ...]]:
+    """The payments of ``options`` (each one the hand could hold) that the engine accepts."""
+
     def build() -> tuple[Choice, ...]:
         found = []
         for action in options:
-            if _pays(state, p, action):
+            if _ok(state, action):
                 cards = dict(action.arg("cards"))
                 found.append(Choice(_key(cards), cards_label(cards), p, action=action))
         return tuple(found)
@@ -410,14 +433,13 @@ def _stations(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
     built = len(state.players[p].stations)
     if built >= STATIONS_PER_PLAYER:
         return []
-    cost = STATION_COSTS[built]
+    held = _held(state, p, payments("any", STATION_COSTS[built], 0))  # the same in every city
+    if not held:
+        return []
     found: list[Choice] = []
     for c in sorted(CITIES, key=lambda c: c.name):
-        options = [
-            Action("build_station", p, {"city": c.id, "cards": pay})
-            for pay in payments("any", cost, 0)
-        ]
-        if not any(_pays(state, p, a) for a in options):
+        options = [Action("build_station", p, {"city": c.id, "cards": pay}) for pay in held]
+        if not any(_ok(state, a) for a in options):
             continue
         found.append(
             Choice(
