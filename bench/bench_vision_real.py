@@ -133,6 +133,7 @@ def main() -> int:
     parser.add_argument("--overlays", help="draw detections into this folder")
     parser.add_argument("--repeat", type=int, default=7, help="timing repeats per photo")
     args = parser.parse_args()
+    cv2.setNumThreads(1)  # as the camera's thread runs (vision/camera.py): one core for vision
     photos = json.loads((HERE / "real_photos.json").read_text())["photos"]
     folder = HERE / "real_photos"
     detector = MarkerDetector()
