@@ -233,28 +233,46 @@ def _side_weights(scales: tuple[float, ...]) -> npt.NDArray[np.float32]:
     return weights.reshape(-1, 4).astype(np.float32)
 
 
+def _side_samples(
+    grey: Image, quads: npt.NDArray[np.float32], scales: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """Grey at ``_SIDE_T`` along each side of each quad (N, 4, 2) scaled about its centre, per
+    scale: (N, scales, 4, T)."""
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    line = _side_weights(tuple(scales.tolist())) @ quads  # (N, S·4·T, 2)
+    return _gather(grey, line).reshape(len(quads), len(scales), 4, len(_SIDE_T))
+
+
 def _side_means(
     grey: Image, quads: npt.NDArray[np.float32], scales: npt.NDArray[np.float32]
 ) -> npt.NDArray[np.float32]:
     """Mean grey along each side of each quad (N, 4, 2) scaled about its centre, per scale:
     (N, scales, 4)."""
-    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    line = _side_weights(tuple(scales.tolist())) @ quads  # (N, S·4·T, 2)
-    samples = _gather(grey, line).reshape(len(quads), len(scales), 4, len(_SIDE_T))
+    samples = _side_samples(grey, quads, scales)
     means: npt.NDArray[np.float32] = samples.sum(axis=3) / np.float32(len(_SIDE_T))
     return means
+
+
+# A side's margin is bright along at least half its length: a card's white margin runs the
+# whole side (a shadow or a die may cover part of it: 7 of 12 places on the real photos' worst
+# card). The inside of a printed marker's black frame, bright only where its code is white, made
+# a card-shaped outline whose sides were brighter than the frame on average, at 5 of 12 places.
+_MARGIN_ALONG: Final = 0.5
 
 
 def _bright_margins(
     grey: Image, quads: npt.NDArray[np.float32], sides: int = 3
 ) -> npt.NDArray[np.bool_]:
     """A card's white margin is brighter than what it lies on, on at least three sides (glare
-    may wash out one). An outline inside a card's artwork (a wagon whose card edge glare broke)
-    has a brighter surround and is no card. Per quad (N, 4, 2)."""
-    means = _side_means(grey, quads, _MARGIN_SCALES)
-    inner = means[:, :-1].max(axis=1)
-    outer = means[:, -1]
-    return np.asarray(((inner - outer) > 1.0).sum(axis=1) >= sides)
+    may wash out one), and along most of each of them. An outline inside a card's artwork (a
+    wagon whose card edge glare broke) has a brighter surround and is no card. Per quad
+    (N, 4, 2)."""
+    samples = _side_samples(grey, quads, _MARGIN_SCALES)
+    means = samples.sum(axis=3) / np.float32(len(_SIDE_T))
+    outer = means[:, -1]  # (N, 4)
+    brighter = (means[:, :-1].max(axis=1) - outer) > 1.0
+    along = (samples[:, :-1].max(axis=1) - outer[:, :, None] > 1.0).mean(axis=2) >= _MARGIN_ALONG
+    return np.asarray((brighter & along).sum(axis=1) >= sides)
 
 
 @dataclass(frozen=True, slots=True)

@@ -345,7 +345,11 @@ def _found_and_false_all(cloth: tuple[int, int, int]) -> list[tuple[int, int]]:
 def test_cards_seen_at_a_slant_are_found(background: str) -> None:
     # A camera beside the table sees each card as a trapezoid, which fills its bounding
     # rectangle badly; its four corners hold it. Before, 2 of these 40 cards on light wood were
-    # rejected as ragged (on the real photos of Magic cards on felt, 2 of 5).
+    # rejected as ragged (on the real photos of Magic cards on felt, 2 of 5). On the dark table
+    # one black card, sheared into a parallelogram, is outlined only by its bounding rectangle,
+    # whose corners lie on the table: since a margin must run along each side (a printed
+    # marker's inside is no card), that loose outline is refused and the card missed.
+    found = 0
     for seed in range(4):
         scene = render_scene(
             SceneSpec(
@@ -358,7 +362,8 @@ def test_cards_seen_at_a_slant_are_found(background: str) -> None:
                 seed=seed,
             )
         )
-        assert len(find_card_quads(scene.image)) == 5
+        found += len(find_card_quads(scene.image))
+    assert found == (19 if background == "dark" else 20)
 
 
 def _set_like_card(
@@ -444,3 +449,44 @@ def test_a_white_card_with_grey_outlines_still_reads_white(card_px: tuple[int, i
     for stripes in (False, True):
         frame, quad = _set_like_card((100, 100, 100), stripes=stripes, card_px=card_px)
         assert classify_card(frame, quad).colour == "white"
+
+
+# Codes of 3 × 5 cells (1 black) whose top row and left column are mostly black, as on the real
+# photo where the inside of a printed marker was taken for a card.
+_FRAME_CODES = (
+    ("11101", "10010", "10101"),
+    ("11011", "10100", "11010"),
+    ("10111", "11001", "10100"),
+    ("11110", "10011", "01101"),
+)
+
+
+def _marker_frame_on_paper(code: tuple[str, ...], inside: tuple[int, int], blur: int) -> np.ndarray:
+    """A printed marker of another dictionary: a thick black frame on white paper whose inside,
+    card-shaped, is white only where its code is."""
+    img = np.full((720, 1280, 3), (236, 238, 240), np.uint8)
+    (w, h), (x0, y0) = inside, (600, 340)
+    frame = max(8, w // 7)
+    cv2.rectangle(img, (x0 - frame, y0 - frame), (x0 + w + frame, y0 + h + frame), (25,) * 3, -1)
+    cw, ch = w / 5, h / 3
+    for r, row in enumerate(code):
+        for c, bit in enumerate(row):
+            if bit == "0":
+                p0 = (round(x0 + c * cw), round(y0 + r * ch))
+                p1 = (round(x0 + (c + 1) * cw) - 1, round(y0 + (r + 1) * ch) - 1)
+                cv2.rectangle(img, p0, p1, (236, 238, 240), -1)
+    return np.asarray(cv2.GaussianBlur(img, (blur, blur), 0), np.uint8)
+
+
+def test_the_inside_of_a_printed_markers_frame_is_no_card() -> None:
+    # Real photo (GSNCodes' 5 × 5 markers on paper): the inside of one marker's black frame was
+    # read as a black card at confidence 1.0. Its sides were brighter than the frame on average,
+    # but only where the code is white: a card's white margin runs along each side. Before the
+    # margin had to run along each side, 16 of these 24 were taken for cards.
+    taken = [
+        len(find_card_quads(_marker_frame_on_paper(code, inside, blur)))
+        for code in _FRAME_CODES
+        for inside in ((60, 36), (80, 50), (100, 62))
+        for blur in (3, 5)
+    ]
+    assert taken == [0] * 24
