@@ -39,6 +39,7 @@ import numpy.typing as npt
 from vision.cards import (
     MAX_AREA_FRACTION,
     MIN_AREA_FRACTION,
+    carries_marker,
     classify_card,
     read_train_cards,
 )
@@ -120,6 +121,26 @@ def timing(lists: tuple[list[float], list[float], list[float]]) -> dict[str, dic
         name: {"median": round(statistics.median(times), 2), "p95": pct(times, 0.95)}
         for name, times in zip(("cards", "markers", "anchor_cards"), lists, strict=True)
     }
+
+
+def false_cards_without_cards(folder: Path, detector: MarkerDetector) -> dict[str, int]:
+    """On the marker photos (bench/real_markers.json: boards and sheets of markers, no train
+    card in any), every card found is false. As the camera reads a frame: cards that carry one
+    of our markers are components (tickets), not train cards, and are counted apart."""
+    photos = json.loads((HERE / "real_markers.json").read_text())["photos"]
+    counts = collections.Counter[str]()
+    for photo in photos:
+        image = cv2.imread(str(folder / photo["file"]), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        frame = to_frame(np.asarray(image, np.uint8))
+        centres = [m.centre for m in detector.detect(frame)]
+        cards = read_train_cards(frame)
+        marked = sum(1 for c in cards if carries_marker(c.corners, centres))
+        counts["photos"] += 1
+        counts["false"] += len(cards) - marked
+        counts["marked"] += marked
+    return {k: counts[k] for k in ("photos", "false", "marked")}
 
 
 def pct(values: list[float], q: float) -> float:
@@ -220,6 +241,7 @@ def main() -> int:
     total = collections.Counter[str]()
     for counts in per_surface.values():
         total.update(counts)
+    without_cards = false_cards_without_cards(folder, detector)
     rows = {**{k: dict(v) for k, v in sorted(per_surface.items())}, "all": dict(total)}
     result: dict[str, Any] = {
         "surfaces": rows,
@@ -231,6 +253,7 @@ def main() -> int:
         "time_per_frame_ms": timing(camera_lists),
         "time_per_photo_as_scored_ms": timing(scaled_lists),
         "missing_photos": missing,
+        "photos_without_cards": without_cards,
     }
     print(
         f"{'surface':28} {'photos':>6} {'cards':>6} {'found':>7} {'false':>6} {'anchor':>7} {'a.false':>7}"
@@ -248,6 +271,11 @@ def main() -> int:
     )
     for line in wrong_examples[:20]:
         print("  wrong:", line)
+    w = without_cards
+    print(
+        f"photos without cards (the marker photos): {w['photos']}, false cards {w['false']}"
+        f" ({w['marked']} more on cards that carry one of our markers, dropped as components)"
+    )
     print("time per 1280×720 camera frame (ms):", result["time_per_frame_ms"])
     print("time per photo as scored (ms):", result["time_per_photo_as_scored_ms"])
     return finish(result, missing, args.json)

@@ -38,7 +38,7 @@ import cv2
 from companion.core import ConfigError, Observation, ObservationKind, SnapshotError
 from companion.core.ids import ReaderId
 from vision.capture import BadFrameError, CaptureError, Frame, FrameSource, open_source
-from vision.cards import read_train_cards
+from vision.cards import carries_marker, read_train_cards
 from vision.markers import MarkerDetector, marker_uid
 from vision.palette import Palette, load_palette
 from vision.vote import MarkerPresence, StableVote
@@ -342,6 +342,9 @@ class Camera:
             markers = detector.detect(frame)
             rows, columns = self.config.reveal_pixels(frame.shape[1], frame.shape[0])
             cards = read_train_cards(frame[rows, columns], self.palette, self.config.unsure_below)
+            # a ticket with its sticker in the reveal area is a component, not a train card
+            centres = [(x - columns.start, y - rows.start) for x, y in (m.centre for m in markers)]
+            cards = [c for c in cards if not carries_marker(c.corners, centres)]
         except Exception as exc:  # a detector failing on one frame must not end the camera
             self._problem(f"a frame could not be read: {exc!r}", bad_frame=True)
             return

@@ -29,6 +29,7 @@ from vision.palette import DEFAULT_PALETTE, UNSURE, Palette
 
 Image = npt.NDArray[np.uint8]
 Quad = npt.NDArray[np.float32]  # (4, 2): corners in order, the first edge a short one
+Point = tuple[float, float]
 
 # Canonical card: 2 px per mm of a 44 × 68 mm card, portrait.
 CARD_W: Final = 88
@@ -296,7 +297,20 @@ REJECTION_REASONS: Final[dict[str, str]] = {
     "another object joined the card's edge)",
     "no_white_margin": "a card-shaped outline without a margin brighter than what it lies on "
     "(a shape inside a card's picture, or a card whose edge cannot be seen in this light)",
+    "marked": "a card carrying one of Trackside's marker stickers: a marked component (a ticket), "
+    "not a train card",
 }
+
+
+def carries_marker(quad: Quad | Sequence[Sequence[float]], centres: Sequence[Point]) -> bool:
+    """Whether one of the markers' ``centres`` lies inside the card's outline ``quad`` (both in
+    the same frame's coordinates). A train card never carries one of our markers; a ticket or
+    another component with its sticker, laid in the reveal area, is a card-shaped outline with a
+    white margin like any train card, and must not be read as one."""
+    if not centres:
+        return False
+    contour = np.asarray(quad, np.float32).reshape(-1, 1, 2)
+    return any(cv2.pointPolygonTest(contour, (x, y), False) >= 0 for x, y in centres)
 
 
 _NOMINAL_ASPECT: Final = 68.0 / 44.0

@@ -36,6 +36,11 @@ class Marker:
         return marker_uid(self.marker_id)
 
     @property
+    def centre(self) -> tuple[float, float]:
+        xs, ys = zip(*self.corners, strict=True)
+        return sum(xs) / len(xs), sum(ys) / len(ys)
+
+    @property
     def side_px(self) -> float:
         pts = np.asarray(self.corners, np.float32)
         return float(np.mean(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))

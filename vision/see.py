@@ -24,7 +24,13 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.core import SnapshotError
-from vision.cards import DEFAULT_UNSURE_BELOW, classify_card, find_cards_explained
+from vision.cards import (
+    DEFAULT_UNSURE_BELOW,
+    Rejection,
+    carries_marker,
+    classify_card,
+    find_cards_explained,
+)
 from vision.markers import MarkerDetector
 from vision.palette import Palette, load_palette
 
@@ -63,16 +69,22 @@ def describe(
     def box(b: tuple[int, int, int, int] | list[int]) -> list[int]:
         return [round(v * back) for v in b]
 
+    found_markers = detector.detect(image)
     markers = [
         {
             "id": m.marker_id,
             "corners": [[round(x * back, 1), round(y * back, 1)] for x, y in m.corners],
         }
-        for m in detector.detect(image)
+        for m in found_markers
     ]
     quads, rejected = find_cards_explained(image)
+    centres = [m.centre for m in found_markers]
     cards = []
     for quad in quads:
+        if carries_marker(quad, centres):
+            x, y, w, h = cv2.boundingRect(np.asarray(quad, np.float32).reshape(-1, 1, 2))
+            rejected.append(Rejection("marked", (int(x), int(y), int(w), int(h))))
+            continue
         card = classify_card(image, quad, palette, unsure_below)
         entry: dict[str, Any] = {
             "colour": card.colour,

@@ -370,3 +370,25 @@ def render_scene(spec: SceneSpec) -> Scene:
         cards=tuple(CardTruth(colour, tup(dst)) for colour, dst in placed_cards),
         markers=tuple(MarkerTruth(mid, size, tup(dst)) for mid, size, dst in placed_markers),
     )
+
+
+def stick_marker(
+    image: npt.NDArray[np.uint8], centre: tuple[float, float], marker_id: int, side_px: int = 48
+) -> npt.NDArray[np.uint8]:
+    """A copy of a rendered ``image`` with one of our marker stickers (the marker and a
+    one-module white quiet zone, upright) stuck with its centre at ``centre``: a ticket or
+    another component marked with its sticker, lying where a card lies."""
+    module = max(1, side_px // 6)
+    side = 6 * module
+    dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)
+    marker = cv2.aruco.generateImageMarker(dictionary, marker_id, side)
+    white = np.asarray(MARGIN_SRGB[::-1], np.uint8)
+    sticker = np.empty((side + 2 * module, side + 2 * module, 3), np.uint8)
+    sticker[:] = white
+    inner = sticker[module : module + side, module : module + side]
+    inner[:] = np.where(marker[:, :, None] > 127, white, np.uint8(25))
+    out = image.copy()
+    n = sticker.shape[0]
+    x0, y0 = round(centre[0] - n / 2), round(centre[1] - n / 2)
+    out[y0 : y0 + n, x0 : x0 + n] = sticker
+    return out

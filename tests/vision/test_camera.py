@@ -24,7 +24,7 @@ from vision.capture import (
     V4L2Source,
     open_source,
 )
-from vision.synthetic import SceneSpec, render_scene
+from vision.synthetic import SceneSpec, render_scene, stick_marker
 
 TUNNEL = ("red", "white", "locomotive")
 
@@ -486,3 +486,31 @@ def test_a_looping_video_starts_again_and_only_replays_loop(tmp_path: Path) -> N
         CameraConfig(name="cam", source="v4l2:0", loop=True)
     with pytest.raises(ConfigError, match=r"camera\.loop: expected true or false"):
         CameraConfig(name="cam", source="replay:/x", loop="yes")  # type: ignore[arg-type]
+
+
+def test_a_ticket_with_its_sticker_in_the_reveal_area_is_a_tag_not_a_train_card(
+    tmp_path: Path,
+) -> None:
+    # The tunnel's three cards and a marked ticket beside them, all in the reveal area: the
+    # ticket is reported as its tag, and the cards as three, not four with an unsure one.
+    scene = render_scene(SceneSpec(cards=(*TUNNEL, "white"), layout="row", rotation_deg=4, seed=5))
+    ticket = scene.cards[3]
+    centre = np.mean(ticket.corners, axis=0)
+    frame = stick_marker(scene.image, (float(centre[0]), float(centre[1])), 9, side_px=30)
+    folder = tmp_path / "f"
+    folder.mkdir()
+    for i in range(4):
+        cv2.imwrite(str(folder / f"frame{i:04d}.png"), frame)
+    sink = Collected()
+    config = CameraConfig(
+        name="cam",
+        source=f"replay:{folder}",
+        fps_max=100,
+        stable_frames=2,
+        reveal_area=(0.02, 0.1, 0.96, 0.85),  # a crop: the markers are moved into it
+    )
+    camera = open_camera(config, sink)
+    camera.start()
+    _wait(lambda: camera.status().finished)
+    camera.stop()
+    assert sorted(sink.kinds(), key=str) == [("cards", TUNNEL), ("tag_present", "ARUCO-9")]

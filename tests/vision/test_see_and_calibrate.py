@@ -8,13 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from vision.calibrate import CALIBRATION_ORDER, CalibrationError, calibrate
 from vision.cards import read_train_cards
 from vision.palette import load_palette
 from vision.see import see
-from vision.synthetic import SceneSpec, render_scene
+from vision.synthetic import SceneSpec, render_scene, stick_marker
 
 # A printing whose orange is redder and whose red is darker than the default palette assumes.
 OTHER_PRINTING = (("orange", (215, 75, 35)), ("red", (165, 25, 50)))
@@ -242,3 +243,25 @@ def test_see_reads_a_photo_larger_than_a_phones_at_a_phones_size_in_its_own_pixe
     assert [m["id"] for m in small["markers"]] == [m["id"] for m in full["markers"]] == [7]
     for x, y in zip(full["markers"][0]["corners"], small["markers"][0]["corners"], strict=True):
         assert abs(x[0] - y[0]) <= 3 and abs(x[1] - y[1]) <= 3
+
+
+def test_a_card_carrying_our_marker_is_a_component_not_a_train_card(tmp_path: Path) -> None:
+    # A ticket with its sticker laid beside two train cards: a card-shaped outline with a white
+    # margin like theirs. The marker is reported; the card is not read as a train card, and
+    # --explain says why.
+    scene = render_scene(
+        SceneSpec(cards=("red", "white", "green"), layout="row", rotation_deg=4, seed=5)
+    )
+    middle = scene.cards[1]
+    centre = tuple(float(v) for v in np.mean(middle.corners, axis=0))
+    image = stick_marker(scene.image, (centre[0], centre[1]), 7, side_px=30)
+    path = tmp_path / "ticket.png"
+    cv2.imwrite(str(path), image)
+    out = io.StringIO()
+    assert see([str(path)], out, explain=True) == 0
+    result = json.loads(out.getvalue())
+    assert [m["id"] for m in result["markers"]] == [7]
+    assert [c["colour"] for c in result["train_cards"]] == ["red", "green"]
+    assert any("marker sticker" in r["reason"] for r in result["rejected"])
+    # the finder alone takes the marked card for a train card: the marker is what tells
+    assert len(read_train_cards(image)) == 3
