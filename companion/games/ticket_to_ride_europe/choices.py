@@ -91,9 +91,11 @@ def _unseen(state: TtrState) -> tc.Cards:
     return tc.sub(tc.FULL_DECK, seen_cards(state))
 
 
-def _held(state: TtrState, player: int, pays: list[dict[str, int]]) -> list[dict[str, int]]:
-    """The payments of ``pays`` the player could hold (the cheap test, before the engine's)."""
-    unseen = _unseen(state)
+def _held(
+    state: TtrState, player: int, pays: list[dict[str, int]], unseen: tc.Cards
+) -> list[dict[str, int]]:
+    """The payments of ``pays`` the player could hold (the cheap test, before the engine's);
+    ``unseen`` is :func:`_unseen` of ``state``."""
     return [pay for pay in pays if could_hold(state, player, pay, unseen)]
 
 
@@ -391,10 +393,10 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
         if ref in seen_refs:
             continue  # the twin grey ferries are one choice
         # the hand first (cheap), then the engine itself for each payment the hand allows
+        pays = payments(route.colour, route.length, route.ferry_locomotives)
         options = [
             Action("claim_route", p, {"route": ref, "cards": pay})
-            for pay in payments(route.colour, route.length, route.ferry_locomotives)
-            if could_hold(state, p, pay, unseen)
+            for pay in _held(state, p, pays, unseen)
         ]
         first = next((a for a in options if _ok(state, a)), None)
         if first is None:
@@ -433,7 +435,8 @@ def _stations(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
     built = len(state.players[p].stations)
     if built >= STATIONS_PER_PLAYER:
         return []
-    held = _held(state, p, payments("any", STATION_COSTS[built], 0))  # the same in every city
+    pays = payments("any", STATION_COSTS[built], 0)
+    held = _held(state, p, pays, _unseen(state))  # the same cards pay in every city
     if not held:
         return []
     found: list[Choice] = []
