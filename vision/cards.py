@@ -249,7 +249,11 @@ def _side_means(
 ) -> npt.NDArray[np.float32]:
     """Mean grey along each side of each quad (N, 4, 2) scaled about its centre, per scale:
     (N, scales, 4)."""
-    samples = _side_samples(grey, quads, scales)
+    return _mean_along(_side_samples(grey, quads, scales))
+
+
+def _mean_along(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Per side, the mean of :func:`_side_samples`' places along it: (N, scales, 4)."""
     means: npt.NDArray[np.float32] = samples.sum(axis=3) / np.float32(len(_SIDE_T))
     return means
 
@@ -269,7 +273,7 @@ def _bright_margins(
     wagon whose card edge glare broke) has a brighter surround and is no card. Per quad
     (N, 4, 2)."""
     samples = _side_samples(grey, quads, _MARGIN_SCALES)
-    means = samples.sum(axis=3) / np.float32(len(_SIDE_T))
+    means = _mean_along(samples)
     outer = means[:, -1]  # (N, 4)
     brighter = (means[:, :-1].max(axis=1) - outer) > 1.0
     along = (samples[:, :-1].max(axis=1) - outer[:, :, None] > 1.0).mean(axis=2) >= _MARGIN_ALONG
