@@ -180,12 +180,21 @@ def test_row6_garbage_from_a_pad_is_kept_bounded_and_does_not_delay_a_scan(
     wait_until(lambda: totals(table)[0] == 2, what="Red's scan during a flood")
     delay = time.monotonic() - sent
     assert delay < 2.0, delay
+    # A broker may drop part of a QoS 0 flood to a busy subscriber (Mosquitto queues 1,000
+    # messages a client): wait until what did arrive has all been heard, then account for it.
+    mqtt = table.mqtt
+    assert mqtt is not None
+    heard = -1
+    while heard != mqtt.pad_messages_rejected:
+        heard = mqtt.pad_messages_rejected
+        time.sleep(0.5)
     table.wait_idle()
     conn = sqlite3.connect(f"file:{table.settings.database.path}?mode=ro", uri=True)
     (errors,) = conn.execute("SELECT COUNT(*) FROM inputs WHERE kind = 'error'").fetchone()
     conn.close()
-    assert errors < 100, errors  # 2,000 garbage messages: a handful kept, the rest counted
-    assert table.mqtt is not None and table.mqtt.pad_refusals_dropped > 1000
+    assert heard >= 500, heard  # the flood did reach the table
+    assert errors < 100, errors  # a handful kept, the rest counted, every one accounted for:
+    assert mqtt.pad_refusals_dropped + errors == heard, (mqtt.pad_refusals_dropped, errors, heard)
 
 
 def test_row6_the_client_id_cannot_be_guessed_from_the_table_id() -> None:
