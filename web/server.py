@@ -19,6 +19,7 @@ sized for every phone at a big table plus the screens, and :func:`sse_slots` lea
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import socket
 import threading
@@ -203,7 +204,19 @@ class TableServer:
                 except Exception:
                     log.debug("web: closing a connection failed", exc_info=True)
 
-        self.server.trigger.pull_trigger(close_all)
+        try:
+            self.server.trigger.pull_trigger(close_all)
+        except OSError as exc:
+            # The loop's wake-up pipe is gone (once, in CI, at the end of a test that had run
+            # its disk full): the loop cannot be asked, so the connections are closed here.
+            log.warning("web: the server loop could not be woken (%s); closing here", exc)
+            close_all()
+            # The trigger's own close stopped at the dead pipe end, before waitress's copy of
+            # the read end (a file wrapper, which it then warns about when collected).
+            wrapper = getattr(self.server.trigger, "socket", None)
+            if wrapper is not None:
+                with contextlib.suppress(OSError):
+                    wrapper.close()
         self._stopped.wait(timeout_s)
         self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=min(timeout_s, 2.0))
 
