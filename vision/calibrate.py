@@ -18,17 +18,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from companion.core import TracksideError
-from vision.cards import TrainCard, find_cards_explained, read_train_cards
+from vision.cards import TrainCard, find_cards_explained, measure_view, read_train_cards
 from vision.palette import (
     CARD_CLASSES,
     DEFAULT_PALETTE,
+    MAX_VIEW,
     Palette,
     calibrated_palette,
     features_to_srgb,
@@ -41,6 +42,8 @@ Image = npt.NDArray[np.uint8]
 CALIBRATION_ORDER: Final[tuple[str, ...]] = CARD_CLASSES
 # Two calibrated classes nearer than this (in spreads) are hard to tell apart: a warning.
 _CLOSE: Final = 3.0
+# The camera slants tried when the cards are not all found as the camera sees them.
+VIEW_STEPS: Final = tuple(round(1.1 + 0.1 * k, 2) for k in range(round((MAX_VIEW - 1.1) / 0.1) + 1))
 
 
 class CalibrationError(TracksideError, ValueError):
@@ -89,6 +92,41 @@ def _loaded(source: str | Image, name: str) -> Image:
 _MAX_REASONS = 5  # rejected outlines named in an error
 
 
+def _cards(
+    frames: Sequence[Image], labels: Sequence[str], view: float
+) -> list[tuple[str, TrainCard]]:
+    return [
+        (label, card)
+        for label, frame in zip(labels, frames, strict=True)
+        for card in read_train_cards(frame, replace(DEFAULT_PALETTE, view=view))
+    ]
+
+
+def _view_and_cards(
+    frames: Sequence[Image], labels: Sequence[str], wanted: int
+) -> tuple[float, list[tuple[str, TrainCard]]]:
+    """The camera's slant (see :func:`vision.cards.measure_view`) and the cards seen with it.
+    A camera at a slant shows far cards square or too long: when the cards are not all found
+    as the camera sees them, the picture's height is stretched back step by step until they
+    are. The slant is then measured on the cards themselves (all nine, portrait or landscape)
+    and kept if the cards are all found with it too."""
+    view, found = 1.0, _cards(frames, labels, 1.0)
+    if len(found) != wanted:
+        for step in VIEW_STEPS:
+            tried = _cards(frames, labels, step)
+            if len(tried) == wanted:
+                view, found = step, tried
+                break
+    if len(found) == wanted:
+        # measured on the picture as the camera sees it: each card's corners, unstretched
+        measured = measure_view([np.asarray(c.corners, np.float32) for _, c in found])
+        if measured != view:
+            again = _cards(frames, labels, measured)
+            if len(again) == wanted:
+                view, found = measured, again
+    return view, found
+
+
 def calibrate(
     source_images: Sequence[str | Image],
     output_path: str,
@@ -115,15 +153,14 @@ def calibrate(
         source if isinstance(source, str) else (names[i] if names else f"frame {i + 1}")
         for i, source in enumerate(source_images)
     ]
-    found: list[tuple[str, TrainCard]] = []
+    frames = [_loaded(source, label) for label, source in zip(labels, source_images, strict=True)]
+    view, found = _view_and_cards(frames, labels, len(order))
     rejected: list[str] = []
-    for label, source in zip(labels, source_images, strict=True):
-        frame = _loaded(source, label)
-        found.extend((label, card) for card in read_train_cards(frame))
+    for label, frame in zip(labels, frames, strict=True):
         if len(rejected) < _MAX_REASONS:
             rejected.extend(
                 f"at x {r.box[0]}, y {r.box[1]} in {label}: {r.sentence()}"
-                for r in find_cards_explained(frame)[1][: _MAX_REASONS - len(rejected)]
+                for r in find_cards_explained(frame, view)[1][: _MAX_REASONS - len(rejected)]
             )
     if len(found) != len(order):
         where = ", ".join(
@@ -158,7 +195,9 @@ def calibrate(
                 f"card {i} ({sample.colour!r} by its place) looks {guess!r} to the default "
                 "palette: check the order (if it is right, this calibration is what fixes it)"
             )
-    palette = calibrated_palette({s.colour: s.features for s in samples}, camera)
+    palette = replace(
+        calibrated_palette({s.colour: s.features for s in samples}, camera), view=view
+    )
     for a_index, a in enumerate(palette.classes):
         for b in palette.classes[a_index + 1 :]:
             gap = math.sqrt(

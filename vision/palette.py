@@ -60,6 +60,10 @@ _SPREAD: Final[tuple[float, float, float, float]] = (0.08, 0.07, 0.07, 0.12)
 _LOCOMOTIVE_SPREAD: Final[tuple[float, float, float, float]] = (0.35, 0.35, 0.35, 0.12)
 
 CALIBRATION_FORMAT: Final = 1
+# A camera's slant as calibrations store it (``depth_stretch``): 1.0 looks straight down; 2.0
+# is 60° from straight down, where a card's depth is half its width's share.
+MIN_VIEW: Final = 1.0
+MAX_VIEW: Final = 2.0
 _SATURATED: Final = 0.2  # a class whose centre has this chroma or more has a hue
 _EXCESS_KEPT: Final = 0.3  # share of a card's extra saturation (beyond its class) still counted
 # Reading by hue alone (Palette.classify_by_hue): at least this chroma, at most this spread of
@@ -93,6 +97,9 @@ class ColourClass:
 class Palette:
     classes: tuple[ColourClass, ...]
     source: str  # "default" or the calibration's camera name
+    # How much the camera's slant shortens the table's depth (the picture's height), as the
+    # calibration measured it from the cards it was shown; 1.0 for a camera looking down.
+    view: float = 1.0
 
     def distances(self, features: Sequence[float]) -> list[tuple[float, str]]:
         """(normalised distance, class name) for every class, nearest first."""
@@ -229,6 +236,7 @@ def palette_to_json(palette: Palette, measured_from: Sequence[str] = ()) -> dict
         "camera": palette.source,
         "features": list(FEATURES),
         "measured_from": list(measured_from),
+        "depth_stretch": palette.view,
         "classes": {
             cls.name: {"centre": list(cls.centre), "spread": list(cls.spread)}
             for cls in palette.classes
@@ -267,7 +275,18 @@ def palette_from_json(data: Any, path: str = "calibration") -> Palette:
         centre = _vector(entry.get("centre"), f"{where}.centre", positive=False)
         spread = _vector(entry.get("spread", list(cls.spread)), f"{where}.spread", positive=True)
         out.append(ColourClass(cls.name, centre, spread))
-    return Palette(tuple(out), camera)
+    view = data.get("depth_stretch", 1.0)
+    if (
+        not isinstance(view, int | float)
+        or isinstance(view, bool)
+        or not MIN_VIEW <= view <= MAX_VIEW
+    ):
+        raise SnapshotError(
+            f"{path}.depth_stretch",
+            f"expected a number from {MIN_VIEW} (a camera looking down) to {MAX_VIEW}, "
+            f"got {view!r}",
+        )
+    return Palette(tuple(out), camera, float(view))
 
 
 def _vector(value: Any, path: str, *, positive: bool) -> tuple[float, float, float, float]:

@@ -372,6 +372,38 @@ def render_scene(spec: SceneSpec) -> Scene:
     )
 
 
+def seen_at_a_slant(scene: Scene, degrees: float) -> Scene:
+    """``scene`` as a camera sees it from ``degrees`` away from straight down, aimed at the
+    middle of the table from 1.5 picture widths away: the table's depth is shortened (by about
+    the cosine of the angle; 45° shows a portrait card nearly square) and its far side is
+    smaller. Outside the table, the picture's edge rows are repeated."""
+    h, w = scene.image.shape[:2]
+    angle = math.radians(degrees)
+    distance = 1.5 * w
+    to_centre = np.asarray([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]], np.float64)
+    camera = np.asarray(
+        [[distance, 0, 0], [0, distance * math.cos(angle), 0], [0, -math.sin(angle), distance]],
+        np.float64,
+    )
+    back = np.asarray([[1, 0, w / 2], [0, 1, h / 2], [0, 0, 1]], np.float64)
+    matrix = back @ camera @ to_centre
+    matrix /= matrix[2, 2]
+    image = cv2.warpPerspective(
+        scene.image, matrix, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+    def moved(corners: tuple[tuple[float, float], ...]) -> tuple[tuple[float, float], ...]:
+        pts = _apply(matrix, np.asarray(corners, np.float32))
+        return tuple((float(x), float(y)) for x, y in pts)
+
+    return Scene(
+        spec=scene.spec,
+        image=np.asarray(image, np.uint8),
+        cards=tuple(CardTruth(c.colour, moved(c.corners)) for c in scene.cards),
+        markers=tuple(MarkerTruth(m.marker_id, m.size_px, moved(m.corners)) for m in scene.markers),
+    )
+
+
 def stick_marker(
     image: npt.NDArray[np.uint8], centre: tuple[float, float], marker_id: int, side_px: int = 48
 ) -> npt.NDArray[np.uint8]:

@@ -282,7 +282,7 @@ class LiveCalibration:
             rows, columns = self._area(view)
             area = np.ascontiguousarray(view[rows, columns])
             # The outlines only (calibrate() measures the cards, once, when the nine are there).
-            cards = find_card_quads(area)
+            cards = find_card_quads(area, self.camera.palette.view)
             next_ones = places(missing, first_place)
             if not cards:
                 raise CalibrationError(
@@ -390,7 +390,7 @@ class LiveCalibration:
             (quad, f"{first_place + i} {missing[i]}", False)
             if i < len(missing)
             else (quad, "extra", True)
-            for i, quad in enumerate(find_card_quads(area))
+            for i, quad in enumerate(find_card_quads(area, self.camera.palette.view))
         ]
 
     def still_labels(self) -> list[str]:

@@ -191,6 +191,11 @@ def cmd_vision_calibrate(args: argparse.Namespace) -> int:
 
     result = calibrate(args.images, args.output, camera=args.camera)
     print(f"calibration for camera {args.camera!r} written to {result.path}")
+    if result.palette.view > 1.0:
+        print(
+            "the camera looks at the table at a slant: cards are found with the table's depth "
+            f"stretched back ×{result.palette.view:.2f} (kept in the calibration)"
+        )
     for warning in result.warnings:
         print(f"warning: {warning}")
     return 0

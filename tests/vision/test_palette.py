@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,18 @@ def test_a_palette_survives_its_file(tmp_path: Path) -> None:
     assert sorted(data["classes"]) == sorted(CARD_CLASSES)
 
 
+def test_a_camera_slant_survives_the_file_and_a_file_without_one_looks_straight_down(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "slanted.json"
+    save_palette(replace(calibrated_palette({}, "beside"), view=1.4), str(path))
+    assert json.loads(path.read_text())["depth_stretch"] == 1.4
+    assert load_palette(str(path)).view == 1.4
+    older = palette_to_json(DEFAULT_PALETTE)
+    del older["depth_stretch"]  # a calibration written before cameras at a slant were measured
+    assert palette_from_json(older).view == 1.0
+
+
 def test_a_calibration_moves_a_class_centre_and_keeps_the_others() -> None:
     palette = calibrated_palette({"red": (0.4, 0.6, 0.3, 0.0)}, "cam")
     red = next(c for c in palette.classes if c.name == "red")
@@ -56,6 +69,9 @@ def test_a_calibration_moves_a_class_centre_and_keeps_the_others() -> None:
             "calibration.classes.blue.spread",
         ),
         (lambda d: d.update(classes=[]), "calibration.classes"),
+        (lambda d: d.update(depth_stretch=0.7), "calibration.depth_stretch"),
+        (lambda d: d.update(depth_stretch="1.4"), "calibration.depth_stretch"),
+        (lambda d: d.update(depth_stretch=True), "calibration.depth_stretch"),
     ],
 )
 def test_a_bad_calibration_names_the_field(

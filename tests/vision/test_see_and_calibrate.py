@@ -11,11 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.service.cli import main
 from vision.calibrate import CALIBRATION_ORDER, CalibrationError, calibrate
 from vision.cards import read_train_cards
 from vision.palette import load_palette
 from vision.see import see
-from vision.synthetic import SceneSpec, render_scene, stick_marker
+from vision.synthetic import SceneSpec, render_scene, seen_at_a_slant, stick_marker
 
 # A printing whose orange is redder and whose red is darker than the default palette assumes.
 OTHER_PRINTING = (("orange", (215, 75, 35)), ("red", (165, 25, 50)))
@@ -164,6 +165,59 @@ def test_calibration_over_several_images_in_order(tmp_path: Path) -> None:
     assert [s.colour for s in result.samples] == list(CALIBRATION_ORDER)
     assert [s.image for s in result.samples] == [p for p in paths for _ in range(3)]
     assert result.warnings == ()
+
+
+def test_a_camera_at_a_slant_is_measured_by_its_calibration_and_then_reads_the_cards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A camera 45° from straight down (on a shelf beside the table): every card looks nearly
+    square, so none is found as the camera sees them. Calibration knows it is shown nine cards:
+    it stretches the picture's height back until the nine are there, measures the slant on
+    them, and stores it with the colours; see and the camera then read cards with it."""
+    row = SceneSpec(
+        width=960,
+        height=720,
+        cards=CALIBRATION_ORDER,
+        layout="row",
+        rotation_deg=4,
+        card_width_px=80,
+        seed=3,
+    )
+    shown = seen_at_a_slant(render_scene(row), 45)
+    assert len(read_train_cards(shown.image)) < len(CALIBRATION_ORDER)
+    path = tmp_path / "beside.json"
+    result = calibrate([shown.image], str(path), camera="beside")
+    assert [s.colour for s in result.samples] == list(CALIBRATION_ORDER)
+    assert result.palette.view == pytest.approx(1.4, abs=0.1)
+    palette = load_palette(str(path))
+    assert palette.view == result.palette.view
+    reveal = seen_at_a_slant(
+        render_scene(replace(row, cards=("red", "blue", "locomotive", "green"), seed=7)), 45
+    )
+    assert read_train_cards(reveal.image) == []
+    assert [c.colour for c in read_train_cards(reveal.image, palette)] == [
+        "red",
+        "blue",
+        "locomotive",
+        "green",
+    ]
+    nine = tmp_path / "nine.png"
+    cv2.imwrite(str(nine), shown.image)
+    assert (
+        main(["vision", "calibrate", str(nine), "--camera", "beside", "--output", str(path)]) == 0
+    )
+    said = capsys.readouterr().out
+    assert "at a slant" in said and f"×{palette.view:.2f}" in said
+    image = tmp_path / "reveal.png"
+    cv2.imwrite(str(image), reveal.image)
+    out = io.StringIO()
+    assert see([str(image)], out, calibration_path=str(path)) == 0
+    assert [c["colour"] for c in json.loads(out.getvalue())["train_cards"]] == [
+        "red",
+        "blue",
+        "locomotive",
+        "green",
+    ]
 
 
 def test_calibration_with_a_card_missing_writes_nothing(tmp_path: Path) -> None:
