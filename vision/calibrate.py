@@ -155,14 +155,14 @@ def calibrate(
     ]
     frames = [_loaded(source, label) for label, source in zip(labels, source_images, strict=True)]
     view, found = _view_and_cards(frames, labels, len(order))
-    rejected: list[str] = []
-    for label, frame in zip(labels, frames, strict=True):
-        if len(rejected) < _MAX_REASONS:
-            rejected.extend(
-                f"at x {r.box[0]}, y {r.box[1]} in {label}: {r.sentence()}"
-                for r in find_cards_explained(frame, view)[1][: _MAX_REASONS - len(rejected)]
-            )
     if len(found) != len(order):
+        rejected: list[str] = []
+        for label, frame in zip(labels, frames, strict=True):
+            if len(rejected) < _MAX_REASONS:
+                rejected.extend(
+                    f"at x {r.box[0]}, y {r.box[1]} in {label}: {r.sentence()}"
+                    for r in find_cards_explained(frame, view)[1][: _MAX_REASONS - len(rejected)]
+                )
         where = ", ".join(
             repr(label) if isinstance(source, str) else label
             for label, source in zip(labels, source_images, strict=True)
