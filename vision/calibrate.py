@@ -25,7 +25,13 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.core import TracksideError
-from vision.cards import TrainCard, find_cards_explained, measure_view, read_train_cards
+from vision.cards import (
+    TrainCard,
+    find_card_quads,
+    find_cards_explained,
+    measure_view,
+    read_train_cards,
+)
 from vision.palette import (
     CARD_CLASSES,
     DEFAULT_PALETTE,
@@ -100,6 +106,20 @@ def _cards(
         for label, frame in zip(labels, frames, strict=True)
         for card in read_train_cards(frame, replace(DEFAULT_PALETTE, view=view))
     ]
+
+
+def most_cards(image: Image, view: float) -> list[npt.NDArray[np.float32]]:
+    """The card outlines in ``image`` at the camera slant that finds the most of them: the
+    slant in use (``view``) first, then the steps a calibration tries (the first of equals).
+    A camera at a slant shows far cards square or too long; cards laid out to be measured are
+    found at their own slant, fewer at any other."""
+    best = find_card_quads(image, view)
+    for step in VIEW_STEPS:
+        if step != view:
+            found = find_card_quads(image, step)
+            if len(found) > len(best):
+                best = found
+    return best
 
 
 def _view_and_cards(

@@ -41,9 +41,15 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.calibrate import CALIBRATION_ORDER, CalibrationError, CalibrationResult, calibrate
+from vision.calibrate import (
+    CALIBRATION_ORDER,
+    CalibrationError,
+    CalibrationResult,
+    calibrate,
+    most_cards,
+)
 from vision.camera import Camera, CameraStatus
-from vision.cards import find_card_quads, read_train_cards, warp_card
+from vision.cards import read_train_cards, warp_card
 from vision.palette import DEFAULT_PALETTE, save_palette
 
 Image = npt.NDArray[np.uint8]
@@ -281,8 +287,10 @@ class LiveCalibration:
             view, used = steady_view(recent)
             rows, columns = self._area(view)
             area = np.ascontiguousarray(view[rows, columns])
-            # The outlines only (calibrate() measures the cards, once, when the nine are there).
-            cards = find_card_quads(area, self.camera.palette.view)
+            # The outlines only (calibrate() measures the cards, once, when the nine are there),
+            # at the camera's slant that finds the most: a first calibration of a camera at a
+            # slant finds only the nearest cards as the camera sees them.
+            cards = most_cards(area, self.camera.palette.view)
             next_ones = places(missing, first_place)
             if not cards:
                 raise CalibrationError(
@@ -390,7 +398,7 @@ class LiveCalibration:
             (quad, f"{first_place + i} {missing[i]}", False)
             if i < len(missing)
             else (quad, "extra", True)
-            for i, quad in enumerate(find_card_quads(area, self.camera.palette.view))
+            for i, quad in enumerate(most_cards(area, self.camera.palette.view))
         ]
 
     def still_labels(self) -> list[str]:

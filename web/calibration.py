@@ -232,6 +232,15 @@ def shot() -> BaseResponse:
         ),
         "ok",
     )
+    if result.palette.view > 1.0:
+        flash(
+            _(
+                "The camera looks at the table at a slant: Trackside allows for it when it finds "
+                "cards (the table's depth ×{stretch}).",
+                stretch=i18n.num(result.palette.view, 2),
+            ),
+            "info",
+        )
     return redirect(url_for("calibration.page", _anchor="result"), 303)
 
 

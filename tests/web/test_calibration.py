@@ -24,7 +24,7 @@ from companion.service.runtime import Trackside
 from vision.calibrate import CALIBRATION_ORDER
 from vision.cards import read_train_cards
 from vision.palette import DEFAULT_PALETTE, load_palette
-from vision.synthetic import SceneSpec, render_scene
+from vision.synthetic import SceneSpec, render_scene, seen_at_a_slant
 
 from .conftest import ARTIFACTS, PIN
 
@@ -530,3 +530,46 @@ def test_the_page_without_a_camera_at_tv_and_phone_size(
         shoot(page, "camera-none")
     finally:
         context.close()
+
+
+@pytest.mark.slow
+def test_a_camera_at_a_slant_is_calibrated_from_the_table_page_which_says_so(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """A camera on a shelf beside the table, 45° from straight down: the nine cards look nearly
+    square and one is found as the camera sees them. The shot finds them at the slant that
+    finds the most; the calibration measures the slant, keeps it, and the page says so in the
+    players' language."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    nine = seen_at_a_slant(render_scene(replace(CARD_ROW, cards=CALIBRATION_ORDER, seed=7)), 45)
+    assert len(read_train_cards(nine.image)) < len(CALIBRATION_ORDER)
+    service = running(tmp_path, frames(tmp_path / "nine", nine.image))
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        page = context.new_page()
+        base = f"http://127.0.0.1:{service.web_port}"
+        sign_in(page, base)
+        page.goto(f"{base}/table/camera")
+        page.get_by_role("button", name="Take shot").click()
+        expect(page.locator(".flash.ok")).to_contain_text("Calibrated: 9 colours measured")
+        expect(page.locator(".flash.info[role=status]")).to_contain_text(
+            "The camera looks at the table at a slant: Trackside allows for it when it finds "
+            "cards (the table's depth ×1.40)."
+        )
+        names = [f"{i}. {colour}" for i, colour in enumerate(CALIBRATION_ORDER, start=1)]
+        expect(page.locator("#result .sample .name")).to_have_text(names)
+        shoot(page, "camera-calibrated-at-a-slant")
+        saved = load_palette(str(tmp_path / "calibration" / "overhead.json"))
+        assert saved.view == pytest.approx(1.4)
+        assert service.devices["overhead"].status().palette == "overhead"
+
+        # The same sentence for a Czech table (a second calibration: the shots start afresh).
+        client = signed_in(service)
+        czech = {"Accept-Language": "cs"}
+        token = csrf(client.get("/table/camera", headers=czech).get_data(as_text=True))
+        client.post("/table/camera/shot", data={"csrf": token, "collected": "0"}, headers=czech)
+        said = client.get("/table/camera", headers=czech).get_data(as_text=True)
+        assert "Kamera míří na stůl šikmo" in said and "×1,40" in said
+    finally:
+        context.close()
+        service.stop()
