@@ -7,6 +7,7 @@ exactly like an RFID reader's uid.
 from __future__ import annotations
 
 import functools
+import statistics
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -54,10 +55,13 @@ class MarkerDetector:
         params = cv2.aruco.DetectorParameters()
         # Sub-pixel corners are not needed to identify a component; the default (none) is fast.
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
-        # Read each bit from the middle of its cell, sampled finer than the default: optical
+        # Read each bit from the middle of its cell (the outer 0.3 of a cell ignored): optical
         # blur (in linear light, then gamma) bleeds white into black cells at their edges.
-        # On synthetic scenes at blur σ 1.5 this took 48 px markers from 11/18 to 18/18 read.
-        params.perspectiveRemovePixelPerCell = 8
+        # Four samples a cell, the default, with the two larger threshold windows below: on the
+        # real photos of bench/bench_markers_real.py 399 of 466 read where eight samples and
+        # three windows read 388, and on synthetic scenes (15 × 3 markers a size) as many or
+        # more at every size from 20 px (28 px at blur σ 1.5: 28 → 36 of 45), none wrong.
+        params.perspectiveRemovePixelPerCell = 4
         params.perspectiveRemoveIgnoredMarginPerCell = 0.3
         # A white sticker on a dark mat makes a second, larger candidate (the sticker's edge)
         # whose "border" is mostly white; the default tolerance (0.35) let one such candidate
@@ -67,9 +71,14 @@ class MarkerDetector:
         # marker of another dictionary as our id 48 (tests/vision/test_markers.py): on a table
         # a wrong component is worse than a marker read one frame later.
         params.errorCorrectionRate = 0.0
-        # The default three adaptive-threshold windows (3, 13, 23 px) are kept: two (3, 23) were
-        # a third faster at 1280×720 (5.8 → 3.8 ms) but read far fewer 28–32 px markers at
-        # blur σ 1.5 (e.g. 28 px on a dark mat: 13/18 → 1/18).
+        # Two adaptive-threshold windows, 13 and 23 px, not the default three (3, 13, 23): the
+        # contours of the 3 px window's threshold (every grain of a textured table) were a
+        # third of the time on real photos (median 8.6 → 6.3 ms, p95 11.8 → 9.3) and read no
+        # marker of 20 px or more that the two do not; 16 px sharp markers, below the goal,
+        # read 32 of 36 rather than 36.
+        params.adaptiveThreshWinSizeMin = 13
+        params.adaptiveThreshWinSizeMax = 23
+        params.adaptiveThreshWinSizeStep = 10
         self._detector = cv2.aruco.ArucoDetector(dictionary, params)
 
     def detect(self, frame: npt.NDArray[np.uint8]) -> list[Marker]:
@@ -79,71 +88,112 @@ class MarkerDetector:
         corners, ids, _rejected = self._detector.detectMarkers(grey)
         if ids is None:
             return []
-        found = []
-        for c, i in zip(corners, ids.reshape(-1), strict=True):
-            quad = np.asarray(c, np.float32).reshape(-1, 2)
-            if not _has_quiet_zone(grey, quad) or not _cells_are_whole(grey, quad):
-                continue
-            cells = _cell_means(grey, quad)
-            if _code_explains_cells(cells, int(i)) and _twin_cells_agree(cells, int(i)):
-                found.append(Marker(int(i), tuple((float(x), float(y)) for x, y in quad)))
+        quads = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+        marker_ids = [int(i) for i in ids.reshape(-1)]
+        # Every check of every read at once, one warp for all their squares: read by read (a
+        # warp and a dozen numpy calls each) they cost 0.15 ms a read, 5.5 ms on a real photo
+        # of a board of 35 markers; so about 1 ms for 33.
+        squares = _squares(grey, quads)
+        passed = _has_quiet_zones(grey, quads) & _cells_are_whole(squares, quads)
+        cells = _cell_means(squares)
+        found = [
+            Marker(marker_id, tuple((float(x), float(y)) for x, y in quad))
+            for quad, marker_id, ok, cell in zip(quads, marker_ids, passed, cells, strict=True)
+            if ok and _code_explains_cells(cell, marker_id) and _twin_cells_agree(cell, marker_id)
+        ]
         return sorted(found, key=lambda m: m.marker_id)
 
 
-# Where _ring_mean samples each side (a constant: building it per call cost more than sampling).
-_RING_STEPS: Final = np.linspace(0.0, 1.0, 16, endpoint=False)[None, :, None]
+# Where _ring_means samples each side (a constant: building it per call cost more than sampling).
+_RING_STEPS: Final = np.linspace(0.0, 1.0, 16, endpoint=False)[None, None, :, None]
 
 
-def _ring_mean(grey: npt.NDArray[np.uint8], quad: npt.NDArray[np.float32], scale: float) -> float:
-    """Mean grey along the quad scaled about its centre (16 samples per side)."""
-    centre = quad.mean(axis=0)
-    pts = centre + (quad - centre) * scale
-    samples = (
-        pts[:, None, :] + _RING_STEPS * (np.roll(pts, -1, axis=0) - pts)[:, None, :]
-    ).reshape(-1, 2)
+def _ring_means(
+    grey: npt.NDArray[np.uint8], quads: npt.NDArray[np.float32], scale: float
+) -> npt.NDArray[np.float64]:
+    """Mean grey along each quad (n × 4 × 2) scaled about its centre (16 samples per side)."""
+    centres = quads.mean(axis=1, keepdims=True)
+    pts = centres + (quads - centres) * scale
+    samples = pts[:, :, None, :] + _RING_STEPS * (np.roll(pts, -1, axis=1) - pts)[:, :, None, :]
     h, w = grey.shape[:2]
-    xs = np.clip(np.rint(samples[:, 0]).astype(int), 0, w - 1)
-    ys = np.clip(np.rint(samples[:, 1]).astype(int), 0, h - 1)
-    return float(grey[ys, xs].mean())
+    xs = np.clip(np.rint(samples[..., 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.rint(samples[..., 1]).astype(int), 0, h - 1)
+    return np.asarray(grey[ys, xs].reshape(len(quads), -1).mean(axis=1), np.float64)
 
 
-def _has_quiet_zone(grey: npt.NDArray[np.uint8], quad: npt.NDArray[np.float32]) -> bool:
+def _has_quiet_zones(
+    grey: npt.NDArray[np.uint8], quads: npt.NDArray[np.float32]
+) -> npt.NDArray[np.bool_]:
     """A real marker's black border (half a module in) is darker than its white quiet zone
     (half a module out). A candidate that is the edge of a sticker on a dark mat is not: it
     decoded as a wrong id on synthetic scenes (a 14 px marker read as another id)."""
-    inner = _ring_mean(grey, quad, 1.0 - 1.0 / 6.0)
-    outer = _ring_mean(grey, quad, 1.0 + 1.0 / 6.0)
-    return outer - inner > 25.0
+    inner = _ring_means(grey, quads, 1.0 - 1.0 / 6.0)
+    outer = _ring_means(grey, quads, 1.0 + 1.0 / 6.0)
+    return np.asarray(outer - inner > 25.0, np.bool_)
 
 
 _CELLS = 6  # a 4×4 marker and its one-cell black border
-_CELL_PX = 10
+_RING: Final = 8  # cells across: the white quiet-zone ring, the black border, the 4 × 4 bits
+# Samples a cell across in the warped squares, at 0, 0.1 … 0.9 of the cell: their mean is the
+# cell's, 0.3–0.7 its middle, symmetric about its centre. On the real photos the middle
+# 0.2–0.7 refused 6 of 798 true reads (48–68 px) as cells not whole, 0.3–0.7 refuses 3. Five
+# samples (0, 0.2 … 0.8) cost half as much, but their middles refused 8 (0.2–0.6) or 9 (0.2–0.8).
+_PX: Final = 10
+_PIXELS: Final = np.arange(_RING * _PX, dtype=np.float32)
 
 
-def _cells_are_whole(grey: npt.NDArray[np.uint8], quad: npt.NDArray[np.float32]) -> bool:
+def _squares(grey: npt.NDArray[np.uint8], quads: npt.NDArray[np.float32]) -> npt.NDArray[np.uint8]:
+    """Each quad and its quiet-zone ring warped square (n × 80 × 80: _RING cells of _PX samples,
+    the marker's corners at _PX and 7 · _PX in its own order), sampled bilinearly (black outside
+    the frame), all in one ``cv2.remap``."""
+    n = _RING * _PX
+    target = np.asarray(
+        [[_PX, _PX], [n - _PX, _PX], [n - _PX, n - _PX], [_PX, n - _PX]], np.float32
+    )
+    # square → frame for each quad, applied to the squares' pixels:
+    # x' = (h00 x + h01 y + h02) / (h20 x + h21 y + h22), and y' alike, x and y broadcast
+    h = np.stack([cv2.getPerspectiveTransform(target, quad) for quad in quads]).astype(np.float32)
+    h = h[:, :, :, None, None]
+    xs = _PIXELS[None, :]
+    ys = _PIXELS[:, None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        w = h[:, 2, 0] * xs + h[:, 2, 1] * ys + h[:, 2, 2]
+        map_x = ((h[:, 0, 0] * xs + h[:, 0, 1] * ys + h[:, 0, 2]) / w).reshape(-1, n)
+        map_y = ((h[:, 1, 0] * xs + h[:, 1, 1] * ys + h[:, 1, 2]) / w).reshape(-1, n)
+    squares = cv2.remap(grey, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    return np.asarray(squares, np.uint8).reshape(len(quads), n, n)
+
+
+def _cells_are_whole(
+    squares: npt.NDArray[np.uint8], quads: npt.NDArray[np.float32]
+) -> npt.NDArray[np.bool_]:
     """Every one of the 6×6 cells is one colour in its middle. A marker of another dictionary
     (5×5, 6×6 bits) read on a 6×6 grid has cells that straddle two of its own: half black,
     half white. With OpenCV 4.11 a 5×5 marker decoded as our id 48 without any bit corrected;
     its cells gave it away. Judged only where a cell is at least 8 px wide: smaller, the
     uncorrected corners put a cell's middle too close to its neighbours to tell."""
-    sides = np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)
-    if float(sides.min()) < _CELLS * 8:
-        return True
-    side = _CELLS * _CELL_PX
-    target = np.asarray([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
-    warp = cv2.getPerspectiveTransform(quad.astype(np.float32), target)
-    square = cv2.warpPerspective(grey, warp, (side, side), flags=cv2.INTER_LINEAR)
-    low, high = (float(v) for v in np.percentile(square, (5, 95)))
-    if high - low < 30.0:
-        return False
-    cut = (low + high) / 2.0
-    margin = _CELL_PX // 4
-    cells = square.reshape(_CELLS, _CELL_PX, _CELLS, _CELL_PX).swapaxes(1, 2)
-    middles = cells[:, :, margin : _CELL_PX - margin, margin : _CELL_PX - margin]
-    dark = (middles < cut).reshape(_CELLS, _CELLS, -1).mean(axis=2)
+    sides = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).min(axis=1)
+    judged = np.flatnonzero(sides >= _CELLS * 8)
+    passed = np.ones(len(quads), np.bool_)
+    if not len(judged):
+        return passed
+    count = len(judged)
+    inside = slice(_PX, (_RING - 1) * _PX)
+    marker = squares[judged, inside, inside].reshape(count, -1)
+    size = marker.shape[1]
+    low_k, high_k = round(0.05 * (size - 1)), round(0.95 * (size - 1))
+    ordered = np.partition(marker, (low_k, high_k), axis=1)
+    low = ordered[:, low_k].astype(np.float32)
+    high = ordered[:, high_k].astype(np.float32)
+    cut = ((low + high) / 2.0)[:, None, None, None, None]
+    middle = slice(3 * _PX // 10, 8 * _PX // 10)  # the samples at 0.3 … 0.7 of a cell
+    cells = marker.reshape(count, _CELLS, _PX, _CELLS, _PX)
+    middles = cells[:, :, middle, :, middle]
+    dark = (middles < cut).mean(axis=(2, 4))
     # a whole cell is mostly one side of the cut (blur softens its edges); a straddling one is
     # mixed
-    return bool(np.all((dark <= 0.35) | (dark >= 0.65)))
+    passed[judged] = np.all((dark <= 0.35) | (dark >= 0.65), axis=(1, 2)) & (high - low >= 30.0)
+    return passed
 
 
 # The code's own look, checked against the cells: OpenCV decides each bit alone (the middle of
@@ -159,8 +209,6 @@ def _cells_are_whole(grey: npt.NDArray[np.uint8], quad: npt.NDArray[np.float32])
 # They do not make a marker of another dictionary safe below 48 px: on synthetic sheets of 5×5,
 # 6×6, 7×7, AprilTag and ARUCO_ORIGINAL markers at 20–52 px (bench_markers_real.py --sheets)
 # they refuse about 40 % of the misreads the checks above let through (docs/vision.md, limits).
-_PX: Final = 8  # enough pixels to average a cell; the 64 × 64 warp costs about 0.05 ms a read
-_RING: Final = 8  # cells across: the white quiet-zone ring, the black border, the 4 × 4 bits
 # The code seen through blur must explain the cells: each cell is fitted as its own colour plus
 # what its four side and four corner neighbours spill into it (the quiet zone white), one
 # least-squares fit per read. On the reads above the worst cell was off by at most 0.57 of the
@@ -179,7 +227,8 @@ class _CodeModel(NamedTuple):
     residual: npt.NDArray[np.float64]  # 36 × 36: cell means → what the blur fit leaves
     step: npt.NDArray[np.float64]  # 36: cell means → the fitted black-to-white step
     twins: npt.NDArray[np.intp]  # k × 2: indices of twin cells
-    white: npt.NDArray[np.bool_]  # 36: the code's white cells
+    white_cells: tuple[int, ...]  # indices of the code's white cells (of 36)
+    black_cells: tuple[int, ...]  # and of its black ones
 
 
 @functools.lru_cache(maxsize=128)
@@ -206,23 +255,18 @@ def _code_model(marker_id: int) -> _CodeModel:
         residual=np.eye(36) - design @ pinv,
         step=pinv[1] + pinv[2] + pinv[3],
         twins=np.asarray(twins, np.intp).reshape(-1, 2),
-        white=own.ravel() > 0.5,
+        white_cells=tuple(int(i) for i in np.flatnonzero(own.ravel() > 0.5)),
+        black_cells=tuple(int(i) for i in np.flatnonzero(own.ravel() <= 0.5)),
     )
 
 
-def _cell_means(
-    grey: npt.NDArray[np.uint8], quad: npt.NDArray[np.float32]
-) -> npt.NDArray[np.float64]:
-    """Mean grey of each of the 8 × 8 cells: quiet-zone ring, border, bits (marker's own order)."""
-    n = _RING * _PX
-    target = np.asarray(
-        [[_PX, _PX], [n - _PX, _PX], [n - _PX, n - _PX], [_PX, n - _PX]], np.float32
-    )
-    warp = cv2.getPerspectiveTransform(quad, target)
-    square = cv2.warpPerspective(grey, warp, (n, n), flags=cv2.INTER_LINEAR)
-    return np.asarray(
-        square.reshape(_RING, _PX, _RING, _PX).mean(axis=(1, 3), dtype=np.float64), np.float64
-    )
+def _cell_means(squares: npt.NDArray[np.uint8]) -> npt.NDArray[np.float64]:
+    """Mean grey of each of the 8 × 8 cells of each square: quiet-zone ring, border, bits (an
+    area resize by a whole ratio averages each cell exactly)."""
+    count, n = len(squares), _RING * _PX
+    stacked = squares.reshape(count * n, n).astype(np.float32)
+    means = cv2.resize(stacked, (_RING, count * _RING), interpolation=cv2.INTER_AREA)
+    return np.asarray(means, np.float64).reshape(count, _RING, _RING)
 
 
 def _code_explains_cells(cells: npt.NDArray[np.float64], marker_id: int) -> bool:
@@ -241,7 +285,8 @@ def _twin_cells_agree(cells: npt.NDArray[np.float64], marker_id: int) -> bool:
     if not len(model.twins):  # a code without twins has nothing to compare
         return True
     inner = cells[1:7, 1:7].ravel()
-    white = float(np.median(inner[model.white]))
-    black = float(np.median(inner[~model.white]))
+    values: list[float] = inner.tolist()
+    white = statistics.median(values[i] for i in model.white_cells)
+    black = statistics.median(values[i] for i in model.black_cells)
     gaps = np.abs(inner[model.twins[:, 0]] - inner[model.twins[:, 1]])
     return float(gaps.max()) <= _MAX_TWIN_GAP * max(white - black, 1.0)
