@@ -21,10 +21,11 @@ are few, and at these sizes a 6-cell grid laid on an 8-cell marker reads a valid
 then.
 
 Time per frame, on the camera's frame of each photo (scaled to cover 1280×720 and cropped in
-the middle, as bench/bench_vision_real.py times; until 2026-11-26 the photo scaled to fit was
-timed, 960×720 for most of these 4:3 photos): each photo is timed ``--repeat`` times and its
-median kept (the machine is shared: one busy moment should not count as the frame's time);
-the figures are the median and 95th percentile of those over the photos.
+the middle, as bench/bench_vision_real.py times), OpenCV on one thread as in the camera: each
+photo is timed ``--repeat`` times and its median kept (the machine is shared: one busy moment
+should not count as the frame's time); the figures are the median and 95th percentile of those
+over the photos. Until 2026-11-26 this bench timed the photo scaled to fit (960×720 for most of
+these 4:3 photos) and left OpenCV its default threads (two here): about half the camera's time.
 
 The anchor ("stock") is OpenCV's ArucoDetector with the same dictionary and default parameters
 (bit correction on, no quiet-zone or cell checks), scored the same way.
@@ -169,6 +170,7 @@ def main() -> int:
         "--sheets", type=int, default=0, help="synthetic other-dictionary sheets per size"
     )
     args = parser.parse_args()
+    cv2.setNumThreads(1)  # as the camera's thread runs (vision/camera.py): one core for vision
     photos = json.loads((HERE / "real_markers.json").read_text())["photos"]
     folder = HERE / "real_photos"
     detector = MarkerDetector()
