@@ -84,6 +84,21 @@ _INK_HUE_MIN_TINT: Final = 0.2
 # field's; classify_by_hue allows 45°): Set's violet measured -72° (48° from purple, 44° from
 # blue) or -53° (29° from purple) stays unsure; the violets read purple lay within 15° of it.
 _INK_HUE_MAX_OFF: Final = 25.0
+# The light's colour moves those faint hues along one line only: a warmer light parts red from
+# blue (r − g = 1, (r + g) / 2 − b = 1.5 in these features: 56°), a cooler one the other way
+# (−124°); the faint hues above measured 35–55° on warm-lit violet outlines and −122 to −146°
+# on black pips in cool light. No light turns grey ink violet-magenta or green: a faint ink
+# whose hue is this far off that line is the ink's own colour, whatever its tint, when it is a
+# colour no light makes either (purple, green; not red, blue, orange or yellow, which lie
+# nearer the line). Set's faint violet stripes and outlines (AviH0/Set-Solver, piratefsh/set-solver)
+# measured −9° to −93° (31° to 65° off the line) at tints of 0.07–0.14, a faint green outline
+# 169° (65° off); −93° is nearest our blue, and so stays unsure.
+_LIGHT_LINE: Final = 56.0
+_OFF_LIGHT: Final = 30.0
+# A colour no light makes lies farther off: beyond what light makes (22°) and the ink's own
+# spread (_INK_HUE_MAX_OFF) together. Purple (80°) and green (74°) do; red (30°) does not: a
+# faint violet stripe on a warm-lit Set card measured 19°, nearest red.
+_OFF_LIGHT_COLOUR: Final = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,10 +165,19 @@ class Palette:
         the class whose hue is nearest the ink's tint (red_green, yellow_blue per unit of the
         ink's darkness, :func:`vision.cards.card_ink`), with a confidence as in
         :meth:`classify_by_hue`. None when the ink is too near grey for its hue to be its own
-        or its hue is not near one class's."""
-        if math.hypot(red_green, yellow_blue) < _INK_HUE_MIN_TINT:
-            return None
-        return self._nearest_hue(red_green, yellow_blue, _INK_HUE_MAX_OFF)
+        (unless that hue lies off the line a light's colour moves hues along) or its hue is
+        not near one class's."""
+        nearest = self._nearest_hue(red_green, yellow_blue, _INK_HUE_MAX_OFF)
+        if nearest is None or math.hypot(red_green, yellow_blue) >= _INK_HUE_MIN_TINT:
+            return nearest
+        # Faint: only a hue no light makes, and only a colour no light makes (a faint blue,
+        # orange or yellow ink cannot be told from the light's own cast)
+        (centre,) = (c.centre for c in self.classes if c.name == nearest[0])
+        if _off_light(red_green, yellow_blue) and _off_light(
+            centre[1], centre[2], _OFF_LIGHT_COLOUR
+        ):
+            return nearest
+        return None
 
     def _nearest_hue(
         self, red_green: float, yellow_blue: float, max_off: float
@@ -172,6 +196,14 @@ class Palette:
             return None
         margin = ranked[1][0] - ranked[0][0]
         return ranked[0][1], min(1.0, 0.5 + margin / _HUE_MARGIN_SCALE)
+
+
+def _off_light(red_green: float, yellow_blue: float, least: float = _OFF_LIGHT) -> bool:
+    """The hue lies at least ``least`` degrees off the line a light's colour moves hues along
+    (warm to cool), so no light made it."""
+    hue = math.degrees(math.atan2(yellow_blue, red_green))
+    off = abs((hue - _LIGHT_LINE + 90.0) % 180.0 - 90.0)  # from the line, either way along it
+    return off >= least
 
 
 def _nominal_features(rgb: tuple[int, int, int]) -> tuple[float, float, float, float]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -104,3 +105,42 @@ def test_ink_is_read_by_its_hue_only_when_tinted_and_near_one_class() -> None:
     assert DEFAULT_PALETTE.classify_ink(0.095, 0.10) is None
     # Set's grey-violet (tint 0.34, hue -72°): half-way between purple and blue, neither.
     assert DEFAULT_PALETTE.classify_ink(0.105, -0.32) is None
+
+
+def _ink(tint: float, hue_degrees: float) -> tuple[float, float]:
+    """(red_green, yellow_blue) of an ink of this tint and hue."""
+    hue = math.radians(hue_degrees)
+    return tint * math.cos(hue), tint * math.sin(hue)
+
+
+@pytest.mark.parametrize(
+    ("tint", "hue", "expected"),
+    [
+        # Faint violet stripes and outlines on Set cards (AviH0/Set-Solver test images 18, 23,
+        # 25; piratefsh/set-solver): far off the line a light's colour moves hues along, and
+        # nearest purple, a colour no light makes.
+        (0.12, -36.0, "purple"),
+        (0.12, -25.0, "purple"),
+        (0.07, -9.0, "purple"),
+        # A faint green outline (test image 16, 169°).
+        (0.08, 169.0, "green"),
+        # What warm and cool light make of grey or violet ink: on the light's line.
+        (0.14, 47.0, None),
+        (0.08, 35.0, None),
+        (0.07, -125.0, None),
+        # Off the line but nearest a colour near it: a violet stripe on a warm-lit card measured
+        # 19° (nearest red), a violet outline -93° (nearest blue). Neither is said.
+        (0.11, 19.0, None),
+        (0.09, -93.0, None),
+        # Half-way between purple and blue: neither, faint or not.
+        (0.12, -70.0, None),
+    ],
+)
+def test_a_faint_ink_is_read_by_its_hue_only_where_no_light_makes_that_hue(
+    tint: float, hue: float, expected: str | None
+) -> None:
+    read = DEFAULT_PALETTE.classify_ink(*_ink(tint, hue))
+    if expected is None:
+        assert read is None or read[1] < 0.75, read
+    else:
+        assert read is not None and read[0] == expected and read[1] >= 0.75, read
