@@ -57,10 +57,10 @@ class MarkerDetector:
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
         # Read each bit from the middle of its cell (the outer 0.3 of a cell ignored): optical
         # blur (in linear light, then gamma) bleeds white into black cells at their edges.
-        # Four samples a cell, the default, with the two larger threshold windows below: on the
-        # real photos of bench/bench_markers_real.py 399 of 466 read where eight samples and
-        # three windows read 388, and on synthetic scenes (15 × 3 markers a size) as many or
-        # more at every size from 20 px (28 px at blur σ 1.5: 28 → 36 of 45), none wrong.
+        # Four samples a cell, the default, with the threshold window below: eight (from
+        # earlier tuning, with three windows) read fewer real markers once the 3 px window was
+        # gone (388 of 466, four: 401) and fewer synthetic ones at blur σ 1.5 (28 px: 28 → 36
+        # of 45), none wrong either way.
         params.perspectiveRemovePixelPerCell = 4
         params.perspectiveRemoveIgnoredMarginPerCell = 0.3
         # A white sticker on a dark mat makes a second, larger candidate (the sticker's edge)
@@ -71,21 +71,25 @@ class MarkerDetector:
         # marker of another dictionary as our id 48 (tests/vision/test_markers.py): on a table
         # a wrong component is worse than a marker read one frame later.
         params.errorCorrectionRate = 0.0
-        # Two adaptive-threshold windows, 13 and 23 px, not the default three (3, 13, 23): the
-        # contours of the 3 px window's threshold (every grain of a textured table) were a
-        # third of the time on real photos (median 8.6 → 6.3 ms, p95 11.8 → 9.3) and read no
-        # marker of 20 px or more that the two do not; 16 px sharp markers, below the goal,
-        # read 32 of 36 rather than 36.
-        params.adaptiveThreshWinSizeMin = 13
-        params.adaptiveThreshWinSizeMax = 23
-        params.adaptiveThreshWinSizeStep = 10
+        # One adaptive-threshold window, 15 px, not the default three (3, 13, 23): the contours
+        # of each window's threshold (every grain of a textured table: 17,000 on a real photo
+        # of a leather sofa) are most of OpenCV's time. On the real photos (one thread, the
+        # camera's 1280×720 frame) one window took the p95 from 20 to 7.0 ms on the marker
+        # photos and 21 to 7.4 ms on the table photos, and read 397 of 466 markers where the
+        # three read 388, none wrong. On synthetic scenes (bench/bench_vision.py) the smallest
+        # size read 95 % of the time is as before or smaller: 18 px sharp (20 before), 24 px
+        # at blur σ 0.8, 40 px at σ 1.5; at 20 px 97.8 % sharp (100), 75.6 % at σ 0.8 (80).
+        # Two windows (13, 23) read 406 real markers but took 11.8 ms at p95; a single 13 px or
+        # 11 px window read a ChArUco board's 6×6 marker as our id 36 (36 px), 15 px does not.
+        params.adaptiveThreshWinSizeMin = 15
+        params.adaptiveThreshWinSizeMax = 15
         self._detector = cv2.aruco.ArucoDetector(dictionary, params)
 
     def detect(self, frame: npt.NDArray[np.uint8]) -> list[Marker]:
         grey = np.asarray(
             frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8
         )
-        corners, ids, _rejected = self._detector.detectMarkers(_quiet_texture(grey))
+        corners, ids, _rejected = self._detector.detectMarkers(grey)
         if ids is None:
             return []
         quads = np.asarray(corners, np.float32).reshape(-1, 4, 2)
@@ -102,37 +106,6 @@ class MarkerDetector:
             if ok and _code_explains_cells(cell, marker_id) and _twin_cells_agree(cell, marker_id)
         ]
         return sorted(found, key=lambda m: m.marker_id)
-
-
-# A table's texture (wood grain, cloth, leather) below this local contrast (grey levels, the
-# range over 12 × 12 px) is smoothed before OpenCV thresholds the frame: its threshold windows
-# turn every grain into a contour, 17,000 of them on a real photo of a leather sofa (34 ms of
-# 35). A marker's edges have more contrast than this (its quiet zone alone must be 25 grey
-# levels lighter than its border, _has_quiet_zones), and a region of one colour inside a
-# marker stays that colour when smoothed.
-_TEXTURE_CONTRAST: Final = 25
-_TEXTURE_KERNEL: Final = np.ones((3, 3), np.uint8)
-
-
-def _quiet_texture(grey: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """The frame with its low-contrast parts smoothed: judged and smoothed at a quarter of the
-    size (4 × 4 px averaged, then 3 × 3 of those), about 1 ms at 1280 × 720."""
-    h, w = grey.shape[:2]
-    if h < 16 or w < 16:
-        return grey
-    quarter = cv2.resize(grey, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
-    contrast = cv2.subtract(
-        cv2.dilate(quarter, _TEXTURE_KERNEL), cv2.erode(quarter, _TEXTURE_KERNEL)
-    )
-    # only where the whole neighbourhood is low too: the smoothed values, spread by the
-    # upsampling, then come from low-contrast parts alone (a marker's black block keeps its
-    # edges: without this they were lightened by up to 32 grey levels)
-    low = cv2.erode(np.asarray(contrast < _TEXTURE_CONTRAST, np.uint8), _TEXTURE_KERNEL)
-    mask = cv2.resize(low, (w, h), interpolation=cv2.INTER_NEAREST)
-    smooth = cv2.resize(cv2.blur(quarter, (3, 3)), (w, h), interpolation=cv2.INTER_LINEAR)
-    out = grey.copy()
-    cv2.copyTo(smooth, mask, out)
-    return np.asarray(out, np.uint8)
 
 
 # Where _ring_means samples each side (a constant: building it per call cost more than sampling).

@@ -203,29 +203,3 @@ def test_a_6x6_charuco_marker_that_decodes_as_43_is_not_read(side_px: int, turns
     assert _decoded_ids(earlier, image) == [43]  # decodes as 43, as in the photo
     assert earlier.detect(image) == []
     assert MarkerDetector().detect(image) == []
-
-
-def test_a_grained_table_is_smoothed_before_thresholding_and_its_marker_still_read() -> None:
-    """Issue 19: a real photo of cards on a leather sofa gave OpenCV's thresholds 17,000
-    contours (34 ms of 35). Texture below a marker's least contrast is smoothed first; the
-    marker, on a sticker on the same grain, is read as before."""
-    rng = np.random.default_rng(3)
-    grain = cv2.GaussianBlur(rng.normal(0.0, 6.0, (720, 1280)), (0, 0), 1.2)
-    table = np.clip(120.0 + grain * 2.0, 0, 255).astype(np.uint8)
-    dictionary = cv2.aruco.getPredefinedDictionary(markers.ARUCO_DICTIONARY)
-    sticker = np.where(cv2.aruco.generateImageMarker(dictionary, 42, 36) > 127, 230, 25)
-    table[300:348, 600:648] = 230  # the sticker's white quiet zone
-    table[306:342, 606:642] = sticker.astype(np.uint8)
-    quiet = markers._quiet_texture(table)
-
-    def contours(image: np.ndarray) -> int:
-        binary = cv2.adaptiveThreshold(
-            image, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 13, 7
-        )
-        return len(cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0])
-
-    assert contours(quiet) < contours(table) / 10
-    # the sticker is left as it was, to the grey level
-    assert np.array_equal(quiet[300:348, 600:648], table[300:348, 600:648])
-    found = MarkerDetector().detect(table)
-    assert [m.marker_id for m in found] == [42]
