@@ -16,7 +16,9 @@ only. The 29 marker photos (bench/real_markers.json) hold no train card: every c
 there is false (those carrying one of our markers are components and counted apart). Scoring
 is by count, per photo, on whole cards (the labels count whole cards only): a detection touching
 the frame's edge is ignored (a cut card); found = min(detections, labelled), false = detections
-beyond the label.
+beyond the label. Photos are reported all together and by batch: those the finder and colour
+reader were tuned on, and each batch labelled later and never tuned on (``batch`` in the
+labels), a check of the same figures on photos they have not seen.
 Colour (photos with colour labels) compares the multiset of colours read with the labelled one:
 right = matching reads, unsure = "unsure" reads, wrong = confident reads not matched. A
 "card-fills-frame" photo (a phone close-up of one card) is read as one card whose corners are
@@ -152,6 +154,30 @@ def false_cards_without_cards(folder: Path, detector: MarkerDetector) -> dict[st
     return {k: counts[k] for k in ("photos", "false", "marked")}
 
 
+TUNED_ON = "tuned on"  # the batch of a photo without one: labelled before the tuning
+
+
+def surface_rows(per_surface: dict[str, collections.Counter[str]]) -> dict[str, dict[str, int]]:
+    """Each surface's counts, sorted by name, and "all" of them."""
+    total = collections.Counter[str]()
+    for counts in per_surface.values():
+        total.update(counts)
+    return {**{k: dict(v) for k, v in sorted(per_surface.items())}, "all": dict(total)}
+
+
+def print_surfaces(title: str, rows: dict[str, dict[str, int]]) -> None:
+    print(
+        f"{title:28} {'photos':>6} {'cards':>6} {'found':>7} {'false':>6} {'anchor':>7} {'a.false':>7}"
+    )
+    for name, r in rows.items():
+        n = max(r.get("cards", 0), 1)
+        print(
+            f"  {name:26} {r.get('photos', 0):6} {r.get('cards', 0):6} "
+            f"{100 * r.get('found', 0) / n:6.0f}% {r.get('false', 0):6} "
+            f"{100 * r.get('anchor_found', 0) / n:6.0f}% {r.get('anchor_false', 0):7}"
+        )
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return round(ordered[int(q * (len(ordered) - 1))], 2) if ordered else 0.0
@@ -170,6 +196,13 @@ def main() -> int:
     per_surface: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     colour = collections.Counter[str]()
     colour_by_source: dict[str, collections.Counter[str]] = collections.defaultdict(
+        collections.Counter
+    )
+    # The photos the finder and colour reader were tuned on, and each batch added later
+    per_batch: dict[str, dict[str, collections.Counter[str]]] = collections.defaultdict(
+        lambda: collections.defaultdict(collections.Counter)
+    )
+    colour_by_batch: dict[str, collections.Counter[str]] = collections.defaultdict(
         collections.Counter
     )
     wrong_examples: list[str] = []
@@ -209,13 +242,14 @@ def main() -> int:
                 c for c in cards if not touches_edge(np.asarray(c.corners, np.float32), frame.shape)
             ]
             whole_anchor = [q for q in anchors if not touches_edge(q, frame.shape)]
-            counts = per_surface[photo["surface"]]
-            counts["photos"] += 1
-            counts["cards"] += photo["cards"]
-            counts["found"] += min(len(whole), photo["cards"])
-            counts["false"] += max(0, len(whole) - photo["cards"])
-            counts["anchor_found"] += min(len(whole_anchor), photo["cards"])
-            counts["anchor_false"] += max(0, len(whole_anchor) - photo["cards"])
+            batch = photo.get("batch", TUNED_ON)
+            for counts in (per_surface[photo["surface"]], per_batch[batch][photo["surface"]]):
+                counts["photos"] += 1
+                counts["cards"] += photo["cards"]
+                counts["found"] += min(len(whole), photo["cards"])
+                counts["false"] += max(0, len(whole) - photo["cards"])
+                counts["anchor_found"] += min(len(whole_anchor), photo["cards"])
+                counts["anchor_false"] += max(0, len(whole_anchor) - photo["cards"])
             reads = whole
             if args.overlays:
                 out = frame.copy()
@@ -243,20 +277,21 @@ def main() -> int:
         unsure = sum(1 for c in reads if c.colour == UNSURE)
         wrong = sum(got.values()) - right
         source = photo["file"].split("-")[0]
-        for counter in (colour, colour_by_source[source]):
+        batch_colour = colour_by_batch[photo.get("batch", TUNED_ON)]
+        for counter in (colour, colour_by_source[source], batch_colour):
             counter["cards"] += sum(labels.values())
             counter["right"] += right
             counter["unsure"] += unsure
             counter["wrong"] += wrong
         if wrong:
             wrong_examples.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
-    total = collections.Counter[str]()
-    for counts in per_surface.values():
-        total.update(counts)
     without_cards = false_cards_without_cards(folder, detector)
-    rows = {**{k: dict(v) for k, v in sorted(per_surface.items())}, "all": dict(total)}
+    rows = surface_rows(per_surface)
+    batches = {name: surface_rows(surfaces) for name, surfaces in sorted(per_batch.items())}
     result: dict[str, Any] = {
         "surfaces": rows,
+        "batches": batches,
+        "colour_by_batch": {k: dict(v) for k, v in sorted(colour_by_batch.items())},
         "colour": dict(colour),
         "colour_by_source": {k: dict(v) for k, v in colour_by_source.items()},
         "colour_wrong": wrong_examples,
@@ -267,14 +302,13 @@ def main() -> int:
         "missing_photos": missing,
         "photos_without_cards": without_cards,
     }
-    print(
-        f"{'surface':28} {'photos':>6} {'cards':>6} {'found':>7} {'false':>6} {'anchor':>7} {'a.false':>7}"
-    )
-    for name, r in rows.items():
-        n = max(r.get("cards", 0), 1)
+    print_surfaces("all photos", rows)
+    for name, batch_rows in batches.items():
+        print_surfaces(name, batch_rows)
+        c = colour_by_batch[name]
         print(
-            f"{name:28} {r.get('photos', 0):6} {r.get('cards', 0):6} {100 * r.get('found', 0) / n:6.0f}% "
-            f"{r.get('false', 0):6} {100 * r.get('anchor_found', 0) / n:6.0f}% {r.get('anchor_false', 0):7}"
+            f"  colour ({name}): {c['right']}/{c['cards']} right, {c['unsure']} unsure, "
+            f"{c['wrong']} confidently wrong"
         )
     print(
         f"colour: {colour['right']}/{colour['cards']} right, {colour['unsure']} unsure, "
