@@ -58,9 +58,9 @@ class MarkerDetector:
         # Read each bit from the middle of its cell (the outer 0.3 of a cell ignored): optical
         # blur (in linear light, then gamma) bleeds white into black cells at their edges.
         # Four samples a cell, the default, with the threshold window below: eight (from
-        # earlier tuning, with three windows) read fewer real markers once the 3 px window was
-        # gone (388 of 466, four: 401) and fewer synthetic ones at blur σ 1.5 (28 px: 28 → 36
-        # of 45), none wrong either way.
+        # earlier tuning, with three windows) read fewer real markers with it (384 of 466,
+        # four: 397) and fewer synthetic ones at blur (20 px at σ 0.8: 25 of 45, four: 34;
+        # 28 px at σ 1.5: 24, four: 32), none wrong either way.
         params.perspectiveRemovePixelPerCell = 4
         params.perspectiveRemoveIgnoredMarginPerCell = 0.3
         # A white sticker on a dark mat makes a second, larger candidate (the sticker's edge)
@@ -74,8 +74,8 @@ class MarkerDetector:
         # One adaptive-threshold window, 15 px, not the default three (3, 13, 23): the contours
         # of each window's threshold (every grain of a textured table: 17,000 on a real photo
         # of a leather sofa) are most of OpenCV's time. On the real photos (one thread, the
-        # camera's 1280×720 frame) one window took the p95 from 20 to 7.0 ms on the marker
-        # photos and 21 to 7.4 ms on the table photos, and read 397 of 466 markers where the
+        # camera's 1280×720 frame) one window took the p95 from 21 to 6.8 ms on the marker
+        # photos and 19 to 7.7 ms on the table photos, and read 397 of 466 markers where the
         # three read 388, none wrong. On synthetic scenes (bench/bench_vision.py) the smallest
         # size read 95 % of the time is as before or smaller: 18 px sharp (20 before), 24 px
         # at blur σ 0.8, 40 px at σ 1.5; at 20 px 97.8 % sharp (100), 75.6 % at σ 0.8 (80).
