@@ -303,6 +303,8 @@ REJECTION_REASONS: Final[dict[str, str]] = {
     "(a shape inside a card's picture, or a card whose edge cannot be seen in this light)",
     "too_small": "a card-shaped outline much smaller than the other cards in the picture (a "
     "shape printed on a card, or a smaller piece of paper)",
+    "blank": "a card-shaped piece with nothing printed on it (blank paper, or a square of a "
+    "printed board): a train card always has its picture",
     "marked": "a card carrying one of Trackside's marker stickers: a marked component (a ticket), "
     "not a train card",
 }
@@ -464,12 +466,46 @@ def _large_regions(mask: Image, min_area: float) -> Sequence[npt.NDArray[np.int3
     return [np.asarray(c, np.int32) for c in contours]
 
 
+def _all_regions(mask: Image, min_area: float, max_area: float) -> Sequence[npt.NDArray[np.int32]]:
+    """The outer outlines of all the mask's regions, those lying in another's hole included (a
+    card's inside lies in a hole of the table's region), whose box holds ``min_area`` and whose
+    outline holds no more than ``max_area`` (the table's own region)."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return []
+    out = []
+    for contour, (_, _, _, parent) in zip(contours, hierarchy[0].tolist(), strict=True):
+        if parent != -1:
+            continue  # a hole's outline
+        _, _, w, h = cv2.boundingRect(contour)
+        if w * h >= min_area and cv2.contourArea(contour) <= max_area:
+            out.append(np.asarray(contour, np.int32))
+    return out
+
+
 def _enclosed(edges: Image) -> Image:
     """The regions the edges enclose. On a patterned cloth or a busy rug the table's own edges
     run into a card's outline from outside, so the card's outer outline is ragged; the inside
     of its edge is still a clean card-shaped region (the snap then moves each side out onto
     the card's edge)."""
     return np.asarray(cv2.bitwise_not(edges), np.uint8)
+
+
+# The insides are shrunk by 3 px (finding scale) on every side: more than a gap
+# in a card's edge on stone or grained wood (where a chip or a grain line breaks the edge, the
+# inside runs out into the table through it and is not card-shaped); the snap, which looks
+# 6 px either side of each side, moves them back out onto the card's edge.
+_OPENED: Final = np.ones((7, 7), np.uint8)
+
+
+def _opened(enclosed: Image, taken: Sequence[Quad]) -> Image:
+    """The regions the edges enclose, cut apart where they meet through a narrow gap, without
+    the cards ``taken`` already (their insides, and the shapes printed on them, which are
+    regions too: looking at them again cost a busy table of 52 cards 4 ms)."""
+    opened = np.asarray(cv2.erode(enclosed, _OPENED), np.uint8)
+    if taken:
+        cv2.fillPoly(opened, [np.rint(q).astype(np.int32) for q in taken], (0,))
+    return opened
 
 
 class _Taken:
@@ -553,6 +589,44 @@ def _margins_round_fields(grey: Image, quads: npt.NDArray[np.float32]) -> bool:
     the cut)."""
     means = _side_means(grey, quads, _FIELD_SCALES)
     return bool((means[:, :-1].max(axis=1) - means[:, -1] > 12.0).all())
+
+
+# The field sampled for print: a grid over its middle (a fifth of the card in from each edge),
+# as a fixed mix of the four corners (a slanted card's outline is a quadrilateral).
+_PRINT_U, _PRINT_V = np.meshgrid(
+    np.linspace(0.2, 0.8, 24, dtype=np.float32), np.linspace(0.2, 0.8, 36, dtype=np.float32)
+)
+_PRINT_WEIGHTS: Final = np.stack(
+    [
+        (1 - _PRINT_U) * (1 - _PRINT_V),
+        _PRINT_U * (1 - _PRINT_V),
+        _PRINT_U * _PRINT_V,
+        (1 - _PRINT_U) * _PRINT_V,
+    ],
+    axis=-1,
+).reshape(-1, 4)
+# A place of the field is printed where one of its channels is this far from the margin's
+# (either way: a black-bordered card's picture is brighter than its border).
+_PRINT_STEP: Final = 25.0
+# Of the field: the real cards found on the real photos had 1.4 % printed at least (a Set card
+# with two faint outlined diamonds); the chessboard squares and blank paper taken for cards on
+# the marker photos, none (20 of them).
+_PRINTED_SHARE: Final = 0.01
+
+
+def _printed(frame: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """Whether something is printed on each card (N, 4, 2; ``frame``'s coordinates, BGR): a
+    train card always has its picture, a square of a chessboard or a piece of blank paper has
+    nothing. Per quad (N,)."""
+    pts = _PRINT_WEIGHTS @ quads  # (N, P, 2)
+    printed = np.zeros(pts.shape[:2], bool)
+    margin_scales = np.asarray([0.97, 0.955], np.float32)
+    for plane in cv2.split(frame):
+        channel = np.asarray(plane, np.uint8)
+        values = _gather(channel, pts)
+        margin = np.median(_side_means(channel, quads, margin_scales).max(axis=1), axis=1)
+        printed |= np.abs(values - margin[:, None]) > _PRINT_STEP
+    return np.asarray(printed.mean(axis=1) >= _PRINTED_SHARE)
 
 
 # A camera at a slant to the table shortens the cards' depth (the picture's height) by the
@@ -657,12 +731,12 @@ Outlines = list[tuple[str, Quad | npt.NDArray[np.int32]]]  # (reason, outline) r
 
 
 def _find_in(
-    small: Image, areas: tuple[float, float] | None = None, *, whites: bool = True
+    small: Image, areas: tuple[float, float] | None = None, *, first: bool = True
 ) -> tuple[_Taken, Outlines]:
     """One look at the finding-scale picture: the cards taken, and the card-sized outlines
     rejected with their reasons (in ``small``'s coordinates). ``areas``: a card's smallest and
-    largest area there (by default the fractions of ``small``'s own area); ``whites``: whether
-    the card's white is a source of outlines (the edges always are)."""
+    largest area there (by default the fractions of ``small``'s own area); ``first``: the
+    first look at the picture, rather than the second look at a band of slanted rows."""
     grey: Image = np.asarray(
         cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
     )
@@ -673,12 +747,22 @@ def _find_in(
     edges = _edge_mask(grey)
     enclosed = _enclosed(edges)
     busy = cv2.countNonZero(edges) >= _BUSY_EDGES * edges.size
-    for mask in (*(_white_masks(small) if whites else ()), edges, enclosed):
-        contours = (
-            _large_regions(mask, min_area)
-            if mask is enclosed and busy
-            else cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
-        )
+    # The sources in turn: the white masks, the edges, what they enclose, and, in the first
+    # look only, that opened (made when its turn comes, without the cards taken by then; in the
+    # second look at slanted rows it found no more card on the real photos).
+    sources: list[Image | None] = [*_white_masks(small), edges, enclosed, *([None] * first)]
+    for source in sources:
+        inside = source is None or source is enclosed
+        contours: Sequence[npt.NDArray[Any]]
+        if source is None:
+            mask = _opened(enclosed, taken.quads)
+            contours = _all_regions(mask, min_area, max_area)
+        elif source is enclosed and busy:
+            mask = source
+            contours = _large_regions(mask, min_area)
+        else:
+            mask = source
+            contours = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
         singles: list[Quad] = []
         for found_contour in contours:
             contour = np.asarray(found_contour, np.int32)
@@ -689,7 +773,7 @@ def _find_in(
             if got is None:
                 # The regions the edges enclose are a second look at the same edges, whose
                 # outlines have their reasons already; most are pieces of the table.
-                if reason is not None and mask is not enclosed:
+                if reason is not None and not inside:
                     rejected.append((reason, contour))
                 continue
             pieces = got if isinstance(got, list) else [got]
@@ -725,20 +809,32 @@ def _find_in(
         bright = _bright_margins(grey, snapped_all)
         # The regions the edges enclose are kept only with straight edges all round: the rest
         # are patches of a patterned table between its figures.
-        edged = (
-            _straight_edges(grey, snapped_all)
-            if mask is enclosed
-            else np.ones(len(snapped_all), bool)
-        )
+        edged = _straight_edges(grey, snapped_all) if inside else np.ones(len(snapped_all), bool)
         for quad, is_bright, is_edged in zip(
             snapped_all, bright.tolist(), edged.tolist(), strict=True
         ):
             if not is_bright:
-                if mask is not enclosed:
+                if not inside:
                     rejected.append(("no_white_margin", quad))
             elif is_edged and not taken.overlaps(quad):
                 taken.add(quad)
     return taken, rejected
+
+
+def _card_sized(taken: _Taken, rejected: Outlines) -> _Taken:
+    """The cards taken that are of the others' size: a card-shaped outline much smaller than the
+    upper quartile of three or more is a shape printed on a card (``rejected`` gets it)."""
+    if len(taken.quads) < _SIZE_PEERS:
+        return taken
+    areas = [cv2.contourArea(q) for q in taken.quads]
+    smallest = _MIN_AREA_OF_FOUND * float(np.percentile(areas, 75))
+    kept = _Taken()
+    for quad, area in zip(taken.quads, areas, strict=True):
+        if area >= smallest:
+            kept.add(quad)
+        else:
+            rejected.append(("too_small", quad))
+    return kept
 
 
 def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], list[Rejection]]:
@@ -775,26 +871,27 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
             MIN_AREA_FRACTION * size[0] * size[1] * stretch,
             MAX_AREA_FRACTION * size[0] * size[1] * stretch,
         )
-        # Edges only: the white of a stretched band (mostly cards) added no card on the real
-        # photos, only time and a false one.
-        more, _ = _find_in(tall, card_areas, whites=False)
+        # The white masks too: on three photos of rows of cards on wood seen at a slant never
+        # tuned on, the far rows' cards were whole there and broken in the edges (10 more cards
+        # found of 36); the squares of a chessboard they let in are blank (:func:`_printed`).
+        more, _ = _find_in(tall, card_areas, first=False)
         back = np.asarray([1.0, (y1 - y0) * scale_y / tall.shape[0]], np.float32)
         shift = np.asarray([0.0, y0 * scale_y], np.float32)
         for quad in more.quads:
             unstretched = _order((quad * back + shift).astype(np.float32))
             if not taken.overlaps(unstretched):
                 taken.add(unstretched)
-    if len(taken.quads) >= _SIZE_PEERS:
-        areas = [cv2.contourArea(q) for q in taken.quads]
-        smallest = _MIN_AREA_OF_FOUND * float(np.percentile(areas, 75))
+    taken = _card_sized(taken, rejected)
+    to_small = np.asarray([scale, scale_y], np.float32)
+    if taken.quads:
+        printed = _printed(frame, np.asarray(taken.quads, np.float32) / to_small)
         kept = _Taken()
-        for quad, area in zip(taken.quads, areas, strict=True):
-            if area >= smallest:
+        for quad, is_printed in zip(taken.quads, printed.tolist(), strict=True):
+            if is_printed:
                 kept.add(quad)
             else:
-                rejected.append(("too_small", quad))
+                rejected.append(("blank", quad))
         taken = kept
-    to_small = np.asarray([scale, scale_y], np.float32)
     explained: list[Rejection] = []
     for reason, shape in rejected:
         pts = np.asarray(shape, np.float32).reshape(-1, 2)
