@@ -605,28 +605,40 @@ _PRINT_WEIGHTS: Final = np.stack(
     ],
     axis=-1,
 ).reshape(-1, 4)
-# A place of the field is printed where one of its channels is this far from the margin's
-# (either way: a black-bordered card's picture is brighter than its border).
+# A place of the field is printed where one of its channels is this far from the field's own
+# median (a plain field, whatever its colour or its border's, has none: a Set card's outlined
+# oval taken for a card is white paper inside a red line).
 _PRINT_STEP: Final = 25.0
-# Of the field: the real cards found on the real photos had 1.4 % printed at least (a Set card
-# with two faint outlined diamonds); the chessboard squares and blank paper taken for cards on
-# the marker photos, none (20 of them).
-_PRINTED_SHARE: Final = 0.01
+# Of the field: the real cards found on the real photos had 4.5 % printed at least (the white
+# middle of a playing card's 2 of hearts); the chessboard squares and blank paper taken for cards
+# on the marker photos (36) and the insides of two outlined ovals on Set cards, none.
+_PRINTED_SHARE: Final = 0.02
 
 
-def _printed(frame: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
-    """Whether something is printed on each card (N, 4, 2; ``frame``'s coordinates, BGR): a
-    train card always has its picture, a square of a chessboard or a piece of blank paper has
-    nothing. Per quad (N,)."""
+def _printed_share(frame: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The share of each card's field (N, 4, 2; ``frame``'s coordinates, BGR) that is printed:
+    away from the field's own median in some channel; or all of it, when that median is darker
+    than the margin in some channel (a field of one colour inside the white border: the square
+    of a chessboard is as white as its border or whiter, where its black neighbours come into
+    the border's samples). Per quad (N,)."""
     pts = _PRINT_WEIGHTS @ quads  # (N, P, 2)
     printed = np.zeros(pts.shape[:2], bool)
+    coloured = np.zeros(len(quads), bool)
     margin_scales = np.asarray([0.97, 0.955], np.float32)
     for plane in cv2.split(frame):
         channel = np.asarray(plane, np.uint8)
         values = _gather(channel, pts)
+        middle = np.median(values, axis=1)
+        printed |= np.abs(values - middle[:, None]) > _PRINT_STEP
         margin = np.median(_side_means(channel, quads, margin_scales).max(axis=1), axis=1)
-        printed |= np.abs(values - margin[:, None]) > _PRINT_STEP
-    return np.asarray(printed.mean(axis=1) >= _PRINTED_SHARE)
+        coloured |= middle < margin - _PRINT_STEP
+    return np.asarray(np.where(coloured, 1.0, printed.mean(axis=1)), np.float32)
+
+
+def _printed(frame: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """Whether something is printed on each card: a train card always has its picture, a square
+    of a chessboard or a piece of blank paper has nothing. Per quad (N,)."""
+    return np.asarray(_printed_share(frame, quads) >= _PRINTED_SHARE)
 
 
 # A camera at a slant to the table shortens the cards' depth (the picture's height) by the

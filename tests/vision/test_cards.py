@@ -593,8 +593,8 @@ def test_cards_on_terrazzo_are_found_inside_their_edges_cut_from_the_chips() -> 
 
 def test_blank_card_shaped_paper_is_not_a_card_and_says_why() -> None:
     """A train card always has its picture. A card-shaped piece of blank paper, or a white square
-    of a chessboard seen at a slant (20 taken for cards on the real marker photos), has nothing
-    printed on it."""
+    of a chessboard seen at a slant (on the real marker photos 48 false cards were taken, 22 are
+    now), has nothing printed on it."""
     scene = render_scene(
         SceneSpec(cards=("red", "blue", "green"), layout="row", rotation_deg=0.0, card_width_px=110)
     )
