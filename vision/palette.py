@@ -173,9 +173,7 @@ class Palette:
         # Faint: only a hue no light makes, and only a colour no light makes (a faint blue,
         # orange or yellow ink cannot be told from the light's own cast)
         (centre,) = (c.centre for c in self.classes if c.name == nearest[0])
-        if _off_light(red_green, yellow_blue) and _off_light(
-            centre[1], centre[2], _OFF_LIGHT_COLOUR
-        ):
+        if off_light(red_green, yellow_blue) and off_light(centre[1], centre[2], _OFF_LIGHT_COLOUR):
             return nearest
         return None
 
@@ -198,7 +196,7 @@ class Palette:
         return ranked[0][1], min(1.0, 0.5 + margin / _HUE_MARGIN_SCALE)
 
 
-def _off_light(red_green: float, yellow_blue: float, least: float = _OFF_LIGHT) -> bool:
+def off_light(red_green: float, yellow_blue: float, least: float = _OFF_LIGHT) -> bool:
     """The hue lies at least ``least`` degrees off the line a light's colour moves hues along
     (warm to cool), so no light made it."""
     hue = math.degrees(math.atan2(yellow_blue, red_green))

@@ -377,7 +377,11 @@ def test_cards_seen_at_a_slant_are_found(background: str) -> None:
 
 
 def _set_like_card(
-    ink_rgb: tuple[int, int, int], *, stripes: bool, card_px: tuple[int, int]
+    ink_rgb: tuple[int, int, int],
+    *,
+    stripes: bool,
+    card_px: tuple[int, int],
+    line_px: int = 3,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A 1280×720 frame with one Set-like card on a brown table, and the card's corners: two
     diamonds drawn only as outlines (``stripes``: filled with thin vertical stripes too) in
@@ -403,7 +407,7 @@ def _set_like_card(
             cv2.fillPoly(inside, [diamond], 255)
             every_other = (np.arange(w) % (2 * scale)) < 2  # 0.5 px lines, 2 px apart
             card[(inside > 0) & every_other[None, :]] = ink
-        cv2.polylines(card, [diamond], True, ink, 3, cv2.LINE_AA)
+        cv2.polylines(card, [diamond], True, ink, line_px, cv2.LINE_AA)
     small = cv2.resize(card, card_px, interpolation=cv2.INTER_AREA)
     frame = np.full((720, 1280, 3), (70, 110, 150), np.uint8)
     x0, y0 = 500, 300
@@ -450,6 +454,25 @@ def test_a_white_card_with_faint_stripes_is_its_colour_or_unsure_never_white(
     frame, quad = _set_like_card(ink, stripes=True, card_px=card_px)
     card = classify_card(frame, quad)
     assert card.colour in (truth, UNSURE), card
+
+
+@pytest.mark.parametrize("card_px", SET_CARD_SIZES)
+def test_a_white_card_with_a_faintly_violet_outline_is_unsure_not_white(
+    card_px: tuple[int, int],
+) -> None:
+    """Ink nearly grey, its little tint (0.053–0.063, under what a white card's grey ink shows in
+    dim light) of a hue no light gives: a violet outline on a small Set card read "white" at full
+    confidence (AviH0/Set-Solver test_image_24.jpg, tint 0.056)."""
+    frame, quad = _set_like_card((105, 101, 108), stripes=False, card_px=card_px)
+    assert classify_card(frame, quad).colour == UNSURE
+
+
+def test_a_white_card_with_a_very_thin_coloured_outline_is_unsure_not_white() -> None:
+    """Under 2 % of the field, thin pale ink is not enough to read a colour, but its tint (0.43) is
+    no grey: green outlines on a small, blurred Set card (0.8 % of the field) read "white" at full
+    confidence (AviH0/Set-Solver test_image_22.jpg)."""
+    frame, quad = _set_like_card((150, 140, 175), stripes=False, card_px=SET_CARD_SIZES[0])
+    assert classify_card(frame, quad).colour == UNSURE
 
 
 @pytest.mark.parametrize("card_px", SET_CARD_SIZES)
