@@ -41,6 +41,10 @@ ASPECT_MAX: Final = 2.0
 MIN_AREA_FRACTION: Final = 0.0012  # of the frame: a card at least ~2 % of the width
 MAX_AREA_FRACTION: Final = 0.5  # a close-up card; beyond, a reason is given
 DEFAULT_UNSURE_BELOW: Final = 0.75
+# A table this share of the picture or more takes the cards' white level (the white masks see
+# one sheet): a white, cream or light stone table. There a card's margin may be no brighter than
+# what it lies on.
+_LIGHT_TABLE: Final = 0.6
 
 _RING = 0.09  # the margin ring sampled for white balance, as a fraction of the card's size
 _FIELD = 0.18  # the field is sampled this far inside every edge
@@ -314,8 +318,9 @@ REJECTION_REASONS: Final[dict[str, str]] = {
     "(a shape inside a card's picture, or a card whose edge cannot be seen in this light)",
     "too_small": "a card-shaped outline much smaller than the other cards in the picture (a "
     "shape printed on a card, or a smaller piece of paper)",
-    "blank": "a card-shaped piece with nothing printed on it (blank paper, or a square of a "
-    "printed board): a train card always has its picture",
+    "blank": "a card-shaped piece with nothing printed in its middle (blank paper, a square of "
+    "a printed board, or a card whose picture glare washes out): a train card always has its "
+    "picture",
     "marked": "a card carrying one of Trackside's marker stickers: a marked component (a ticket), "
     "not a train card",
 }
@@ -574,7 +579,9 @@ _EDGED_SIDES: Final = 4
 _EDGE_OFFSETS_BOTH = np.concatenate([_EDGE_OFFSETS - 1.5, _EDGE_OFFSETS + 1.5])  # out, in
 
 
-def _straight_edges(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+def _straight_edges(
+    grey: Image, quads: npt.NDArray[np.float32], *, either_way: bool = False
+) -> npt.NDArray[np.bool_]:
     """Each side of the quad runs along a step from darker outside to brighter inside, over
     most of its length. A card's cut edge is straight; a patch of a patterned cloth between
     its flowers, which the edges also enclose, is bounded by curves: on a synthetic rose cloth
@@ -586,12 +593,23 @@ def _straight_edges(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[
     pts = base[:, :, :, None, :] + _EDGE_OFFSETS_BOTH[:, None] * normals[:, :, None, None, :]
     values = _gather(grey, pts)  # (N, 4, T, 2·O)
     n = len(_EDGE_OFFSETS)
-    steps = (values[..., n:] - values[..., :n]).max(axis=3)  # the best step near each point
+    differences = values[..., n:] - values[..., :n]
+    if either_way:
+        differences = np.abs(differences)
+    steps = differences.max(axis=3)  # the best step near each point
     edged = (steps > _EDGE_STEP).mean(axis=2) >= _EDGE_SHARE
     return np.asarray(edged.sum(axis=1) >= _EDGED_SIDES)
 
 
 _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
+
+
+def _as_light_as_table(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """On a white or light table a card's white margin may be a little darker than the table
+    (the light falls off over its cut edge): still white, within a few grey levels of what it
+    lies on, on every side, where a black printed square is far darker. Per quad (N, 4, 2)."""
+    means = _side_means(grey, quads, _MARGIN_SCALES)
+    return np.asarray((means[:, :-1].max(axis=1) >= means[:, -1] - 25.0).all(axis=1))
 
 
 def _margins_round_fields(grey: Image, quads: npt.NDArray[np.float32]) -> bool:
@@ -773,7 +791,9 @@ def _find_in(
     # The sources in turn: the white masks, the edges, what they enclose, and, in the first
     # look only, that opened (made when its turn comes, without the cards taken by then; in the
     # second look at slanted rows it found no more card on the real photos).
-    sources: list[Image | None] = [*_white_masks(small), edges, enclosed, *([None] * first)]
+    whites = _white_masks(small)
+    light_table = cv2.countNonZero(whites[0]) >= _LIGHT_TABLE * whites[0].size
+    sources: list[Image | None] = [*whites, edges, enclosed, *([None] * first)]
     for source in sources:
         inside = source is None or source is enclosed
         contours: Sequence[npt.NDArray[Any]]
@@ -833,6 +853,13 @@ def _find_in(
         # The regions the edges enclose are kept only with straight edges all round: the rest
         # are patches of a patterned table between its figures.
         edged = _straight_edges(grey, snapped_all) if inside else np.ones(len(snapped_all), bool)
+        if light_table and (mask is edges or inside):
+            # A white table: straight edges all round, either way, and a margin about as light
+            # as the table (four more cards on the photos never tuned on, no false one; a black
+            # printed square on white paper has straight edges too).
+            bright |= _straight_edges(grey, snapped_all, either_way=True) & _as_light_as_table(
+                grey, snapped_all
+            )
         for quad, is_bright, is_edged in zip(
             snapped_all, bright.tolist(), edged.tolist(), strict=True
         ):
