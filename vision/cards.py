@@ -604,12 +604,19 @@ def _straight_edges(
 _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
 
 
-def _as_light_as_table(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+def _as_light_as_table(
+    grey: Image, saturation: Image, quads: npt.NDArray[np.float32]
+) -> npt.NDArray[np.bool_]:
     """On a white or light table a card's white margin may be a little darker than the table
     (the light falls off over its cut edge): still white, within a few grey levels of what it
-    lies on, on every side, where a black printed square is far darker. Per quad (N, 4, 2)."""
+    lies on, and no more saturated, on every side. A black printed square is far darker; the
+    coloured field of a card whose margin dim light and blur hide (its outline then the field's
+    own edge) is saturated. Per quad (N, 4, 2)."""
     means = _side_means(grey, quads, _MARGIN_SCALES)
-    return np.asarray((means[:, :-1].max(axis=1) >= means[:, -1] - 25.0).all(axis=1))
+    light = (means[:, :-1].max(axis=1) >= means[:, -1] - 25.0).all(axis=1)
+    tints = _side_means(saturation, quads, _MARGIN_SCALES)
+    neutral = (tints[:, :-1].min(axis=1) <= tints[:, -1] + 25.0).all(axis=1)
+    return np.asarray(light & neutral)
 
 
 def _margins_round_fields(grey: Image, quads: npt.NDArray[np.float32]) -> bool:
@@ -792,6 +799,7 @@ def _find_in(
     # look only, that opened (made when its turn comes, without the cards taken by then; in the
     # second look at slanted rows it found no more card on the real photos).
     whites = _white_masks(small)
+    saturation = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[:, :, 1], np.uint8)
     light_table = cv2.countNonZero(whites[0]) >= _LIGHT_TABLE * whites[0].size
     sources: list[Image | None] = [*whites, edges, enclosed, *([None] * first)]
     for source in sources:
@@ -856,9 +864,12 @@ def _find_in(
         if light_table and (mask is edges or inside):
             # A white table: straight edges all round, either way, and a margin about as light
             # as the table (four more cards on the photos never tuned on, no false one; a black
-            # printed square on white paper has straight edges too).
+            # printed square on white paper has straight edges too; nor is the coloured field of
+            # a card whose margin dim light and blur hide: in one synthetic scene such a field
+            # was taken for an orange card on its own and, its margin ring the field, read
+            # yellow).
             bright |= _straight_edges(grey, snapped_all, either_way=True) & _as_light_as_table(
-                grey, snapped_all
+                grey, saturation, snapped_all
             )
         for quad, is_bright, is_edged in zip(
             snapped_all, bright.tolist(), edged.tolist(), strict=True
