@@ -428,13 +428,13 @@ def _candidate(
     return quad, None
 
 
-def _white_masks(small: Image) -> list[Image]:
+def _white_masks(hsv: Image) -> list[Image]:
     """Where the picture is a card's white: bright and unsaturated against the picture (Otsu on
     value minus saturation), at two levels: the picture's split, and the split of what is above
     it (on a light table the first level takes in the wood's bright grain as well). Light wood
     is bright but saturated; leather or fleece grain, which makes edges everywhere, is one even
-    region here. The gaps between touching cards are opened by an erosion."""
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    region here. The gaps between touching cards are opened by an erosion. ``hsv``: the
+    picture in HSV."""
     _, saturation, value = cv2.split(hsv)  # contiguous planes: subtracting views copied them
     whiteness = cv2.subtract(value, saturation)
     whiteness = np.asarray(cv2.GaussianBlur(whiteness, (5, 5), 0), np.uint8)
@@ -525,15 +525,15 @@ def _opened(enclosed: Image, taken: Sequence[Quad]) -> Image:
 
 
 class _Taken:
-    """The cards taken so far, with each one's centre and shortest side kept, so that asking
-    whether a candidate is one of them is a short loop (a table of 50 cards meets hundreds of
-    candidates: recomputing every taken card's geometry per candidate was a good part of a
-    frame's time)."""
+    """The cards taken so far, with each one's centre, shortest side and area kept as one array,
+    so that asking whether a candidate is one of them is a single numpy comparison (a table of
+    50 cards meets hundreds of candidates: recomputing every taken card's geometry per candidate,
+    then looping over the cards in Python, was a good part of a frame's time)."""
 
     def __init__(self) -> None:
         self.quads: list[Quad] = []
-        self._places: list[tuple[float, float, float]] = []  # centre x, centre y, shortest side
-        self._areas: list[float] = []
+        self._rows: list[tuple[float, float, float, float]] = []  # centre x, y, side, area
+        self._table = np.zeros((0, 4), np.float64)
 
     @staticmethod
     def _place(quad: Quad) -> tuple[float, float, float]:
@@ -543,20 +543,20 @@ class _Taken:
 
     def add(self, quad: Quad) -> None:
         self.quads.append(quad)
-        self._places.append(self._place(quad))
-        self._areas.append(float(cv2.contourArea(quad)))
+        self._rows.append((*self._place(quad), float(cv2.contourArea(quad))))
+        self._table = np.asarray(self._rows, np.float64)
 
     def holds(self, contour: npt.NDArray[np.int32], area: float) -> bool:
         """Whether an outline is a card already taken, judged before any work on it: its box
         is centred on that card and it is not much larger (an outline holding two or more
         cards, a row of them, is at least twice a card). Each card shows in both white levels
         and in the edges: without this, every copy cost a candidate's full examination."""
+        if not self.quads:
+            return False
         x, y, w, h = cv2.boundingRect(contour)
-        cx, cy = x + w / 2.0, y + h / 2.0
-        return any(
-            math.hypot(px - cx, py - cy) < 0.5 * side and area <= 1.5 * card
-            for (px, py, side), card in zip(self._places, self._areas, strict=True)
-        )
+        t = self._table
+        distance = np.hypot(t[:, 0] - (x + w / 2.0), t[:, 1] - (y + h / 2.0))
+        return bool(((distance < 0.5 * t[:, 2]) & (area <= 1.5 * t[:, 3])).any())
 
     def overlaps(self, quad: Quad) -> bool:
         """Whether ``quad`` is a card already taken: centres closer than half the shorter side
@@ -564,9 +564,11 @@ class _Taken:
         return self.near(*self._place(quad))
 
     def near(self, x: float, y: float, own_side: float = 0.0) -> bool:
-        return any(
-            math.hypot(cx - x, cy - y) < 0.5 * max(side, own_side) for cx, cy, side in self._places
-        )
+        if not self.quads:
+            return False
+        t = self._table
+        distance = np.hypot(t[:, 0] - x, t[:, 1] - y)
+        return bool((distance < 0.5 * np.maximum(t[:, 2], own_side)).any())
 
 
 _EDGE_T = np.linspace(0.15, 0.85, 12, dtype=np.float32)
@@ -630,7 +632,7 @@ def _margins_round_fields(grey: Image, quads: npt.NDArray[np.float32]) -> bool:
 # The field sampled for print: a grid over its middle (a fifth of the card in from each edge),
 # as a fixed mix of the four corners (a slanted card's outline is a quadrilateral).
 _PRINT_U, _PRINT_V = np.meshgrid(
-    np.linspace(0.2, 0.8, 24, dtype=np.float32), np.linspace(0.2, 0.8, 36, dtype=np.float32)
+    np.linspace(0.2, 0.8, 16, dtype=np.float32), np.linspace(0.2, 0.8, 24, dtype=np.float32)
 )
 _PRINT_WEIGHTS: Final = np.stack(
     [
@@ -657,17 +659,15 @@ def _printed_share(frame: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[
     than the margin in some channel (a field of one colour inside the white border: the square
     of a chessboard is as white as its border or whiter, where its black neighbours come into
     the border's samples). Per quad (N,)."""
-    pts = _PRINT_WEIGHTS @ quads  # (N, P, 2)
-    printed = np.zeros(pts.shape[:2], bool)
-    coloured = np.zeros(len(quads), bool)
-    margin_scales = np.asarray([0.97, 0.955], np.float32)
-    for plane in cv2.split(frame):
-        channel = np.asarray(plane, np.uint8)
-        values = _gather(channel, pts)
-        middle = np.median(values, axis=1)
-        printed |= np.abs(values - middle[:, None]) > _PRINT_STEP
-        margin = np.median(_side_means(channel, quads, margin_scales).max(axis=1), axis=1)
-        coloured |= middle < margin - _PRINT_STEP
+    # Gathered from the three channels at once: splitting a 1280 × 720 frame into its planes
+    # cost more than the sampling.
+    values = _gather(frame, _PRINT_WEIGHTS @ quads)  # (N, P, 3)
+    middle = np.median(values, axis=1)  # (N, 3)
+    printed = (np.abs(values - middle[:, None, :]) > _PRINT_STEP).any(axis=2)
+    ring = _gather(frame, _side_weights((0.97, 0.955)) @ quads)
+    sides = ring.reshape(len(quads), 2, 4, len(_SIDE_T), 3).mean(axis=3).max(axis=1)
+    margin = np.median(sides, axis=1)  # (N, 3)
+    coloured = (middle < margin - _PRINT_STEP).any(axis=1)
     return np.asarray(np.where(coloured, 1.0, printed.mean(axis=1)), np.float32)
 
 
@@ -698,7 +698,7 @@ _STRETCH_GAIN: Final = 0.03
 # on one photo, which pulled the median down to let them pass.
 _MIN_AREA_OF_FOUND: Final = 0.4
 _SIZE_PEERS: Final = 3
-Band = tuple[float, float]  # top and bottom rows
+Band = tuple[float, float, float, float]  # top and bottom rows, left and right columns
 # The cards found unasked are the nearer, less shortened ones (a far card is shortened more):
 # the second look stretches by the measured slant squared. By the slant itself, the real photos
 # gave 97 % found, 5 false cards and 2 colours confidently wrong; squared, 98 %, 0 and 0.
@@ -736,35 +736,47 @@ def measure_view(quads: Sequence[Quad], most: float = _STRETCHES_MOST) -> float:
 
 
 def _foreshortening(
-    quads: Sequence[Quad], rejected: Outlines, height: float
+    quads: Sequence[Quad], rejected: Outlines, size: tuple[int, int]
 ) -> tuple[float, list[Band]]:
     """How much the picture's height is shortened (a camera at a slant), judged by the cards
     found (two or more): the stretch that gives them a card's proportions; and the bands of
-    rows (finding scale) holding outlines of a card's size that were rejected for their
-    proportions (far cards look square, or too long). No bands for a camera looking down, or
-    with nothing to look at again."""
+    rows (finding scale, ``size`` its width and height) round outlines of a card's size that
+    were rejected for their proportions (far cards look square, or too long), as wide as those
+    outlines and a card either side (the whole width made a table of 52 cards twice as slow). No
+    bands for a camera looking down, or with nothing to look at again."""
     if len(quads) < 2:
         return 1.0, []
     areas = [cv2.contourArea(q) for q in quads]
     low, high = _MIN_AREA_OF_FOUND * float(np.median(areas)), 2.5 * max(areas)
+    width, height = size
     rows: list[Band] = []
     for reason, shape in rejected:
         outline = np.asarray(shape, np.float32).reshape(-1, 2)
         if reason == "not_card_shaped" and low <= cv2.contourArea(outline) <= high:
             top, bottom = float(outline[:, 1].min()), float(outline[:, 1].max())
+            left, right = float(outline[:, 0].min()), float(outline[:, 0].max())
             pad = 0.5 * (bottom - top)
-            rows.append((max(0.0, top - pad), min(height, bottom + pad)))
+            across = max(bottom - top, 0.5 * (right - left))
+            rows.append(
+                (
+                    max(0.0, top - pad),
+                    min(float(height), bottom + pad),
+                    max(0.0, left - across),
+                    min(float(width), right + across),
+                )
+            )
     if not rows:
         return 1.0, []
     view = measure_view(quads, _AUTO_MOST)
     if view == 1.0:
         return 1.0, []
     bands: list[Band] = []
-    for top, bottom in sorted(rows):  # overlapping bands become one
+    for top, bottom, left, right in sorted(rows):  # bands overlapping in height become one
         if bands and top <= bands[-1][1]:
-            bands[-1] = (bands[-1][0], max(bands[-1][1], bottom))
+            t, b, lft, rgt = bands[-1]
+            bands[-1] = (t, max(b, bottom), min(lft, left), max(rgt, right))
         else:
-            bands.append((top, bottom))
+            bands.append((top, bottom, left, right))
     # The cards found are the nearer, less shortened ones; the ones missed are farther.
     return view**_STRETCH_POWER, bands
 
@@ -798,8 +810,9 @@ def _find_in(
     # The sources in turn: the white masks, the edges, what they enclose, and, in the first
     # look only, that opened (made when its turn comes, without the cards taken by then; in the
     # second look at slanted rows it found no more card on the real photos).
-    whites = _white_masks(small)
-    saturation = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[:, :, 1], np.uint8)
+    hsv = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2HSV), np.uint8)
+    whites = _white_masks(hsv)
+    saturation = np.ascontiguousarray(hsv[:, :, 1])
     light_table = cv2.countNonZero(whites[0]) >= _LIGHT_TABLE * whites[0].size
     sources: list[Image | None] = [*whites, edges, enclosed, *([None] * first)]
     for source in sources:
@@ -918,13 +931,14 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
     shrink = cv2.INTER_AREA if scale_y <= 1.0 else cv2.INTER_LINEAR  # a small frame, slanted
     small = _bgr(cv2.resize(frame, size, interpolation=shrink) if size != (w, h) else frame)
     taken, rejected = _find_in(small)
-    stretch, bands = _foreshortening(taken.quads, rejected, float(size[1]))
-    for top, bottom in bands:
+    stretch, bands = _foreshortening(taken.quads, rejected, size)
+    for top, bottom, left, right in bands:
         y0, y1 = round(top / scale_y), round(bottom / scale_y)
+        x0, x1 = round(left / scale), round(right / scale)
         tall = _bgr(
             cv2.resize(
-                frame[y0:y1],
-                (size[0], max(1, round((bottom - top) * stretch))),
+                frame[y0:y1, x0:x1],
+                (max(1, round(right - left)), max(1, round((bottom - top) * stretch))),
                 interpolation=cv2.INTER_AREA,
             )
         )
@@ -936,8 +950,10 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
         # tuned on, the far rows' cards were whole there and broken in the edges (10 more cards
         # found of 36); the squares of a chessboard they let in are blank (:func:`_printed`).
         more, _ = _find_in(tall, card_areas, first=False)
-        back = np.asarray([1.0, (y1 - y0) * scale_y / tall.shape[0]], np.float32)
-        shift = np.asarray([0.0, y0 * scale_y], np.float32)
+        back = np.asarray(
+            [(x1 - x0) * scale / tall.shape[1], (y1 - y0) * scale_y / tall.shape[0]], np.float32
+        )
+        shift = np.asarray([x0 * scale, y0 * scale_y], np.float32)
         for quad in more.quads:
             unstretched = _order((quad * back + shift).astype(np.float32))
             if not taken.overlaps(unstretched):
