@@ -524,6 +524,10 @@ def _opened(enclosed: Image, taken: Sequence[Quad]) -> Image:
     return opened
 
 
+# Up to this many cards taken, a loop in Python asks faster than numpy's per-call cost.
+_FEW_TAKEN: Final = 12
+
+
 class _Taken:
     """The cards taken so far, with each one's centre, shortest side and area kept as one array,
     so that asking whether a candidate is one of them is a single numpy comparison (a table of
@@ -544,7 +548,8 @@ class _Taken:
     def add(self, quad: Quad) -> None:
         self.quads.append(quad)
         self._rows.append((*self._place(quad), float(cv2.contourArea(quad))))
-        self._table = np.asarray(self._rows, np.float64)
+        if len(self._rows) > _FEW_TAKEN:
+            self._table = np.asarray(self._rows, np.float64)
 
     def holds(self, contour: npt.NDArray[np.int32], area: float) -> bool:
         """Whether an outline is a card already taken, judged before any work on it: its box
@@ -554,8 +559,14 @@ class _Taken:
         if not self.quads:
             return False
         x, y, w, h = cv2.boundingRect(contour)
+        cx, cy = x + w / 2.0, y + h / 2.0
+        if len(self._rows) <= _FEW_TAKEN:
+            return any(
+                math.hypot(px - cx, py - cy) < 0.5 * side and area <= 1.5 * card
+                for px, py, side, card in self._rows
+            )
         t = self._table
-        distance = np.hypot(t[:, 0] - (x + w / 2.0), t[:, 1] - (y + h / 2.0))
+        distance = np.hypot(t[:, 0] - cx, t[:, 1] - cy)
         return bool(((distance < 0.5 * t[:, 2]) & (area <= 1.5 * t[:, 3])).any())
 
     def overlaps(self, quad: Quad) -> bool:
@@ -566,6 +577,11 @@ class _Taken:
     def near(self, x: float, y: float, own_side: float = 0.0) -> bool:
         if not self.quads:
             return False
+        if len(self._rows) <= _FEW_TAKEN:
+            return any(
+                math.hypot(cx - x, cy - y) < 0.5 * max(side, own_side)
+                for cx, cy, side, _ in self._rows
+            )
         t = self._table
         distance = np.hypot(t[:, 0] - x, t[:, 1] - y)
         return bool((distance < 0.5 * np.maximum(t[:, 2], own_side)).any())
@@ -812,7 +828,7 @@ def _find_in(
     # second look at slanted rows it found no more card on the real photos).
     hsv = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2HSV), np.uint8)
     whites = _white_masks(hsv)
-    saturation = np.ascontiguousarray(hsv[:, :, 1])
+    saturation = hsv[:, :, 1]  # sampled at points only: a view will do
     light_table = cv2.countNonZero(whites[0]) >= _LIGHT_TABLE * whites[0].size
     sources: list[Image | None] = [*whites, edges, enclosed, *([None] * first)]
     for source in sources:
