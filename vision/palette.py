@@ -70,6 +70,11 @@ _EXCESS_KEPT: Final = 0.3  # share of a card's extra saturation (beyond its clas
 # hues, within this many degrees of a class's hue; the confidence grows by 0.5 per this many
 # degrees the next class's hue is farther.
 _HUE_MIN_CHROMA: Final = 0.15
+# Below this chroma a hue read alone must be one no light makes (see _OFF_LIGHT_COLOUR): on the
+# 15 real photos never tuned on, three Set purples printed near navy (chroma 0.15–0.22) read blue
+# and a pale red under a warm cast (0.16) read orange, all at full confidence. At 0.25 one right
+# read of the 197 on the tuned photos is unsure instead; at 0.3, five.
+_HUE_PALE: Final = 0.25
 _HUE_MAX_SPREAD: Final = 0.1
 _HUE_MAX_OFF: Final = 45.0
 _HUE_MARGIN_SCALE: Final = 40.0
@@ -156,9 +161,16 @@ class Palette:
         is than the next hue. None when the card is not clearly one hue (too little chroma,
         several hues like the locomotive) or no class hue is near."""
         _, red_green, yellow_blue, multicolour = (float(v) for v in features[:4])
-        if math.hypot(red_green, yellow_blue) < _HUE_MIN_CHROMA or multicolour > _HUE_MAX_SPREAD:
+        chroma = math.hypot(red_green, yellow_blue)
+        if chroma < _HUE_MIN_CHROMA or multicolour > _HUE_MAX_SPREAD:
             return None
-        return self._nearest_hue(red_green, yellow_blue, _HUE_MAX_OFF)
+        nearest = self._nearest_hue(red_green, yellow_blue, _HUE_MAX_OFF)
+        if nearest is None or chroma >= _HUE_PALE:
+            return nearest
+        # Pale: as for faint ink, only a hue no light makes, and only a colour no light makes
+        # (a pale red under a warm cast measured 52°, orange's hue; a Set purple printed near
+        # navy, blue's)
+        return nearest if self._off_light_class(red_green, yellow_blue, nearest[0]) else None
 
     def classify_ink(self, red_green: float, yellow_blue: float) -> tuple[str, float] | None:
         """For a card that looks white but carries tinted ink (thin outlines, faint stripes):
@@ -172,10 +184,15 @@ class Palette:
             return nearest
         # Faint: only a hue no light makes, and only a colour no light makes (a faint blue,
         # orange or yellow ink cannot be told from the light's own cast)
-        (centre,) = (c.centre for c in self.classes if c.name == nearest[0])
-        if off_light(red_green, yellow_blue) and off_light(centre[1], centre[2], _OFF_LIGHT_COLOUR):
-            return nearest
-        return None
+        return nearest if self._off_light_class(red_green, yellow_blue, nearest[0]) else None
+
+    def _off_light_class(self, red_green: float, yellow_blue: float, name: str) -> bool:
+        """Whether the hue lies off the line a light's colour moves hues along, and the class
+        ``name``'s own hue far off it: a colour no light makes."""
+        (centre,) = (c.centre for c in self.classes if c.name == name)
+        return off_light(red_green, yellow_blue) and off_light(
+            centre[1], centre[2], _OFF_LIGHT_COLOUR
+        )
 
     def _nearest_hue(
         self, red_green: float, yellow_blue: float, max_off: float

@@ -144,3 +144,28 @@ def test_a_faint_ink_is_read_by_its_hue_only_where_no_light_makes_that_hue(
         assert read is None or read[1] < 0.75, read
     else:
         assert read is not None and read[0] == expected and read[1] >= 0.75, read
+
+
+@pytest.mark.parametrize(
+    ("chroma", "hue", "expected"),
+    [
+        # A pale red under a warm cast (AviH0/Set-Solver test_image_6.jpg: chroma 0.16 at 52°,
+        # orange's hue) and a Set purple printed near navy (test_image_4.jpg: 0.15–0.22 near
+        # blue's hue): a light's cast moves a pale hue along that line, so neither is said.
+        (0.16, 52.0, None),
+        (0.18, -100.0, None),
+        # Strongly coloured, the same hues are the colours.
+        (0.6, 52.0, "orange"),
+        (0.5, -116.0, "blue"),
+        # Pale, but a hue no light makes, nearest a colour no light makes: Set's violet.
+        (0.18, -30.0, "purple"),
+    ],
+)
+def test_a_pale_card_is_read_by_its_hue_only_where_no_light_makes_that_hue(
+    chroma: float, hue: float, expected: str | None
+) -> None:
+    read = DEFAULT_PALETTE.classify_by_hue((0.7, *_ink(chroma, hue), 0.0))
+    if expected is None:
+        assert read is None or read[1] < 0.75, read
+    else:
+        assert read is not None and read[0] == expected and read[1] >= 0.75, read
