@@ -529,10 +529,11 @@ _FEW_TAKEN: Final = 12
 
 
 class _Taken:
-    """The cards taken so far, with each one's centre, shortest side and area kept as one array,
-    so that asking whether a candidate is one of them is a single numpy comparison (a table of
-    50 cards meets hundreds of candidates: recomputing every taken card's geometry per candidate,
-    then looping over the cards in Python, was a good part of a frame's time)."""
+    """The cards taken so far, with each one's centre, shortest side and area kept (and, past
+    _FEW_TAKEN cards, as one array), so that asking whether a candidate is one of them is a short
+    loop or one numpy comparison (a table of 50 cards meets hundreds of candidates: recomputing
+    every taken card's geometry per candidate, then looping over 50 in Python, was a good part
+    of a frame's time)."""
 
     def __init__(self) -> None:
         self.quads: list[Quad] = []
@@ -604,7 +605,8 @@ def _straight_edges(
     most of its length. A card's cut edge is straight; a patch of a patterned cloth between
     its flowers, which the edges also enclose, is bounded by curves: on a synthetic rose cloth
     such patches passed every other test, with one or two sides under a third of steps where
-    the cards had all four over 0.9. Per quad (N, 4, 2)."""
+    the cards had all four over 0.9. ``either_way``: a step either way (a card on a white table
+    may be darker than it). Per quad (N, 4, 2)."""
     quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     along, normals, _ = _sides(quads)
     base = quads[:, :, None, :] + _EDGE_T[None, None, :, None] * along[:, :, None, :]
@@ -823,13 +825,13 @@ def _find_in(
     edges = _edge_mask(grey)
     enclosed = _enclosed(edges)
     busy = cv2.countNonZero(edges) >= _BUSY_EDGES * edges.size
-    # The sources in turn: the white masks, the edges, what they enclose, and, in the first
-    # look only, that opened (made when its turn comes, without the cards taken by then; in the
-    # second look at slanted rows it found no more card on the real photos).
     hsv = np.asarray(cv2.cvtColor(small, cv2.COLOR_BGR2HSV), np.uint8)
     whites = _white_masks(hsv)
     saturation = hsv[:, :, 1]  # sampled at points only: a view will do
     light_table = cv2.countNonZero(whites[0]) >= _LIGHT_TABLE * whites[0].size
+    # The sources in turn: the white masks, the edges, what they enclose, and, in the first
+    # look only, that opened (made when its turn comes, without the cards taken by then; in the
+    # second look at slanted rows it found no more card on the real photos).
     sources: list[Image | None] = [*whites, edges, enclosed, *([None] * first)]
     for source in sources:
         inside = source is None or source is enclosed
