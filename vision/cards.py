@@ -510,15 +510,20 @@ def _enclosed(edges: Image) -> Image:
 # The insides are shrunk by 3 px (finding scale) on every side: more than a gap
 # in a card's edge on stone or grained wood (where a chip or a grain line breaks the edge, the
 # inside runs out into the table through it and is not card-shaped); the snap, which looks
-# 6 px either side of each side, moves them back out onto the card's edge.
-_OPENED: Final = np.ones((7, 7), np.uint8)
+# 6 px either side of each side, moves them back out onto the card's edge. On a light table,
+# by 2 px as well: on terrazzo the thin places of a card's own inside (between its printed
+# shapes and its edge) broke at 3 px (3 more cards on the photos never tuned on, no false one).
+_OPENED_BY: Final = 3
+_OPENED_LIGHT_BY: Final = 2
 
 
-def _opened(enclosed: Image, taken: Sequence[Quad]) -> Image:
-    """The regions the edges enclose, cut apart where they meet through a narrow gap, without
-    the cards ``taken`` already (their insides, and the shapes printed on them, which are
-    regions too: looking at them again cost a busy table of 52 cards 4 ms)."""
-    opened = np.asarray(cv2.erode(enclosed, _OPENED), np.uint8)
+def _opened(enclosed: Image, taken: Sequence[Quad], by: int) -> Image:
+    """The regions the edges enclose, shrunk by ``by`` pixels to cut them apart where they meet
+    through a narrow gap, without the cards ``taken`` already (their insides, and the shapes
+    printed on them, which are regions too: looking at them again cost a busy table of 52 cards
+    4 ms)."""
+    kernel = np.ones((2 * by + 1, 2 * by + 1), np.uint8)
+    opened = np.asarray(cv2.erode(enclosed, kernel), np.uint8)
     if taken:
         cv2.fillPoly(opened, [np.rint(q).astype(np.int32) for q in taken], (0,))
     return opened
@@ -830,14 +835,16 @@ def _find_in(
     saturation = hsv[:, :, 1]  # sampled at points only: a view will do
     light_table = cv2.countNonZero(whites[0]) >= _LIGHT_TABLE * whites[0].size
     # The sources in turn: the white masks, the edges, what they enclose, and, in the first
-    # look only, that opened (made when its turn comes, without the cards taken by then; in the
-    # second look at slanted rows it found no more card on the real photos).
-    sources: list[Image | None] = [*whites, edges, enclosed, *([None] * first)]
+    # look only, that opened (by so many pixels; made when its turn comes, without the cards
+    # taken by then; in the second look at slanted rows it found no more card on the real
+    # photos).
+    openings = (_OPENED_BY, *((_OPENED_LIGHT_BY,) * light_table)) if first else ()
+    sources: list[Image | int] = [*whites, edges, enclosed, *openings]
     for source in sources:
-        inside = source is None or source is enclosed
+        inside = isinstance(source, int) or source is enclosed
         contours: Sequence[npt.NDArray[Any]]
-        if source is None:
-            mask = _opened(enclosed, taken.quads)
+        if isinstance(source, int):
+            mask = _opened(enclosed, taken.quads, source)
             contours = _all_regions(mask, min_area, max_area)
         elif source is enclosed and busy:
             mask = source
