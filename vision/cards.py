@@ -458,6 +458,64 @@ def _white_masks(hsv: Image) -> list[Image]:
     return out
 
 
+# On a light table (_LIGHT_TABLE) two more masks of where the cards lie, looked at after the
+# others. On a cream table the light side of a card has no edge at all (white on cream, in
+# the grey picture a step of a level or two): the edges see three sides, the white masks one
+# sheet. The card is less saturated than the cream it lies on: where the table's median
+# saturation is this or more, the places half as saturated or less are a mask.
+_TINTED_TABLE: Final = 10.0
+# On terrazzo the chips' edges run into the cards' edges on every side; the card is smooth and
+# the floor is not: places whose grey varies by under this standard deviation over a 5 × 5
+# window are a mask (terrazzo: a median of 5–8 levels over 7 × 7; on the photos never tuned on,
+# 2 levels over 5 × 5 found 3 cards more than 3 over 7 × 7, 2.5 or 3 over 5 × 5 none).
+_SMOOTH_SD: Final = 2.0
+_SMOOTH_WINDOW: Final = (5, 5)
+
+
+def _filled(mask: Image) -> Image:
+    """The mask's regions with their holes filled (the shapes printed on a card), then eroded by
+    a pixel to cut regions apart where they touch (as the white masks are)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, (255,), thickness=cv2.FILLED)
+    return np.asarray(cv2.erode(filled, np.ones((3, 3), np.uint8)), np.uint8)
+
+
+def _light_table_masks(grey: Image, saturation: Image, light: Image) -> tuple[Image | None, Image]:
+    """On a light table (``light``: the first white mask, the table and the cards on it): where
+    it is neutral against a tinted table (None on a neutral one), and where it is smooth."""
+    neutral = None
+    values = saturation[::4, ::4][light[::4, ::4] > 0]  # a sample will do for the median
+    table = float(np.median(values)) if values.size else 0.0
+    if table >= _TINTED_TABLE:
+        neutral = _filled(
+            ((saturation <= table / 2) & (light > 0)).astype(np.uint8) * np.uint8(255)
+        )
+    level = grey.astype(np.float32)
+    mean = cv2.blur(level, _SMOOTH_WINDOW)
+    variance = cv2.blur(level * level, _SMOOTH_WINDOW) - mean * mean
+    smooth = ((variance < _SMOOTH_SD**2) & (light > 0)).astype(np.uint8) * np.uint8(255)
+    return neutral, _filled(smooth)
+
+
+# The neutral mask's candidates are sampled this far inside (the mask follows the JPEG's
+# coarser colour, a few pixels off the edge) and just outside.
+_NEUTRAL_SCALES = np.asarray([0.97, 0.94, 0.91, 1.1], np.float32)
+
+
+def _neutral_margins(saturation: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """On a tinted table a card's margin is less saturated than the table on every side and along
+    most of it (its grey may be no different: on a cream table the cards were a level or two
+    darker than the table, in the light or in shadow), by a third of the table's saturation on
+    average (the far side of a table is less tinted than the near side). Per quad (N, 4, 2)."""
+    samples = _side_samples(saturation, quads, _NEUTRAL_SCALES)
+    outer = _mean_along(samples)[:, -1]  # (N, 4)
+    less = outer - _mean_along(samples)[:, :-1].min(axis=1)
+    clear = (less > 1.0).all(axis=1) & (less.mean(axis=1) > 0.3 * outer.mean(axis=1))
+    along = ((outer[:, :, None] - samples[:, :-1].min(axis=1)) > 1.0).mean(axis=2) >= _MARGIN_ALONG
+    return np.asarray(clear & along.all(axis=1))
+
+
 def _edge_mask(grey: Image) -> Image:
     edges = cv2.Canny(grey, 12, 36, L2gradient=True)
     return np.asarray(cv2.dilate(edges, np.ones((3, 3), np.uint8)), np.uint8)
@@ -839,7 +897,13 @@ def _find_in(
     # taken by then; in the second look at slanted rows it found no more card on the real
     # photos).
     openings = (_OPENED_BY, *((_OPENED_LIGHT_BY,) * light_table)) if first else ()
-    sources: list[Image | int] = [*whites, edges, enclosed, *openings]
+    # On a light table, last, the neutral and smooth masks (in the first look only: in the second
+    # look at slanted rows they found no more card on the real photos).
+    neutral, smooth = (
+        _light_table_masks(grey, saturation, whites[0]) if light_table and first else (None, None)
+    )
+    extra = [m for m in (neutral, smooth) if m is not None]
+    sources: list[Image | int] = [*whites, edges, enclosed, *openings, *extra]
     for source in sources:
         inside = isinstance(source, int) or source is enclosed
         contours: Sequence[npt.NDArray[Any]]
@@ -909,6 +973,9 @@ def _find_in(
             bright |= _straight_edges(grey, snapped_all, either_way=True) & _as_light_as_table(
                 grey, saturation, snapped_all
             )
+        if mask is neutral:
+            # A card on a cream table: less saturated than the table all round.
+            bright |= _neutral_margins(saturation, snapped_all)
         for quad, is_bright, is_edged in zip(
             snapped_all, bright.tolist(), edged.tolist(), strict=True
         ):
