@@ -784,6 +784,10 @@ Band = tuple[float, float, float, float]  # top and bottom rows, left and right 
 # the second look stretches by the measured slant squared. By the slant itself, the real photos
 # gave 97 % found, 5 false cards and 2 colours confidently wrong; squared, 98 %, 0 and 0.
 _STRETCH_POWER: Final = 2.0
+# The cards the second look finds are the farther ones, no larger than the largest card the
+# first look found (give or take): a card's worth of rows of touching cards, stretched by a slant
+# measured wrong, made one "card" of five on a real photo of a row of nine.
+_LARGEST_FARTHER: Final = 1.3
 
 
 def _proportion_misfits(
@@ -917,12 +921,21 @@ def _find_in(
             mask = source
             contours = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
         singles: list[Quad] = []
+        got: Quad | list[Quad] | None
+        reason: str | None
         for found_contour in contours:
             contour = np.asarray(found_contour, np.int32)
             area = cv2.contourArea(contour)
             if area < min_area or taken.holds(contour, area):
                 continue
-            got, reason = _candidate(contour, area, max_area)
+            x, y, bw, bh = cv2.boundingRect(contour)
+            if (x <= 1 and x + bw >= sw - 1) or (y <= 1 and y + bh >= sh - 1):
+                # From one edge of the picture to the other: no whole card (a close-up card is
+                # at most half of the picture); on terrazzo the floor between the picture's
+                # edges and a seam between its tiles made a card-shaped region.
+                got, reason = None, "not_card_shaped"
+            else:
+                got, reason = _candidate(contour, area, max_area)
             if got is None:
                 # The regions the edges enclose are a second look at the same edges, whose
                 # outlines have their reasons already; most are pieces of the table.
@@ -1024,6 +1037,7 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
     small = _bgr(cv2.resize(frame, size, interpolation=shrink) if size != (w, h) else frame)
     taken, rejected = _find_in(small)
     stretch, bands = _foreshortening(taken.quads, rejected, size)
+    largest = max((cv2.contourArea(q) for q in taken.quads), default=0.0)
     for top, bottom, left, right in bands:
         y0, y1 = round(top / scale_y), round(bottom / scale_y)
         x0, x1 = round(left / scale), round(right / scale)
@@ -1048,7 +1062,9 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
         shift = np.asarray([x0 * scale, y0 * scale_y], np.float32)
         for quad in more.quads:
             unstretched = _order((quad * back + shift).astype(np.float32))
-            if not taken.overlaps(unstretched):
+            if cv2.contourArea(unstretched) > _LARGEST_FARTHER * largest:
+                rejected.append(("not_card_shaped", unstretched))
+            elif not taken.overlaps(unstretched):
                 taken.add(unstretched)
     taken = _card_sized(taken, rejected)
     to_small = np.asarray([scale, scale_y], np.float32)
