@@ -473,6 +473,18 @@ def test_a_white_card_with_a_faintly_violet_outline_is_unsure_not_white(
     assert classify_card(frame, quad).colour == UNSURE
 
 
+@pytest.mark.parametrize("card_px", SET_CARD_SIZES)
+def test_a_white_card_with_a_faintly_navy_outline_is_unsure_not_white(
+    card_px: tuple[int, int],
+) -> None:
+    """Ink nearly grey, its little tint (0.053–0.062) blue, the hue a cool light gives a white
+    card's grey ink too: a navy outline on a Set card read "white" at 0.96 on a photo never
+    tuned on (AviH0/Set-Solver test_image_4.jpg, tint 0.063). Too little to read a colour, too
+    much to say white."""
+    frame, quad = _set_like_card((100, 101, 106), stripes=False, card_px=card_px)
+    assert classify_card(frame, quad).colour == UNSURE
+
+
 def test_a_white_card_with_a_very_thin_coloured_outline_is_unsure_not_white() -> None:
     """Under 2 % of the field, thin pale ink is not enough to read a colour, but its tint (0.43) is
     no grey: green outlines on a small, blurred Set card (0.8 % of the field) read "white" at full
