@@ -76,6 +76,11 @@ _INK_MIN_SHARE = 0.02
 # Just above the white synthetic cards: a white card with more tint than this is not surely
 # white. A grey-inked card above it (some black pips, 0.066–0.068) is unsure, not wrong.
 _INK_MIN_TINT = 0.066
+# The ink's hue tells the colour only when it is clearly one class's: thin or faint ink blends
+# with the paper, and glare and the paper's warmth turn its hue (pale red stripes on a Set card
+# under glare read orange at 0.77 on a photo never tuned on). On the real photos the ink's
+# reads were at 0.94 or more, or under 0.78.
+_INK_SURE = 0.9
 # Below that, ink from this tint up is not surely grey, whatever its hue: a faint violet outline
 # on a small Set card measured 0.056 and read "white" at full confidence, and a navy one 0.063
 # (a hue a cool light gives grey ink too: it had been trusted on that line, and was the one
@@ -1291,7 +1296,7 @@ def classify_card(
         tint = math.hypot(ink_red_green, ink_yellow_blue)
         if ink_share >= _INK_MIN_SHARE and tint >= _INK_MIN_TINT:
             by_ink = palette.classify_ink(ink_red_green, ink_yellow_blue)
-            if by_ink is not None and by_ink[1] >= unsure_below:
+            if by_ink is not None and by_ink[1] >= max(unsure_below, _INK_SURE):
                 guess, confidence = by_ink
             else:
                 confidence = min(confidence, 0.5 * unsure_below)

@@ -485,6 +485,18 @@ def test_a_white_card_with_a_faintly_navy_outline_is_unsure_not_white(
     assert classify_card(frame, quad).colour == UNSURE
 
 
+@pytest.mark.parametrize("card_px", SET_CARD_SIZES)
+def test_faint_warm_stripes_between_red_and_orange_are_unsure_not_orange(
+    card_px: tuple[int, int],
+) -> None:
+    """Faint ink's hue is turned by the paper and by glare: pale red stripes on a Set card under
+    glare (AviH0/Set-Solver test_image_6.jpg, never tuned on; ink tint 0.21 at 47°) read orange
+    at 0.77. Faint ink tells a colour only when its hue is clearly one class's; this brownish
+    red read orange at 0.89 on the larger card."""
+    frame, quad = _set_like_card((155, 135, 122), stripes=True, card_px=card_px)
+    assert classify_card(frame, quad).colour == UNSURE
+
+
 def test_a_white_card_with_a_very_thin_coloured_outline_is_unsure_not_white() -> None:
     """Under 2 % of the field, thin pale ink is not enough to read a colour, but its tint (0.43) is
     no grey: green outlines on a small, blurred Set card (0.8 % of the field) read "white" at full
