@@ -396,7 +396,16 @@ def _candidate(
     hull = cv2.convexHull(contour)
     hull_area = cv2.contourArea(hull)
     if hull_area > max_area:
-        return None, "too_close"
+        # A card this close is a solid four-sided outline with a card's proportions; a light
+        # table's region round the cards (its objects cut out of it) is not, and "move the camera
+        # back" would send the players wrong.
+        approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
+        close_card = (
+            len(approx) == 4
+            and area >= 0.85 * hull_area
+            and ASPECT_MIN <= _aspect(_order(approx.reshape(4, 2).astype(np.float32))) <= ASPECT_MAX
+        )
+        return None, "too_close" if close_card else None
     rect = cv2.minAreaRect(hull)
     rw, rh = rect[1]
     if rw * rh <= 0:
@@ -468,7 +477,7 @@ def _white_masks(hsv: Image) -> list[Image]:
             masks.append(upper)
     # A coloured card's white is a thin ring round its field: fill what each outline holds, then
     # erode (a thin ring would break).
-    return [_filled(m) for m in masks]
+    return [_filled(np.asarray(m, np.uint8)) for m in masks]
 
 
 # On a light table (_LIGHT_TABLE) two more masks of where the cards lie, looked at after the
@@ -933,7 +942,12 @@ def _find_in(
             if area < min_area or taken.holds(contour, area):
                 continue
             x, y, bw, bh = cv2.boundingRect(contour)
-            if (x <= 1 and x + bw >= sw - 1) or (y <= 1 and y + bh >= sh - 1):
+            edges_met = (x <= 1) + (y <= 1) + (x + bw >= sw - 1) + (y + bh >= sh - 1)
+            if edges_met >= 3:
+                # The table itself (a light one, in the white masks), or the whole picture: no
+                # card, and nothing to explain ("too close" sent players to move the camera).
+                got, reason = None, None
+            elif (x <= 1 and x + bw >= sw - 1) or (y <= 1 and y + bh >= sh - 1):
                 # From one edge of the picture to the other: no whole card (a close-up card is
                 # at most half of the picture); on terrazzo the floor between the picture's
                 # edges and a seam between its tiles made a card-shaped region.
@@ -1082,16 +1096,25 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
                 rejected.append(("blank", quad))
         taken = kept
     explained: list[Rejection] = []
+    # Half the short side of the smallest card looked for: a thinner outline (a line drawn on
+    # the table, a seam between floor tiles) is not one that could be a card.
+    thinnest = 0.5 * math.sqrt(MIN_AREA_FRACTION * h * w / _NOMINAL_ASPECT)
     for reason, shape in rejected:
         pts = np.asarray(shape, np.float32).reshape(-1, 2)
         centre = pts.mean(axis=0)
         if taken.near(float(centre[0]), float(centre[1])):
             continue  # the other source found the card here
         x, y, bw, bh = cv2.boundingRect((pts / to_small).reshape(-1, 1, 2).astype(np.float32))
+        if min(bw, bh) < thinnest:
+            continue
         box = (int(x), int(y), int(bw), int(bh))
         cx, cy = x + bw / 2, y + bh / 2
         if not any(
-            r.box[0] <= cx <= r.box[0] + r.box[2] and r.box[1] <= cy <= r.box[1] + r.box[3]
+            r.box[0] <= cx <= r.box[0] + r.box[2]
+            and r.box[1] <= cy <= r.box[1] + r.box[3]
+            # An outline round several cards is another place; a card too close holds its own
+            # insides.
+            and (r.reason == "too_close" or r.box[2] * r.box[3] <= 2 * bw * bh)
             for r in explained
         ):  # one reason per place (both sources and both levels may see the same outline)
             explained.append(Rejection(reason, box))

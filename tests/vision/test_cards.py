@@ -706,6 +706,7 @@ def test_a_card_shaped_region_from_one_edge_of_the_picture_to_the_other_is_no_ca
     img = np.clip(np.full((720, 432, 3), 214.0) + rng.normal(0, 2, (720, 432, 3)), 0, 255)
     img = img.astype(np.uint8)
     cv2.line(img, (0, 290), (431, 290), (120, 122, 124), 3)
+    cv2.line(img, (0, 20), (431, 20), (120, 122, 124), 3)  # the floor between two seams
     for x, y in [(100, 120), (300, 200), (200, 60)]:
         cv2.circle(img, (x, y), 8, (110, 112, 114), thickness=-1)  # chips
     box = cv2.boxPoints(((216, 520), (100, 155), 0.0)).astype(np.int32)
@@ -713,7 +714,12 @@ def test_a_card_shaped_region_from_one_edge_of_the_picture_to_the_other_is_no_ca
     cv2.circle(img, (216, 520), 15, (40, 150, 40), thickness=-1)
     quads, rejected = find_cards_explained(cv2.GaussianBlur(img, (0, 0), 1.0))
     assert [_found_and_false(quads, [box])] == [(1, 0)]
-    assert ("not_card_shaped", (0, 0)) in [(r.reason, r.box[:2]) for r in rejected]
+    assert [(r.reason, r.box[:2]) for r in rejected] == [("not_card_shaped", (0, 24))]
+    # Meeting three of the picture's edges, the region is the table itself: nothing to say.
+    cv2.line(img, (0, 20), (431, 20), (214, 214, 214), 3)
+    quads, rejected = find_cards_explained(cv2.GaussianBlur(img, (0, 0), 1.0))
+    assert [_found_and_false(quads, [box])] == [(1, 0)]
+    assert all(r.box[:2] != (0, 0) for r in rejected), rejected
 
 
 def _cream_table(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -749,6 +755,19 @@ def test_cards_on_a_cream_table_are_found_by_being_less_saturated_than_it() -> N
         img, boxes = _cream_table(seed)
         grey = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         assert _found_and_false(find_card_quads(grey), boxes)[1] == 0
+
+
+def test_on_a_light_table_what_was_not_taken_is_said_card_by_card() -> None:
+    # The light table is one region of the white masks, larger than half the picture: it was
+    # reported as an outline "too close" (move the camera back), and, covering everything, it
+    # hid every other reason. A blank piece of paper among the cards is said to be blank.
+    img, boxes = _cream_table(0)
+    img = img.copy()
+    cv2.rectangle(img, (545, 296), (735, 418), (224, 226, 226), thickness=-1)
+    quads, rejected = find_cards_explained(cv2.GaussianBlur(img, (0, 0), 1.0))
+    assert _found_and_false(quads, boxes) == (6, 0)
+    assert "too_close" not in [r.reason for r in rejected]
+    assert [(r.reason, r.box[:2]) for r in rejected] == [("blank", (546, 298))]
 
 
 def test_a_coloured_field_whose_margin_dim_light_hides_is_not_a_card_on_a_white_table() -> None:
