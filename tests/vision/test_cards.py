@@ -4,6 +4,8 @@ Validated on synthetic scenes only (vision.synthetic's model of a card): see doc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 import pytest
@@ -662,26 +664,47 @@ def test_blank_card_shaped_paper_is_not_a_card_and_says_why() -> None:
     assert len(find_card_quads(image)) == 4
 
 
+_SIX_PLACES = [(330, 190), (640, 190), (950, 190), (330, 520), (640, 520), (950, 520)]
+Paint = Callable[[np.ndarray, np.ndarray, tuple[float, float]], None]
+
+
+def _six_on_a_light_table(
+    seed: int,
+    levels: tuple[float, float],
+    tint: tuple[float, float, float],
+    size: tuple[float, float],
+    paint: Paint,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Six cards of ``size`` on a light table whose grey runs from ``levels[0]`` at the top to
+    ``levels[1]`` at the bottom, ``tint`` added per channel (BGR): each card's box (turned up to
+    10°) is painted by ``paint(img, box, centre)``."""
+    rng = np.random.default_rng(seed)
+    rows = np.linspace(levels[0], levels[1], 720)[:, None, None]
+    img = np.broadcast_to(rows + np.asarray(tint), (720, 1280, 3))
+    img = np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
+    boxes = []
+    for cx, cy in _SIX_PLACES:
+        centre = (cx + rng.uniform(-15, 15), cy + rng.uniform(-15, 15))
+        box = cv2.boxPoints((centre, size, rng.uniform(-10, 10))).astype(np.int32)
+        paint(img, box, centre)
+        boxes.append(box)
+    return np.asarray(cv2.GaussianBlur(img, (0, 0), 1.2), np.uint8), boxes
+
+
 def _white_table(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """Six Set-like cards on a white table, as in AviH0/Set-Solver's photo 21: the table a little
     brighter than the cards (the light falls off towards the far side and over the cards' cut
     edges), each card outlined by the thin grey line of its cut edge and a soft shadow on two
     sides."""
-    rng = np.random.default_rng(seed)
-    rows = np.linspace(236.0, 222.0, 720)[:, None, None]
-    img = np.broadcast_to(rows + np.asarray([0.0, 2.0, 3.0]), (720, 1280, 3))
-    img = np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
-    boxes = []
-    for cx, cy in [(330, 190), (640, 190), (950, 190), (330, 520), (640, 520), (950, 520)]:
-        centre = (cx + rng.uniform(-15, 15), cy + rng.uniform(-15, 15))
-        box = cv2.boxPoints((centre, (150, 232), rng.uniform(-10, 10))).astype(np.int32)
+
+    def paint(img: np.ndarray, box: np.ndarray, centre: tuple[float, float]) -> None:
         cv2.fillConvexPoly(img, box + np.asarray([3, 4], np.int32), (175, 178, 180), cv2.LINE_AA)
         cv2.fillConvexPoly(img, box, (222, 224, 225), cv2.LINE_AA)
         cv2.polylines(img, [box], True, (196, 198, 200), 1, cv2.LINE_AA)
         middle = (round(centre[0]), round(centre[1]))
         cv2.ellipse(img, middle, (30, 18), 0, 0, 360, (60, 140, 40), 3, cv2.LINE_AA)
-        boxes.append(box)
-    return np.asarray(cv2.GaussianBlur(img, (0, 0), 1.2), np.uint8), boxes
+
+    return _six_on_a_light_table(seed, (236.0, 222.0), (0.0, 2.0, 3.0), (150, 232), paint)
 
 
 def test_cards_on_a_white_table_are_found_by_their_edges() -> None:
@@ -726,21 +749,15 @@ def _cream_table(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """Six Set-like cards on a cream table, as in AviH0/Set-Solver's photo 17: the cards' paper
     neutral white and as light as the table (a level or two darker), a soft shadow only on the
     far side, so that the near sides have no edge at all in the grey picture."""
-    rng = np.random.default_rng(seed)
-    rows = np.linspace(214.0, 226.0, 720)[:, None, None]
-    img = np.broadcast_to(rows + np.asarray([-13.0, 0.0, 3.0]), (720, 1280, 3))
-    img = np.clip(img + rng.normal(0, 2, img.shape), 0, 255).astype(np.uint8)
-    boxes = []
-    for cx, cy in [(330, 190), (640, 190), (950, 190), (330, 520), (640, 520), (950, 520)]:
-        centre = (cx + rng.uniform(-15, 15), cy + rng.uniform(-15, 15))
-        box = cv2.boxPoints((centre, (232, 150), rng.uniform(-10, 10))).astype(np.int32)
+
+    def paint(img: np.ndarray, box: np.ndarray, centre: tuple[float, float]) -> None:
         level = float(img[round(centre[1]), round(centre[0])].max()) - 3.0
         cv2.fillConvexPoly(img, box - 3, (level - 25.0,) * 3, cv2.LINE_AA)  # the far side's shadow
         cv2.fillConvexPoly(img, box, (level, level + 1.0, level + 1.0), cv2.LINE_AA)
         middle = (round(centre[0]), round(centre[1]))
         cv2.ellipse(img, middle, (34, 20), 0, 0, 360, (60, 140, 40), -1, cv2.LINE_AA)
-        boxes.append(box)
-    return np.asarray(cv2.GaussianBlur(img, (0, 0), 1.2), np.uint8), boxes
+
+    return _six_on_a_light_table(seed, (214.0, 226.0), (-13.0, 0.0, 3.0), (232, 150), paint)
 
 
 def test_cards_on_a_cream_table_are_found_by_being_less_saturated_than_it() -> None:
