@@ -447,8 +447,8 @@ def _candidate(
 def _filled(mask: Image) -> Image:
     """The mask's regions with their holes filled (the shapes printed on a card), then eroded by
     a pixel to cut regions apart where they touch. The holes are what a flood of the background
-    from outside the picture does not reach (one flood: drawing every outer outline filled cost
-    a speckled mask, on terrazzo or a patterned cloth, a millisecond)."""
+    from outside the picture does not reach (one flood: drawing every outer outline filled took
+    twice as long on the speckled mask of a terrazzo floor, 0.13 against 0.07 ms)."""
     h, w = mask.shape[:2]
     outside = np.zeros((h + 2, w + 2), np.uint8)
     outside[1:-1, 1:-1] = mask
@@ -522,8 +522,9 @@ def _neutral_margins(saturation: Image, quads: npt.NDArray[np.float32]) -> npt.N
     darker than the table, in the light or in shadow), by a third of the table's saturation on
     average (the far side of a table is less tinted than the near side). Per quad (N, 4, 2)."""
     samples = _side_samples(saturation, quads, _NEUTRAL_SCALES)
-    outer = _mean_along(samples)[:, -1]  # (N, 4)
-    less = outer - _mean_along(samples)[:, :-1].min(axis=1)
+    means = _mean_along(samples)
+    outer = means[:, -1]  # (N, 4)
+    less = outer - means[:, :-1].min(axis=1)
     clear = (less > 1.0).all(axis=1) & (less.mean(axis=1) > 0.3 * outer.mean(axis=1))
     along = ((outer[:, :, None] - samples[:, :-1].min(axis=1)) > 1.0).mean(axis=2) >= _MARGIN_ALONG
     return np.asarray(clear & along.all(axis=1))

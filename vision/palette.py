@@ -190,7 +190,7 @@ class Palette:
         """Whether the hue lies off the line a light's colour moves hues along, and the class
         ``name``'s own hue far off it: a colour no light makes."""
         (centre,) = (c.centre for c in self.classes if c.name == name)
-        return off_light(red_green, yellow_blue) and off_light(
+        return _off_light(red_green, yellow_blue) and _off_light(
             centre[1], centre[2], _OFF_LIGHT_COLOUR
         )
 
@@ -213,7 +213,7 @@ class Palette:
         return ranked[0][1], min(1.0, 0.5 + margin / _HUE_MARGIN_SCALE)
 
 
-def off_light(red_green: float, yellow_blue: float, least: float = _OFF_LIGHT) -> bool:
+def _off_light(red_green: float, yellow_blue: float, least: float = _OFF_LIGHT) -> bool:
     """The hue lies at least ``least`` degrees off the line a light's colour moves hues along
     (warm to cool), so no light made it."""
     hue = math.degrees(math.atan2(yellow_blue, red_green))
