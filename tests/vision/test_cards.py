@@ -487,25 +487,17 @@ def test_a_white_card_with_faint_stripes_is_its_colour_or_unsure_never_white(
 
 
 @pytest.mark.parametrize("card_px", SET_CARD_SIZES)
-def test_a_white_card_with_a_faintly_violet_outline_is_unsure_not_white(
-    card_px: tuple[int, int],
+@pytest.mark.parametrize("ink", [(105, 101, 108), (100, 101, 106)], ids=["violet", "navy"])
+def test_a_white_card_with_a_faintly_tinted_outline_is_unsure_not_white(
+    ink: tuple[int, int, int], card_px: tuple[int, int]
 ) -> None:
     """Ink nearly grey, its little tint (0.053–0.063, under what a white card's grey ink shows in
-    dim light) of a hue no light gives: a violet outline on a small Set card read "white" at full
-    confidence (AviH0/Set-Solver test_image_24.jpg, tint 0.056)."""
-    frame, quad = _set_like_card((105, 101, 108), stripes=False, card_px=card_px)
-    assert classify_card(frame, quad).colour == UNSURE
-
-
-@pytest.mark.parametrize("card_px", SET_CARD_SIZES)
-def test_a_white_card_with_a_faintly_navy_outline_is_unsure_not_white(
-    card_px: tuple[int, int],
-) -> None:
-    """Ink nearly grey, its little tint (0.053–0.062) blue, the hue a cool light gives a white
-    card's grey ink too: a navy outline on a Set card read "white" at 0.96 on a photo never
-    tuned on (AviH0/Set-Solver test_image_4.jpg, tint 0.063). Too little to read a colour, too
-    much to say white."""
-    frame, quad = _set_like_card((100, 101, 106), stripes=False, card_px=card_px)
+    dim light) too little to read a colour, too much to say white, whatever its hue: a violet
+    outline on a small Set card read "white" at full confidence (AviH0/Set-Solver
+    test_image_24.jpg, tint 0.056), and a navy one at 0.96 on a photo never tuned on
+    (test_image_4.jpg, tint 0.063; blue is the hue a cool light gives a white card's grey ink
+    too)."""
+    frame, quad = _set_like_card(ink, stripes=False, card_px=card_px)
     assert classify_card(frame, quad).colour == UNSURE
 
 
