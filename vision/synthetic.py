@@ -50,6 +50,7 @@ CARD_H_MM: Final = 68.0
 _PX_PER_MM: Final = 4.0
 _MARGIN_MM: Final = 2.5
 _CORNER_MM: Final = 3.0
+_EDGE_MM: Final = 0.5  # a card's cut edge, as it shows (card stock, its bevel and shadow)
 
 # Light colour in linear RGB relative to the camera's fixed white balance (daylight).
 # 2700 K against a D65 balance: red 1.0, green ≈0.63, blue ≈0.30 (blackbody ratio, rounded).
@@ -96,6 +97,9 @@ class SceneSpec:
     # median is then white; only the coloured pixels tell the card's colour).
     art: Literal["wagon", "oval"] = "wagon"
     row_gap_px: float | None = None  # row layout: cards this far apart (0: touching), centred
+    # The cards' cut edges darker by this share: real card stock's edge shows as a thin dark
+    # line, which is the seam between cards touching in a row (0: none, as drawn before).
+    card_edge: float = 0.0
     seed: int = 0
 
 
@@ -121,8 +125,11 @@ def card_texture(
     jitter: float,
     inks: Mapping[str, tuple[int, int, int]] = CARD_SRGB,
     art: str = "wagon",
+    *,
+    edge: float = 0.0,
 ) -> tuple[FloatImage, FloatImage]:
-    """A canonical (portrait) card in linear BGR reflectance, and its alpha (rounded corners)."""
+    """A canonical (portrait) card in linear BGR reflectance, and its alpha (rounded corners).
+    ``edge``: the card's cut edge (its outermost half millimetre) darker by this share."""
     w = round(CARD_W_MM * _PX_PER_MM)
     h = round(CARD_H_MM * _PX_PER_MM)
     margin = round(_MARGIN_MM * _PX_PER_MM)
@@ -169,6 +176,11 @@ def card_texture(
     cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), (1.0,), -1)
     for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
         cv2.circle(alpha, (cx, cy), r, (1.0,), -1)
+    if edge:
+        rim = round(_EDGE_MM * _PX_PER_MM)
+        kernel = np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)
+        inner = cv2.erode(alpha, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=(0.0,))
+        img *= (1.0 - edge * (alpha - inner))[:, :, None]
     return img, alpha
 
 
@@ -315,7 +327,9 @@ def render_scene(spec: SceneSpec) -> Scene:
             if rng.random() < 0.3:
                 angle += 90.0
         dst = _quad(cx, cy, card_w, card_h, angle)
-        tex, alpha = card_texture(colour, rng, spec.print_jitter, inks, spec.art)
+        tex, alpha = card_texture(
+            colour, rng, spec.print_jitter, inks, spec.art, edge=spec.card_edge
+        )
         _paste(canvas, tex, alpha, dst, shadow=True)
         placed_cards.append((colour, dst))
     placed_markers: list[tuple[int, float, npt.NDArray[np.float32]]] = []
