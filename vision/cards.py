@@ -16,6 +16,7 @@ the features and the classes.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -351,9 +352,14 @@ _NOMINAL_ASPECT: Final = 68.0 / 44.0
 _QUAD_FILL: Final = 0.92
 
 
-def _split_row(rect: tuple[tuple[float, float], tuple[float, float], float]) -> list[Quad]:
-    """Cards lying edge to edge in a row make one outline: split a well-filled rectangle into k
-    equal parts along its long side when each part has a card's proportions (either way up)."""
+_Rect = tuple[tuple[float, float], tuple[float, float], float]  # cv2.minAreaRect's
+
+
+def _row_ks(rect: _Rect) -> list[int]:
+    """Cards lying edge to edge in a row make one outline: how many equal parts along its long
+    side a well-filled rectangle may be split into, each with a card's proportions (either way
+    up), the closest first. A row of five cards side by side has the proportions of two lying
+    end to end: both are given."""
     rw, rh = rect[1]
     long_, short = max(rw, rh), min(rw, rh)
 
@@ -361,31 +367,235 @@ def _split_row(rect: tuple[tuple[float, float], tuple[float, float], float]) -> 
         piece = long_ / k
         return abs(max(piece, short) / max(min(piece, short), 1e-6) - _NOMINAL_ASPECT)
 
-    k = min(range(2, 9), key=misfit)
-    if misfit(k) <= 0.15 * _NOMINAL_ASPECT:
-        box = cv2.boxPoints(rect).astype(np.float32)
-        # Along the long side from one corner, and across.
-        if np.linalg.norm(box[1] - box[0]) >= np.linalg.norm(box[2] - box[1]):
-            a0, a1, b0 = box[0], box[1], box[3]
-        else:
-            a0, a1, b0 = box[1], box[2], box[0]
-        step = (a1 - a0) / k
-        across = b0 - a0
-        return [
-            _order(
-                np.asarray(
-                    [
-                        a0 + i * step,
-                        a0 + (i + 1) * step,
-                        a0 + (i + 1) * step + across,
-                        a0 + i * step + across,
-                    ],
-                    np.float32,
-                )
+    return sorted((k for k in range(2, 13) if misfit(k) <= 0.15 * _NOMINAL_ASPECT), key=misfit)
+
+
+def _split_row(rect: _Rect, k: int) -> list[Quad]:
+    """The rectangle split into ``k`` equal parts along its long side."""
+    box = cv2.boxPoints(rect).astype(np.float32)
+    # Along the long side from one corner, and across.
+    if np.linalg.norm(box[1] - box[0]) >= np.linalg.norm(box[2] - box[1]):
+        a0, a1, b0 = box[0], box[1], box[3]
+    else:
+        a0, a1, b0 = box[1], box[2], box[0]
+    step = (a1 - a0) / k
+    across = b0 - a0
+    return [
+        _order(
+            np.asarray(
+                [
+                    a0 + i * step,
+                    a0 + (i + 1) * step,
+                    a0 + (i + 1) * step + across,
+                    a0 + i * step + across,
+                ],
+                np.float32,
             )
-            for i in range(k)
-        ]
-    return []
+        )
+        for i in range(k)
+    ]
+
+
+# The seams between white cards touching in a row (the field inside such a card is as light as
+# its margin, so the pieces' margins cannot show the cuts). At the camera's resolution a seam is
+# a dark line a pixel or three wide between two white margins: in pclewis/set-solver's photo of
+# nine Set cards side by side, 21 grey levels deep at the median, 9 at the 10th percentile, 5
+# where the cards press together and up to 100 where their rounded corners leave a notch; at
+# the finding scale, halved and blurred, it is lost among the print. A seam is looked for near
+# each cut of the equal split (within _SEAM_BAND of a piece), at the camera's resolution: a
+# straight line, slanted by at most _SEAM_SLANT of the row's width (cards are laid a little
+# askew: that row's seams ran at -5 to +5 %), darker by _SEAM_DIP than the paper _SEAM_REACH px
+# to either side, on _SEAM_ALONG of its _SEAM_SCANLINES places or more. That row's seams
+# measured 0.97-1.0; the 548 cards found on the real photos, each cut into two and into three
+# as if it were a row, showed seams at every cut at 0.7 for none, at 0.6 for one (a Set card).
+_SEAM_SCANLINES: Final = 20
+_SEAM_REACH: Final = 3
+_SEAM_DIP: Final = 4.0
+_SEAM_SLANT: Final = 0.08
+_SEAM_BAND: Final = 0.15  # of a piece's length, either side of the equal cut
+_SEAM_ALONG: Final = 0.85
+
+
+class _Fine:
+    """The picture at the camera's resolution (its grey made when a seam is first looked for)
+    and the map to it from one look's coordinates: what the finding scale blurs away."""
+
+    def __init__(self, frame: Image) -> None:
+        self._frame = frame
+        self._grey: Image | None = None
+
+    @property
+    def grey(self) -> Image:
+        if self._grey is None:
+            frame = self._frame
+            self._grey = np.asarray(
+                cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame, np.uint8
+            )
+        return self._grey
+
+
+@dataclass(frozen=True, slots=True)
+class _FineMap:
+    """A look's coordinates to the camera's picture: ``fine = look × mul + add``."""
+
+    fine: _Fine
+    mul: tuple[float, float]
+    add: tuple[float, float]
+
+    def there(self, pts: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        mul, add = np.asarray(self.mul, np.float32), np.asarray(self.add, np.float32)
+        return np.asarray(pts * mul + add, np.float32)
+
+    def back(self, pts: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        mul, add = np.asarray(self.mul, np.float32), np.asarray(self.add, np.float32)
+        return np.asarray((pts - add) / mul, np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """A row outline in the camera's picture, to be cut into ``k`` cards: one long side a0 → a1,
+    the other b0 → b1 (its cards may fan out a little: the sides need not be parallel)."""
+
+    a0: npt.NDArray[np.float32]
+    a1: npt.NDArray[np.float32]
+    b0: npt.NDArray[np.float32]
+    b1: npt.NDArray[np.float32]
+    length: int  # px along the row
+    k: int
+    most: int  # the slant looked for, px over the row's width
+    band: int  # px either side of each equal cut
+
+    @staticmethod
+    def of(corners: npt.NDArray[np.float32], k: int) -> _Row | None:
+        pts = corners.tolist()
+        if math.dist(pts[1], pts[0]) < math.dist(pts[2], pts[1]):
+            pts = pts[1:] + pts[:1]
+        length = round(max(math.dist(pts[1], pts[0]), math.dist(pts[2], pts[3])))
+        if length < 4 * k * _SEAM_REACH:
+            return None
+        most = round(_SEAM_SLANT * math.dist(pts[3], pts[0]))
+        a0, a1, b1, b0 = np.asarray(pts, np.float32)
+        return _Row(a0, a1, b0, b1, length, k, most, int(_SEAM_BAND * length / k))
+
+    @property
+    def centres(self) -> npt.NDArray[np.intp]:
+        return np.asarray(np.rint(np.arange(1, self.k) * self.length / self.k), np.intp)
+
+    @property
+    def reach(self) -> int:
+        return self.band + self.most + _SEAM_REACH
+
+
+_SEAM_ACROSS = np.linspace(0.04, 0.96, _SEAM_SCANLINES, dtype=np.float32)
+_SEAM_ACROSS_FIRST = _SEAM_ACROSS[::2]  # the first, cheap look: every other scanline
+
+
+def _seam_darks(
+    grey: Image, rows: Sequence[_Row], reach: int, scanlines: npt.NDArray[np.float32]
+) -> npt.NDArray[np.bool_]:
+    """Per cut of every row, a window across the row round its equal cut, ``reach`` px either
+    side, one scanline per line of the array: where a pixel is darker than the paper
+    ``_SEAM_REACH`` px to either side along the row (cuts, scanlines, window)."""
+    cut_rows = [row for row in rows for _ in range(row.k - 1)]
+    a0, a1, b0, b1 = (
+        np.asarray([getattr(row, end) for row in cut_rows], np.float32)[:, None, None, :]
+        for end in ("a0", "a1", "b0", "b1")
+    )
+    centres = np.concatenate([row.centres for row in rows])
+    lengths = np.asarray([row.length - 1 for row in cut_rows], np.float32)
+    along = (centres[:, None] + np.arange(-reach, reach + 1)) / lengths[:, None]
+    along = along.astype(np.float32)[:, None, :, None]  # (cuts, 1, window, 1)
+    across = scanlines[None, :, None, None]
+    pts = (1 - across) * (a0 + along * (a1 - a0)) + across * (b0 + along * (b1 - b0))
+    # cv2.remap: numpy's gather took 0.6 ms for a frame's rows, most of their time.
+    values = (
+        cv2.remap(
+            grey,
+            np.ascontiguousarray(pts[..., 0]).reshape(-1, pts.shape[2]),
+            np.ascontiguousarray(pts[..., 1]).reshape(-1, pts.shape[2]),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        .reshape(pts.shape[:3])
+        .astype(np.float32)
+    )
+    r = _SEAM_REACH
+    dark = np.zeros(values.shape, bool)
+    dark[..., r:-r] = (
+        np.minimum(values[..., : -2 * r], values[..., 2 * r :]) - values[..., r:-r] >= _SEAM_DIP
+    )
+    return dark
+
+
+def _seamed_rows(
+    fine: _FineMap, boxes: Sequence[Quad], ks: Sequence[int]
+) -> list[list[Quad] | None]:
+    """Per row outline in ``boxes`` (a look's coordinates), its ``k`` white cards touching edge
+    to edge, cut at the seams between them, or None where a cut has no seam. The rows are
+    first looked at all together, cheaply: most are single cards seen at a slant, or pieces of
+    table, and numpy's per-call cost was most of the time when each was looked at alone."""
+    found: list[list[Quad] | None] = [None] * len(boxes)
+    kept: list[int] = []
+    some: list[_Row] = []
+    for i, (box, k) in enumerate(zip(boxes, ks, strict=True)):
+        row = _Row.of(fine.there(box), k)
+        if row is not None:
+            kept.append(i)
+            some.append(row)
+    if not some:
+        return found
+    reach = max(row.reach for row in some)
+    dark = _seam_darks(fine.fine.grey, some, reach, _SEAM_ACROSS_FIRST)
+    # A line slanted by up to ``most`` px strays at most half of that from the column through
+    # its middle: a seam is dark within that of one column on nearly every scanline (noise on
+    # the white, and a Set card's shapes, are not).
+    # (The largest row's stray for all: a looser look, in one step.)
+    stray = max(row.most for row in some) // 2 + 1
+    counts = np.zeros((*dark.shape[:2], dark.shape[2] + 1), np.int32)
+    np.cumsum(dark, axis=2, out=counts[..., 1:])
+    near = (counts[..., 2 * stray + 1 :] > counts[..., : -2 * stray - 1]).mean(axis=1).max(
+        axis=1
+    ) >= _SEAM_ALONG
+    first = 0
+    for i, row in zip(kept, some, strict=True):
+        if near[first : first + row.k - 1].all():
+            found[i] = _cut_at_seams(fine, row)
+        first += row.k - 1
+    return found
+
+
+def _cut_at_seams(fine: _FineMap, row: _Row) -> list[Quad] | None:
+    """The row's cards, cut at the best seam near each equal cut (None when a cut has none, or
+    a piece has no card's proportions)."""
+    reach, k = row.reach, row.k
+    dark = _seam_darks(fine.fine.grey, [row], reach, _SEAM_ACROSS)
+    slants = np.arange(-row.most, row.most + 1)
+    bend = np.rint(slants[:, None] * np.linspace(0.0, 1.0, _SEAM_SCANLINES)).astype(np.intp)
+    starts = np.arange(-row.band, row.band + 1)
+    at = reach + starts[:, None, None] + bend[None, :, :]  # (starts, slants, scanlines)
+    score = dark[:, np.arange(_SEAM_SCANLINES), at].mean(axis=-1).reshape(k - 1, -1)
+    best = score.argmax(axis=1)
+    if (score[np.arange(k - 1), best] < _SEAM_ALONG).any():
+        return None
+    start, slant = np.divmod(best, len(slants))
+    cuts = [(0.0, 0.0)] + [  # (at the first scanline, at the last)
+        (float(c + starts[i]), float(c + starts[i] + slants[j]))
+        for c, i, j in zip(row.centres.tolist(), start.tolist(), slant.tolist(), strict=True)
+    ]
+    end = float(row.length - 1)
+    cuts.append((end, end))
+    top, bottom = (row.a1 - row.a0) / end, (row.b1 - row.b0) / end
+    pieces: list[Quad] = []
+    for (s0, e0), (s1, e1) in itertools.pairwise(cuts):
+        quad = np.asarray(
+            [row.a0 + s0 * top, row.a0 + s1 * top, row.b0 + e1 * bottom, row.b0 + e0 * bottom],
+            np.float32,
+        )
+        piece = _order(fine.back(quad))
+        if not ASPECT_MIN <= _aspect(piece) <= ASPECT_MAX:
+            return None
+        pieces.append(piece)
+    return pieces
 
 
 def _candidate(
@@ -428,9 +638,10 @@ def _candidate(
         # Far from a card's proportions: perhaps cards touching in a row (each piece must then
         # show its own margin on all four sides); else, if still within the accepted range, a
         # card seen at a slant.
-        pieces = _split_row(((rect[0][0], rect[0][1]), (rw, rh), rect[2]))
-        if pieces:
-            return pieces, None
+        row = ((rect[0][0], rect[0][1]), (rw, rh), rect[2])
+        ks = _row_ks(row)
+        if ks:
+            return _split_row(row, ks[0]), None
         if aspect > ASPECT_MAX:
             return None, "not_card_shaped"
     quad = (
@@ -900,12 +1111,17 @@ Outlines = list[tuple[str, Quad | npt.NDArray[np.int32]]]  # (reason, outline) r
 
 
 def _find_in(
-    small: Image, areas: tuple[float, float] | None = None, *, first: bool = True
+    small: Image,
+    areas: tuple[float, float] | None = None,
+    *,
+    first: bool = True,
+    fine: _FineMap | None = None,
 ) -> tuple[_Taken, Outlines]:
     """One look at the finding-scale picture: the cards taken, and the card-sized outlines
     rejected with their reasons (in ``small``'s coordinates). ``areas``: a card's smallest and
     largest area there (by default the fractions of ``small``'s own area); ``first``: the
-    first look at the picture, rather than the second look at a band of slanted rows."""
+    first look at the picture, rather than the second look at a band of slanted rows; ``fine``:
+    the camera's picture, where the seams between white cards in a row are looked for."""
     grey: Image = np.asarray(
         cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
     )
@@ -945,6 +1161,8 @@ def _find_in(
             mask = source
             contours = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
         singles: list[Quad] = []
+        # Outlines of rows perhaps of white cards: the outline, its box, how many cards it may be
+        white_rows: list[tuple[npt.NDArray[np.int32], Quad, list[int]]] = []
         got: Quad | list[Quad] | None
         reason: str | None
         for found_contour in contours:
@@ -975,28 +1193,54 @@ def _find_in(
             if all(taken.overlaps(piece) for piece in pieces):
                 continue  # found already (by the other white level, or by the edges)
             if len(pieces) > 1:
-                # Checked before snapping too: a failed split (an elongated blob of table or of
-                # cut cards) should cost little.
-                row = np.asarray(pieces, np.float32)
-                plausible = _margins_round_fields(grey, row, _FIELD_BELOW_MARGIN_UNSNAPPED)
-                snapped = _snap_many(grey, row) if plausible else row[:0]
-                if (
-                    plausible
-                    and bool(_bright_margins(grey, snapped).all())
-                    and _margins_round_fields(grey, snapped)
-                ):
-                    for q in snapped:
-                        if not taken.overlaps(q):
-                            taken.add(q)
-                    continue
-                # Not cards in a row: the outline as one card, if it has a card's proportions.
                 rect = cv2.minAreaRect(cv2.convexHull(contour))
+                if _took_row(grey, pieces, taken):
+                    continue
                 whole = _order(cv2.boxPoints(rect).astype(np.float32))
-                if not ASPECT_MIN <= _aspect(whole) <= ASPECT_MAX:
+                aspect = _aspect(whole)
+                # A strip of cards cut by the picture's edge along their row is no row of whole
+                # cards (half the rows looked at on a photo of cards filling the picture).
+                cut_along = (
+                    (y <= 1 or y + bh >= sh - 1) if bw >= bh else (x <= 1 or x + bw >= sw - 1)
+                )
+                if fine is not None and aspect > ASPECT_MAX and not cut_along:
+                    # Perhaps white cards (their fields as light as their margins): looked at
+                    # below, all together. (An outline of a card's proportions is taken as one
+                    # card, as before: three cards side by side make one as long as a card
+                    # seen at a slant, and looking for seams in every such card cost a fifth
+                    # of the frame on a table of Set cards seen at a slant.)
+                    (cx, cy), (rw, rh), turn = rect
+                    white_rows.append((contour, whole, _row_ks(((cx, cy), (rw, rh), turn))))
+                    continue
+                if not ASPECT_MIN <= aspect <= ASPECT_MAX:
                     rejected.append(("not_card_shaped", contour))
                     continue
                 pieces = [whole]
             singles.extend(piece for piece in pieces if not taken.overlaps(piece))
+        if white_rows and fine is not None:
+            # A row of white cards, white against the table, is cut at the seams between them;
+            # else the outline is one card, if it has a card's proportions.
+            boxes = np.asarray([whole for _, whole, _ in white_rows], np.float32)
+            white = np.flatnonzero(_bright_margins(grey, boxes)).tolist()
+            tried = [(i, k) for i in white for k in white_rows[i][2]]
+            seamed: dict[int, list[Quad]] = {}
+            for (i, _), cards in zip(
+                tried,
+                _seamed_rows(fine, [boxes[i] for i, _ in tried], [k for _, k in tried]),
+                strict=True,
+            ):
+                if cards is not None and i not in seamed:
+                    seamed[i] = cards
+            for i, (contour, whole, _) in enumerate(white_rows):
+                cards = seamed.get(i)
+                if cards is not None:
+                    for q in _snap_many(grey, np.asarray(cards, np.float32)):
+                        if not taken.overlaps(q):
+                            taken.add(q)
+                elif not ASPECT_MIN <= _aspect(whole) <= ASPECT_MAX:
+                    rejected.append(("not_card_shaped", contour))
+                elif not taken.overlaps(whole):
+                    singles.append(whole)
         # This source's outlines are apart from each other: their checks are made all at once.
         if not singles:
             continue
@@ -1027,6 +1271,24 @@ def _find_in(
             elif is_edged and not taken.overlaps(quad):
                 taken.add(quad)
     return taken, rejected
+
+
+def _took_row(grey: Image, pieces: list[Quad], taken: _Taken) -> bool:
+    """Whether the pieces of a row outline are whole cards, each with its margin round a darker
+    field (they are then ``taken``): checked before snapping too, so that a failed split (an
+    elongated blob of table or of cut cards) costs little. Only the split closest to a card's
+    proportions: with the others too, two "cards" lying end to end were taken across a row of
+    five cards a little apart on wood, each half of it, and hid the five."""
+    row = np.asarray(pieces, np.float32)
+    if not _margins_round_fields(grey, row, _FIELD_BELOW_MARGIN_UNSNAPPED):
+        return False
+    snapped = _snap_many(grey, row)
+    if not (bool(_bright_margins(grey, snapped).all()) and _margins_round_fields(grey, snapped)):
+        return False
+    for q in snapped:
+        if not taken.overlaps(q):
+            taken.add(q)
+    return True
 
 
 def _card_sized(taken: _Taken, rejected: Outlines) -> _Taken:
@@ -1064,7 +1326,8 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
     size = (round(w * scale), round(h * scale_y))
     shrink = cv2.INTER_AREA if scale_y <= 1.0 else cv2.INTER_LINEAR  # a small frame, slanted
     small = _bgr(cv2.resize(frame, size, interpolation=shrink) if size != (w, h) else frame)
-    taken, rejected = _find_in(small)
+    fine = _Fine(frame)
+    taken, rejected = _find_in(small, fine=_FineMap(fine, (1 / scale, 1 / scale_y), (0.0, 0.0)))
     stretch, bands = _foreshortening(taken.quads, rejected, size)
     largest = max((cv2.contourArea(q) for q in taken.quads), default=0.0)
     for top, bottom, left, right in bands:
@@ -1084,7 +1347,10 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
         # The white masks too: on three photos of rows of cards on wood seen at a slant never
         # tuned on, the far rows' cards were whole there and broken in the edges (10 more cards
         # found of 36); the squares of a chessboard they let in are blank (:func:`_printed`).
-        more, _ = _find_in(tall, card_areas, first=False)
+        on_frame = _FineMap(
+            fine, ((x1 - x0) / tall.shape[1], (y1 - y0) / tall.shape[0]), (float(x0), float(y0))
+        )
+        more, _ = _find_in(tall, card_areas, first=False, fine=on_frame)
         back = np.asarray(
             [(x1 - x0) * scale / tall.shape[1], (y1 - y0) * scale_y / tall.shape[0]], np.float32
         )

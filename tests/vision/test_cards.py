@@ -205,6 +205,68 @@ def test_cards_touching_in_a_row_are_each_found(background: str, gap: float) -> 
     assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
 
 
+# A card's cut edge as it shows on real card stock: the seam between two white cards touching
+# in a row measured 21 grey levels deep at the median (9 at the 10th percentile) in a real photo
+# of nine Set cards side by side (pclewis/set-solver); a rim darkened by a fifth gives 20 here.
+REAL_CARD_EDGE = 0.2
+
+
+@pytest.mark.parametrize("background", ["dark", "wood", "light_wood", "light", "cloth", "leather"])
+@pytest.mark.parametrize(
+    "cards",
+    [("red", "white", "blue", "green", "yellow"), ("white", "red", "white", "white", "black")],
+)
+def test_white_cards_touching_in_a_row_are_cut_at_the_seams_between_them(
+    background: str, cards: tuple[str, ...]
+) -> None:
+    # A white card's field is as light as its margin, so the pieces of the row's outline cannot
+    # show their own margins: the row is cut where a straight dark line (the seam) crosses it.
+    # Before, none of the five was found on any of these tables but the dark one.
+    scene = render_scene(
+        SceneSpec(
+            width=1280,
+            height=720,
+            background=background,  # type: ignore[arg-type]
+            cards=cards,
+            layout="row",
+            row_gap_px=0.0,
+            card_width_px=130,
+            card_edge=REAL_CARD_EDGE,
+        )
+    )
+    assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
+
+
+def test_nine_white_cards_side_by_side_are_nine_cards() -> None:
+    # As the real photo's nine Set cards (one outline was one card, then none: a row was split
+    # into eight parts at most).
+    scene = render_scene(
+        SceneSpec(
+            width=1280,
+            height=720,
+            cards=("white",) * 9,
+            layout="row",
+            row_gap_px=0.0,
+            card_width_px=120,
+            card_edge=REAL_CARD_EDGE,
+        )
+    )
+    assert [c.colour for c in read_train_cards(scene.image)] == ["white"] * 9
+
+
+def test_a_long_white_box_with_printed_shapes_is_not_cut_into_cards() -> None:
+    # Nine shapes in a row on one white strip, spaced as nine cards' would be, but no seam
+    # between them: no card (the strip is explained, not silently dropped).
+    image = np.full((720, 1280, 3), 45, np.uint8)
+    cv2.rectangle(image, (100, 260), (1180, 460), (222, 224, 226), -1)
+    for i in range(9):
+        cx = 100 + 60 + 120 * i
+        cv2.ellipse(image, (cx, 360), (40, 18), 0, 0, 360, (40, 40, 200), -1)
+    quads, rejected = find_cards_explained(image)
+    assert quads == []
+    assert "not_card_shaped" in {r.reason for r in rejected}
+
+
 @pytest.mark.parametrize("gap", [6.0, 12.0])
 def test_a_row_of_cards_a_little_apart_on_a_light_table_is_found(gap: float) -> None:
     # On a light table the white masks see one sheet, and the cards' edges and shadows join
