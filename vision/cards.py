@@ -1307,6 +1307,19 @@ def _card_sized(taken: _Taken, rejected: Outlines) -> _Taken:
     return kept
 
 
+def _unlike_a_card(shape: Quad | npt.NDArray[np.int32], card_area: float) -> float:
+    """How far an outline is from a card: its proportions' from a card's and, when cards were
+    found (``card_area``, their median area), its size's from theirs (logarithmic, 0 for a
+    card's)."""
+    (_, _), (rw, rh), _ = cv2.minAreaRect(np.asarray(shape, np.float32).reshape(-1, 1, 2))
+    if rw <= 0 or rh <= 0:
+        return math.inf
+    unlike = abs(math.log(max(rw, rh) / min(rw, rh) / _NOMINAL_ASPECT))
+    if card_area > 0:
+        unlike += abs(math.log(rw * rh / card_area))
+    return unlike
+
+
 def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], list[Rejection]]:
     """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates, and the
     card-sized outlines rejected, each with its reason.
@@ -1376,6 +1389,8 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
     # Half the short side of the smallest card looked for: a thinner outline (a line drawn on
     # the table, a seam between floor tiles) is not one that could be a card.
     thinnest = 0.5 * math.sqrt(MIN_AREA_FRACTION * h * w / _NOMINAL_ASPECT)
+    places: list[tuple[float, str, tuple[int, int, int, int]]] = []  # (unlike a card, …)
+    card_area = float(np.median([cv2.contourArea(q) for q in taken.quads])) if taken.quads else 0.0
     for reason, shape in rejected:
         pts = np.asarray(shape, np.float32).reshape(-1, 2)
         centre = pts.mean(axis=0)
@@ -1384,7 +1399,12 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
         x, y, bw, bh = cv2.boundingRect((pts / to_small).reshape(-1, 1, 2).astype(np.float32))
         if min(bw, bh) < thinnest:
             continue
-        box = (int(x), int(y), int(bw), int(bh))
+        places.append((_unlike_a_card(pts, card_area), reason, (int(x), int(y), int(bw), int(bh))))
+    # The most card-like outlines first: calibration names only the first few, and on a
+    # terrazzo floor `see --explain` listed thirty, most of them pieces of floor.
+    places.sort(key=lambda place: place[0])
+    for _, reason, box in places:
+        x, y, bw, bh = box
         cx, cy = x + bw / 2, y + bh / 2
         if not any(
             r.box[0] <= cx <= r.box[0] + r.box[2]

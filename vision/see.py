@@ -5,7 +5,7 @@ lamp?) and for tests. Contract: ``{"image": "…", "markers": [{"id": N, "corner
 "train_cards": [{"colour": "red", "confidence": 0.97, "box": [x, y, w, h]}]}``; a card below the
 confidence threshold has ``"colour": "unsure"`` and its nearest class in ``"guess"``. With
 ``--explain`` each object also has ``"rejected": [{"box": [x, y, w, h], "reason": "…"}]``: the
-card-sized outlines not taken as cards, and why.
+card-sized outlines not taken as cards, and why, the most card-like first.
 
 Images are read, described and printed one at a time (memory stays flat over many large photos);
 an unreadable image is a message on stderr, the others are still described, and the exit status

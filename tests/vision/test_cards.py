@@ -267,6 +267,24 @@ def test_a_long_white_box_with_printed_shapes_is_not_cut_into_cards() -> None:
     assert "not_card_shaped" in {r.reason for r in rejected}
 
 
+def test_the_most_card_like_rejected_outline_is_explained_first() -> None:
+    # Calibration names only the first few reasons: a blank card-sized paper beside two cards
+    # is the one players look for, not a long printed strip across the table (it came last).
+    scene = render_scene(
+        SceneSpec(width=1280, height=720, cards=("red", "green"), card_width_px=130, layout="row")
+    )
+    image = scene.image.copy()
+    cv2.rectangle(image, (60, 40), (700, 110), (225, 225, 225), -1)
+    cv2.circle(image, (300, 75), 20, (40, 40, 200), -1)
+    cv2.rectangle(image, (1000, 480), (1130, 680), (228, 228, 228), -1)
+    quads, rejected = find_cards_explained(image)
+    assert len(quads) == 2
+    assert rejected[0].reason == "blank"
+    x, y, w, h = rejected[0].box
+    assert abs(x - 1000) <= 4 and abs(y - 480) <= 4 and abs(w - 130) <= 8 and abs(h - 200) <= 8
+    assert "not_card_shaped" in {r.reason for r in rejected[1:]}  # the strip is still explained
+
+
 @pytest.mark.parametrize("gap", [6.0, 12.0])
 def test_a_row_of_cards_a_little_apart_on_a_light_table_is_found(gap: float) -> None:
     # On a light table the white masks see one sheet, and the cards' edges and shadows join
