@@ -814,6 +814,11 @@ def _opened(enclosed: Image, taken: Sequence[Quad], by: int) -> Image:
 
 # Up to this many cards taken, a loop in Python asks faster than numpy's per-call cost.
 _FEW_TAKEN: Final = 12
+# A card taken is the one a new outline shows when it is at least this share of the outline's
+# area; a card taken inside one at least 1 / this as large is a shape printed on that one (Set
+# cards' shapes, the upper halves of their ovals: 0.15 of the card; two cards side by side, one
+# of them taken, a half: that outline stays the card taken).
+_TAKEN_SHARE: Final = 0.3
 
 
 class _Taken:
@@ -860,20 +865,47 @@ class _Taken:
 
     def overlaps(self, quad: Quad) -> bool:
         """Whether ``quad`` is a card already taken: centres closer than half the shorter side
-        of the larger of the two."""
-        return self.near(*self._place(quad))
+        of the larger of the two, and the card taken not a shape printed on ``quad`` (under
+        _TAKEN_SHARE of its area: on a white table the upper halves of Set cards' outlined
+        ovals, taken from the edges for cards, hid the cards; they are dropped at the end,
+        :meth:`without_printed_shapes`)."""
+        return self.near(*self._place(quad), least=_TAKEN_SHARE * float(cv2.contourArea(quad)))
 
-    def near(self, x: float, y: float, own_side: float = 0.0) -> bool:
+    def near(self, x: float, y: float, own_side: float = 0.0, least: float = 0.0) -> bool:
+        """Whether a card taken, of area ``least`` or more, is centred near ``(x, y)``."""
         if not self.quads:
             return False
         if len(self._rows) <= _FEW_TAKEN:
             return any(
-                math.hypot(cx - x, cy - y) < 0.5 * max(side, own_side)
-                for cx, cy, side, _ in self._rows
+                math.hypot(cx - x, cy - y) < 0.5 * max(side, own_side) and area >= least
+                for cx, cy, side, area in self._rows
             )
         t = self._table
         distance = np.hypot(t[:, 0] - x, t[:, 1] - y)
-        return bool((distance < 0.5 * np.maximum(t[:, 2], own_side)).any())
+        return bool(((distance < 0.5 * np.maximum(t[:, 2], own_side)) & (t[:, 3] >= least)).any())
+
+    def without_printed_shapes(self, rejected: Outlines) -> _Taken:
+        """The cards taken less those lying inside a card taken 1 / _TAKEN_SHARE times as large
+        or more: a shape printed on it (``rejected`` gets them, too small). A card holds them
+        only when it is no larger than twice the upper quartile of the cards taken: an outline
+        round half the table taken for a card does not hold cards."""
+        if len(self.quads) < 2:
+            return self
+        largest = 2.0 * float(np.percentile([row[3] for row in self._rows], 75))
+        if not any(row[3] / _TAKEN_SHARE <= largest for row in self._rows):
+            return self  # none small enough to lie in another
+        kept = _Taken()
+        for quad, (cx, cy, _, area) in zip(self.quads, self._rows, strict=True):
+            inside = any(
+                area / _TAKEN_SHARE <= big <= largest
+                and cv2.pointPolygonTest(other.reshape(-1, 1, 2), (cx, cy), False) >= 0
+                for other, (_, _, _, big) in zip(self.quads, self._rows, strict=True)
+            )
+            if inside:
+                rejected.append(("too_small", quad))
+            else:
+                kept.add(quad)
+        return kept
 
 
 _EDGE_T = np.linspace(0.15, 0.85, 12, dtype=np.float32)
@@ -1374,7 +1406,7 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
                 rejected.append(("not_card_shaped", unstretched))
             elif not taken.overlaps(unstretched):
                 taken.add(unstretched)
-    taken = _card_sized(taken, rejected)
+    taken = _card_sized(taken, rejected).without_printed_shapes(rejected)
     to_small = np.asarray([scale, scale_y], np.float32)
     if taken.quads:
         printed = _printed(frame, np.asarray(taken.quads, np.float32) / to_small)
