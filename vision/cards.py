@@ -887,11 +887,12 @@ class _Taken:
     def without_printed_shapes(self, rejected: Outlines) -> _Taken:
         """The cards taken less those lying inside a card taken 1 / _TAKEN_SHARE times as large
         or more: a shape printed on it (``rejected`` gets them, too small). A card holds them
-        only when it is no larger than twice the upper quartile of the cards taken: an outline
-        round half the table taken for a card does not hold cards."""
+        only when it is no larger than twice the median card taken: an outline round half the
+        table or round two cards, taken for a card, does not hold cards (on a synthetic wood
+        table under glare such an outline had held a card, which was lost)."""
         if len(self.quads) < 2:
             return self
-        largest = 2.0 * float(np.percentile([row[3] for row in self._rows], 75))
+        largest = 2.0 * float(np.median([row[3] for row in self._rows]))
         if not any(row[3] / _TAKEN_SHARE <= largest for row in self._rows):
             return self  # none small enough to lie in another
         kept = _Taken()
