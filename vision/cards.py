@@ -1236,12 +1236,11 @@ def _find_in(
                 cut_along = (
                     (y <= 1 or y + bh >= sh - 1) if bw >= bh else (x <= 1 or x + bw >= sw - 1)
                 )
-                if fine is not None and aspect > ASPECT_MAX and not cut_along:
+                if fine is not None and not cut_along:
                     # Perhaps white cards (their fields as light as their margins): looked at
-                    # below, all together. (An outline of a card's proportions is taken as one
-                    # card, as before: three cards side by side make one as long as a card
-                    # seen at a slant, and looking for seams in every such card cost a fifth
-                    # of the frame on a table of Set cards seen at a slant.)
+                    # below, all together. Three cards side by side are as long as one lying
+                    # sideways (a tunnel's reveal with a white card was one "card"): their
+                    # seams tell them apart; without seams the outline is one card, as before.
                     (cx, cy), (rw, rh), turn = rect
                     white_rows.append((contour, whole, _row_ks(((cx, cy), (rw, rh), turn))))
                     continue

@@ -237,6 +237,31 @@ def test_white_cards_touching_in_a_row_are_cut_at_the_seams_between_them(
     assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
 
 
+@pytest.mark.parametrize("background", ["dark", "wood", "light", "cloth"])
+@pytest.mark.parametrize(
+    "cards", [("red", "white", "blue"), ("white", "green", "white"), ("white", "white", "white")]
+)
+def test_a_tunnel_reveal_of_three_touching_cards_with_a_white_one_is_three_cards(
+    background: str, cards: tuple[str, ...]
+) -> None:
+    # Three portrait cards side by side are as long as one card lying sideways (1.94): with a
+    # white card among them the row was taken for one card, read "red", "green" or even
+    # "orange" where three cards lay. Its seams now cut it.
+    scene = render_scene(
+        SceneSpec(
+            width=1280,
+            height=720,
+            background=background,  # type: ignore[arg-type]
+            cards=cards,
+            layout="row",
+            row_gap_px=0.0,
+            card_width_px=130,
+            card_edge=REAL_CARD_EDGE,
+        )
+    )
+    assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
+
+
 def test_nine_white_cards_side_by_side_are_nine_cards() -> None:
     # As the real photo's nine Set cards (one outline was one card, then none: a row was split
     # into eight parts at most).
