@@ -346,6 +346,9 @@ def carries_marker(quad: Quad | Sequence[Sequence[float]], centres: Sequence[Poi
 
 
 _NOMINAL_ASPECT: Final = 68.0 / 44.0
+# Between two cards side by side (2 × 44 / 68 ≈ 1.29) and one card (≈ 1.55): an outline below
+# is first looked at as a pair.
+_PAIR_ASPECT: Final = 1.36
 # A slanted card's outline is its four corners' quadrilateral: they hold nearly all of it (a
 # clean outline 0.97–1.0 on real photos of cards seen at a slant); a blob of table texture that
 # happens to reduce to four corners leaves out more.
@@ -1194,8 +1197,9 @@ def _find_in(
             mask = source
             contours = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
         singles: list[Quad] = []
-        # Outlines of rows perhaps of white cards: the outline, its box, how many cards it may be
-        white_rows: list[tuple[npt.NDArray[np.int32], Quad, list[int]]] = []
+        # Outlines of rows perhaps of white cards: the outline, its box, how many cards it may
+        # be, and the one card it is without seams (None: none)
+        white_rows: list[tuple[npt.NDArray[np.int32], Quad, list[int], Quad | None]] = []
         got: Quad | list[Quad] | None
         reason: str | None
         for found_contour in contours:
@@ -1225,34 +1229,45 @@ def _find_in(
             pieces = got if isinstance(got, list) else [got]
             if all(taken.overlaps(piece) for piece in pieces):
                 continue  # found already (by the other white level, or by the edges)
+            # A strip of cards cut by the picture's edge along their row is no row of whole
+            # cards (half the rows looked at on a photo of cards filling the picture).
+            cut_along = (y <= 1 or y + bh >= sh - 1) if bw >= bh else (x <= 1 or x + bw >= sw - 1)
+            seams = fine is not None and not cut_along
+            if len(pieces) == 1 and _aspect(pieces[0]) < _PAIR_ASPECT:
+                # Perhaps two cards side by side (1.29 long for wide), not one lying sideways
+                # (1.55): on a wood table a red and a blue card 1–3 px apart were one
+                # "locomotive", a yellow and a black one "yellow".
+                (cx, cy), (rw, rh), turn = cv2.minAreaRect(cv2.convexHull(contour))
+                pair = ((cx, cy), (rw, rh), turn)
+                if 2 in _row_ks(pair) and _took_row(grey, _split_row(pair, 2), taken):
+                    continue
+                if seams and 2 in _row_ks(pair):
+                    box = _order(cv2.boxPoints(pair).astype(np.float32))
+                    white_rows.append((contour, box, [2], pieces[0]))
+                    continue
             if len(pieces) > 1:
                 rect = cv2.minAreaRect(cv2.convexHull(contour))
                 if _took_row(grey, pieces, taken):
                     continue
                 whole = _order(cv2.boxPoints(rect).astype(np.float32))
-                aspect = _aspect(whole)
-                # A strip of cards cut by the picture's edge along their row is no row of whole
-                # cards (half the rows looked at on a photo of cards filling the picture).
-                cut_along = (
-                    (y <= 1 or y + bh >= sh - 1) if bw >= bh else (x <= 1 or x + bw >= sw - 1)
-                )
-                if fine is not None and not cut_along:
+                one = whole if ASPECT_MIN <= _aspect(whole) <= ASPECT_MAX else None
+                if seams:
                     # Perhaps white cards (their fields as light as their margins): looked at
                     # below, all together. Three cards side by side are as long as one lying
                     # sideways (a tunnel's reveal with a white card was one "card"): their
                     # seams tell them apart; without seams the outline is one card, as before.
                     (cx, cy), (rw, rh), turn = rect
-                    white_rows.append((contour, whole, _row_ks(((cx, cy), (rw, rh), turn))))
+                    white_rows.append((contour, whole, _row_ks(((cx, cy), (rw, rh), turn)), one))
                     continue
-                if not ASPECT_MIN <= aspect <= ASPECT_MAX:
+                if one is None:
                     rejected.append(("not_card_shaped", contour))
                     continue
-                pieces = [whole]
+                pieces = [one]
             singles.extend(piece for piece in pieces if not taken.overlaps(piece))
         if white_rows and fine is not None:
             # A row of white cards, white against the table, is cut at the seams between them;
             # else the outline is one card, if it has a card's proportions.
-            boxes = np.asarray([whole for _, whole, _ in white_rows], np.float32)
+            boxes = np.asarray([box for _, box, _, _ in white_rows], np.float32)
             white = np.flatnonzero(_bright_margins(grey, boxes)).tolist()
             tried = [(i, k) for i in white for k in white_rows[i][2]]
             seamed: dict[int, list[Quad]] = {}
@@ -1263,16 +1278,16 @@ def _find_in(
             ):
                 if cards is not None and i not in seamed:
                     seamed[i] = cards
-            for i, (contour, whole, _) in enumerate(white_rows):
+            for i, (contour, _, _, one) in enumerate(white_rows):
                 cards = seamed.get(i)
                 if cards is not None:
                     for q in _snap_many(grey, np.asarray(cards, np.float32)):
                         if not taken.overlaps(q):
                             taken.add(q)
-                elif not ASPECT_MIN <= _aspect(whole) <= ASPECT_MAX:
+                elif one is None:
                     rejected.append(("not_card_shaped", contour))
-                elif not taken.overlaps(whole):
-                    singles.append(whole)
+                elif not taken.overlaps(one):
+                    singles.append(one)
         # This source's outlines are apart from each other: their checks are made all at once.
         if not singles:
             continue

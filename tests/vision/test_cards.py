@@ -262,6 +262,30 @@ def test_a_tunnel_reveal_of_three_touching_cards_with_a_white_one_is_three_cards
     assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
 
 
+@pytest.mark.parametrize("background", ["dark", "wood", "cloth"])
+@pytest.mark.parametrize("cards", [("red", "blue"), ("yellow", "black"), ("green", "white")])
+@pytest.mark.parametrize("gap", [0.0, 2.0])
+def test_two_cards_side_by_side_are_two_cards_not_one_lying_sideways(
+    background: str, cards: tuple[str, ...], gap: float
+) -> None:
+    # Two portrait cards side by side (1.29 long for wide, 1.31 a little apart) pass for one
+    # card lying sideways (1.55, within 15 %): on wood a red and a blue card 1-3 px apart were
+    # one "locomotive", a yellow and a black one "yellow" (and this changes a tunnel's count).
+    scene = render_scene(
+        SceneSpec(
+            width=1280,
+            height=720,
+            background=background,  # type: ignore[arg-type]
+            cards=cards,
+            layout="row",
+            row_gap_px=gap,
+            card_width_px=130,
+            card_edge=REAL_CARD_EDGE,
+        )
+    )
+    assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
+
+
 def test_nine_white_cards_side_by_side_are_nine_cards() -> None:
     # As the real photo's nine Set cards (one outline was one card, then none: a row was split
     # into eight parts at most).
