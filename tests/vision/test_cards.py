@@ -187,10 +187,17 @@ def test_cards_on_light_wood_and_leather_are_found_and_read(background: str, see
         ]
 
 
-@pytest.mark.parametrize("background", ["dark", "light_wood", "leather"])
-@pytest.mark.parametrize("gap", [0.0, 2.0])
-def test_cards_touching_in_a_row_are_each_found(background: str, gap: float) -> None:
-    cards = ("red", "blue", "black", "green", "yellow")
+# A card's cut edge as it shows on real card stock: the seam between two white cards touching
+# in a row measured 21 grey levels deep at the median (9 at the 10th percentile) in a real photo
+# of nine Set cards side by side (pclewis/set-solver); a rim darkened by a fifth gives 20 here.
+REAL_CARD_EDGE = 0.2
+
+
+def _row_read(
+    background: str, cards: tuple[str, ...], gap: float, width: float = 130, edge: float = 0.0
+) -> list[str]:
+    """The colours read, left to right, in a row of ``cards`` ``gap`` px apart on a 1280 × 720
+    table (``edge``: their cut edges' darkening, as SceneSpec.card_edge)."""
     scene = render_scene(
         SceneSpec(
             width=1280,
@@ -199,16 +206,18 @@ def test_cards_touching_in_a_row_are_each_found(background: str, gap: float) -> 
             cards=cards,
             layout="row",
             row_gap_px=gap,
-            card_width_px=150,
+            card_width_px=width,
+            card_edge=edge,
         )
     )
-    assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
+    return [c.colour for c in read_train_cards(scene.image)]
 
 
-# A card's cut edge as it shows on real card stock: the seam between two white cards touching
-# in a row measured 21 grey levels deep at the median (9 at the 10th percentile) in a real photo
-# of nine Set cards side by side (pclewis/set-solver); a rim darkened by a fifth gives 20 here.
-REAL_CARD_EDGE = 0.2
+@pytest.mark.parametrize("background", ["dark", "light_wood", "leather"])
+@pytest.mark.parametrize("gap", [0.0, 2.0])
+def test_cards_touching_in_a_row_are_each_found(background: str, gap: float) -> None:
+    cards = ("red", "blue", "black", "green", "yellow")
+    assert _row_read(background, cards, gap, 150) == list(cards)
 
 
 @pytest.mark.parametrize("background", ["dark", "wood", "light_wood", "light", "cloth", "leather"])
@@ -222,19 +231,7 @@ def test_white_cards_touching_in_a_row_are_cut_at_the_seams_between_them(
     # A white card's field is as light as its margin, so the pieces of the row's outline cannot
     # show their own margins: the row is cut where a straight dark line (the seam) crosses it.
     # Before, none of the five was found on any of these tables but the dark one.
-    scene = render_scene(
-        SceneSpec(
-            width=1280,
-            height=720,
-            background=background,  # type: ignore[arg-type]
-            cards=cards,
-            layout="row",
-            row_gap_px=0.0,
-            card_width_px=130,
-            card_edge=REAL_CARD_EDGE,
-        )
-    )
-    assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
+    assert _row_read(background, cards, 0.0, edge=REAL_CARD_EDGE) == list(cards)
 
 
 @pytest.mark.parametrize("background", ["dark", "wood", "light", "cloth"])
@@ -247,19 +244,7 @@ def test_a_tunnel_reveal_of_three_touching_cards_with_a_white_one_is_three_cards
     # Three portrait cards side by side are as long as one card lying sideways (1.94): with a
     # white card among them the row was taken for one card, read "red", "green" or even
     # "orange" where three cards lay. Its seams now cut it.
-    scene = render_scene(
-        SceneSpec(
-            width=1280,
-            height=720,
-            background=background,  # type: ignore[arg-type]
-            cards=cards,
-            layout="row",
-            row_gap_px=0.0,
-            card_width_px=130,
-            card_edge=REAL_CARD_EDGE,
-        )
-    )
-    assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
+    assert _row_read(background, cards, 0.0, edge=REAL_CARD_EDGE) == list(cards)
 
 
 @pytest.mark.parametrize("background", ["dark", "wood", "cloth"])
@@ -271,36 +256,13 @@ def test_two_cards_side_by_side_are_two_cards_not_one_lying_sideways(
     # Two portrait cards side by side (1.29 long for wide, 1.31 a little apart) pass for one
     # card lying sideways (1.55, within 15 %): on wood a red and a blue card 1-3 px apart were
     # one "locomotive", a yellow and a black one "yellow" (and this changes a tunnel's count).
-    scene = render_scene(
-        SceneSpec(
-            width=1280,
-            height=720,
-            background=background,  # type: ignore[arg-type]
-            cards=cards,
-            layout="row",
-            row_gap_px=gap,
-            card_width_px=130,
-            card_edge=REAL_CARD_EDGE,
-        )
-    )
-    assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
+    assert _row_read(background, cards, gap, edge=REAL_CARD_EDGE) == list(cards)
 
 
 def test_nine_white_cards_side_by_side_are_nine_cards() -> None:
     # As the real photo's nine Set cards (one outline was one card, then none: a row was split
     # into eight parts at most).
-    scene = render_scene(
-        SceneSpec(
-            width=1280,
-            height=720,
-            cards=("white",) * 9,
-            layout="row",
-            row_gap_px=0.0,
-            card_width_px=120,
-            card_edge=REAL_CARD_EDGE,
-        )
-    )
-    assert [c.colour for c in read_train_cards(scene.image)] == ["white"] * 9
+    assert _row_read("dark", ("white",) * 9, 0.0, 120, REAL_CARD_EDGE) == ["white"] * 9
 
 
 def test_a_long_white_box_with_printed_shapes_is_not_cut_into_cards() -> None:
@@ -384,18 +346,7 @@ def test_a_row_of_cards_a_little_apart_on_a_light_table_is_found(gap: float) -> 
     # than its margin there (9 grey levels against 12 asked; 23 once snapped). None of the five
     # was found.
     cards = ("red", "blue", "green", "yellow", "black")
-    scene = render_scene(
-        SceneSpec(
-            width=1280,
-            height=720,
-            background="light",
-            cards=cards,
-            layout="row",
-            row_gap_px=gap,
-            card_width_px=130,
-        )
-    )
-    assert [c.colour for c in read_train_cards(scene.image)] == list(cards)
+    assert _row_read("light", cards, gap) == list(cards)
 
 
 def test_a_close_up_card_is_found_and_a_closer_one_is_rejected_with_a_reason() -> None:
