@@ -1239,12 +1239,13 @@ def _find_in(
                 # "locomotive", a yellow and a black one "yellow".
                 (cx, cy), (rw, rh), turn = cv2.minAreaRect(cv2.convexHull(contour))
                 pair = ((cx, cy), (rw, rh), turn)
-                if 2 in _row_ks(pair) and _took_row(grey, _split_row(pair, 2), taken):
-                    continue
-                if seams and 2 in _row_ks(pair):
-                    box = _order(cv2.boxPoints(pair).astype(np.float32))
-                    white_rows.append((contour, box, [2], pieces[0]))
-                    continue
+                if 2 in _row_ks(pair):
+                    if _took_row(grey, _split_row(pair, 2), taken):
+                        continue
+                    if seams:
+                        box = _order(cv2.boxPoints(pair).astype(np.float32))
+                        white_rows.append((contour, box, [2], pieces[0]))
+                        continue
             if len(pieces) > 1:
                 rect = cv2.minAreaRect(cv2.convexHull(contour))
                 if _took_row(grey, pieces, taken):
