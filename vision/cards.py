@@ -923,7 +923,7 @@ _EDGE_OFFSETS_BOTH = np.concatenate([_EDGE_OFFSETS - 1.5, _EDGE_OFFSETS + 1.5]) 
 
 
 def _straight_edges(
-    grey: Image, quads: npt.NDArray[np.float32], *, either_way: bool = False
+    grey: Image, quads: npt.NDArray[np.float32], *, either_way: bool = False, sides: int = 4
 ) -> npt.NDArray[np.bool_]:
     """Each side of the quad runs along a step from darker outside to brighter inside, over
     most of its length. A card's cut edge is straight; a patch of a patterned cloth between
@@ -942,7 +942,7 @@ def _straight_edges(
         differences = np.abs(differences)
     steps = differences.max(axis=3)  # the best step near each point
     edged = (steps > _EDGE_STEP).mean(axis=2) >= _EDGE_SHARE
-    return np.asarray(edged.sum(axis=1) >= _EDGED_SIDES)
+    return np.asarray(edged.sum(axis=1) >= min(sides, _EDGED_SIDES))
 
 
 _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
@@ -1197,6 +1197,7 @@ def _find_in(
             mask = source
             contours = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
         singles: list[Quad] = []
+        open_sided: list[Quad] = []  # singles whose edge shows on three sides only
         # Outlines of rows perhaps of white cards: the outline, its box, how many cards it may
         # be, and the one card it is without seams (None: none)
         white_rows: list[tuple[npt.NDArray[np.int32], Quad, list[int], Quad | None]] = []
@@ -1220,6 +1221,11 @@ def _find_in(
                 got, reason = None, "not_card_shaped"
             else:
                 got, reason = _candidate(contour, area, max_area)
+                if reason == "ragged_outline" and mask is edges and light_table:
+                    got = _open_sided(edges, contour, min_area, max_area)
+                    if got is not None:
+                        reason = None
+                        open_sided.append(got)
             if got is None:
                 # The regions the edges enclose are a second look at the same edges, whose
                 # outlines have their reasons already; most are pieces of the table.
@@ -1307,6 +1313,13 @@ def _find_in(
             bright |= _straight_edges(grey, snapped_all, either_way=True) & _as_light_as_table(
                 grey, saturation, snapped_all
             )
+            if open_sided:
+                three = np.asarray([any(q is o for o in open_sided) for q in singles])
+                bright |= (
+                    three
+                    & _straight_edges(grey, snapped_all, either_way=True, sides=3)
+                    & _as_light_as_table(grey, saturation, snapped_all)
+                )
         if mask is neutral:
             # A card on a cream table: less saturated than the table all round.
             bright |= _neutral_margins(saturation, snapped_all)
@@ -1319,6 +1332,34 @@ def _find_in(
             elif is_edged and not taken.overlaps(quad):
                 taken.add(quad)
     return taken, rejected
+
+
+# A card's edge seen on three sides at least: the share of each side's length along which the
+# edges lie, just inside the outline's hull (the dilated edge is 3 px wide).
+_OPEN_SIDE_SCALES = np.asarray([0.995, 0.985, 0.975, 0.965], np.float32)
+_OPEN_SIDE_ALONG: Final = 0.6
+
+
+def _open_sided(
+    edges: Image, contour: npt.NDArray[np.int32], min_area: float, max_area: float
+) -> Quad | None:
+    """A card whose edge shows on three sides but not the fourth: on a light table, the side of
+    a white card towards the light has no edge at all, and the edges are a U whose outline is
+    ragged (its inside runs out through the open side). Its hull is the card, when four corners
+    hold it and the edges run along three of its sides at least."""
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if not min_area <= hull_area <= max_area:
+        return None
+    approx = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True)
+    if len(approx) != 4 or cv2.contourArea(approx) < _QUAD_FILL * hull_area:
+        return None
+    quad = _order(approx.reshape(4, 2).astype(np.float32))
+    if not ASPECT_MIN <= _aspect(quad) <= ASPECT_MAX:
+        return None
+    samples = _side_samples(edges, quad[None], _OPEN_SIDE_SCALES)[0]  # (scales, 4, T)
+    along = (samples > 0).any(axis=0).mean(axis=1)
+    return quad if int((along >= _OPEN_SIDE_ALONG).sum()) >= 3 else None
 
 
 def _took_row(grey: Image, pieces: list[Quad], taken: _Taken) -> bool:

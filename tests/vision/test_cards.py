@@ -854,6 +854,34 @@ def test_cards_on_a_white_table_are_found_by_their_edges() -> None:
     assert sum(false for _, false in results) == 0
 
 
+def _lit_from_the_far_side(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Six Set-like cards on a light grey table as in AviH0/Set-Solver's photo 21: each card is
+    as light as the table, its cut edge a thin grey line and a soft shadow on the near sides,
+    and on the side towards the light no line at all (the edges are a U, not a ring)."""
+
+    def paint(img: np.ndarray, box: np.ndarray, centre: tuple[float, float]) -> None:
+        cv2.fillConvexPoly(img, box + np.asarray([3, 4], np.int32), (190, 192, 194), cv2.LINE_AA)
+        cv2.fillConvexPoly(img, box, (226, 228, 229), cv2.LINE_AA)
+        top = int(np.argmin(box[:, 1] + np.roll(box[:, 1], -1)))  # the side from top to top + 1
+        u = np.asarray([box[(top + k) % 4] for k in range(1, 5)], np.int32)
+        cv2.polylines(img, [u], False, (185, 187, 189), 1, cv2.LINE_AA)
+        middle = (round(centre[0]), round(centre[1]))
+        cv2.ellipse(img, middle, (30, 18), 0, 0, 360, (60, 140, 40), 3, cv2.LINE_AA)
+
+    return _six_on_a_light_table(seed, (228.0, 228.0), (0.0, 0.0, 0.0), (150, 232), paint)
+
+
+def test_a_card_whose_edge_shows_on_three_sides_only_is_found() -> None:
+    # On a light table the side of a card towards the light has no edge: the edges are a U,
+    # whose outline is ragged (its inside runs out through the open side). Its hull is the
+    # card when the edges run along three of its sides. Before, none of these 48 was found.
+    results = [
+        _found_and_false(find_card_quads(i), b) for i, b in map(_lit_from_the_far_side, range(8))
+    ]
+    assert sum(found for found, _ in results) == 48
+    assert sum(false for _, false in results) == 0
+
+
 def test_a_card_shaped_region_from_one_edge_of_the_picture_to_the_other_is_no_card() -> None:
     # A portrait picture of a light floor whose top part, cut off by a dark seam between tiles,
     # has a card's proportions and something on it: it runs from the picture's left edge to its
