@@ -100,6 +100,9 @@ class SceneSpec:
     # The cards' cut edges darker by this share: real card stock's edge shows as a thin dark
     # line, which is the seam between cards touching in a row (0: none, as drawn before).
     card_edge: float = 0.0
+    # The printing's margin (sRGB): white, as the current printing; the older printing's is
+    # black (its field then runs to a black border).
+    margin: tuple[int, int, int] = MARGIN_SRGB
     seed: int = 0
 
 
@@ -127,14 +130,16 @@ def card_texture(
     art: str = "wagon",
     *,
     edge: float = 0.0,
+    margin_srgb: tuple[int, int, int] = MARGIN_SRGB,
 ) -> tuple[FloatImage, FloatImage]:
     """A canonical (portrait) card in linear BGR reflectance, and its alpha (rounded corners).
-    ``edge``: the card's cut edge (its outermost half millimetre) darker by this share."""
+    ``edge``: the card's cut edge (its outermost half millimetre) darker by this share;
+    ``margin_srgb``: the printing's margin colour."""
     w = round(CARD_W_MM * _PX_PER_MM)
     h = round(CARD_H_MM * _PX_PER_MM)
     margin = round(_MARGIN_MM * _PX_PER_MM)
     img = np.empty((h, w, 3), np.float32)
-    img[:] = _bgr_linear(MARGIN_SRGB)
+    img[:] = _bgr_linear(margin_srgb)
 
     def tint(rgb: tuple[int, int, int]) -> npt.NDArray[np.float32]:
         factor = 1.0 + rng.normal(0.0, jitter, 3).astype(np.float32)
@@ -328,7 +333,13 @@ def render_scene(spec: SceneSpec) -> Scene:
                 angle += 90.0
         dst = _quad(cx, cy, card_w, card_h, angle)
         tex, alpha = card_texture(
-            colour, rng, spec.print_jitter, inks, spec.art, edge=spec.card_edge
+            colour,
+            rng,
+            spec.print_jitter,
+            inks,
+            spec.art,
+            edge=spec.card_edge,
+            margin_srgb=spec.margin,
         )
         _paste(canvas, tex, alpha, dst, shadow=True)
         placed_cards.append((colour, dst))
