@@ -708,6 +708,30 @@ _SMOOTH_SD: Final = 2.0
 _SMOOTH_WINDOW: Final = (5, 5)
 
 
+# A dark border is a thin band: a tenth of the way in (scale 0.8) a card of the older printing
+# is its field, lighter than the border by this much on average (black-bordered Magic cards on
+# wood: 21–29 grey levels); a printed black square or a marker's border, solid far deeper, is
+# as dark or darker there (on the marker photos, all of them).
+_BORDER_SCALES = np.asarray([0.97, 0.94, 0.8], np.float32)
+_LIGHTER_INSIDE: Final = 10.0
+
+
+def _lighter_inside_border(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.bool_]:
+    """Per quad (N, 4, 2): a card's proportions, and its inside lighter than its dark border
+    (a thin band along its edge, not a solid dark shape)."""
+    means = _side_means(grey, quads, _BORDER_SCALES).mean(axis=2)  # (N, scales)
+    lighter = means[:, 2] - means[:, :2].min(axis=1) >= _LIGHTER_INSIDE
+    shaped = np.asarray([ASPECT_MIN <= _aspect(q) <= ASPECT_MAX for q in quads], bool)
+    return np.asarray(lighter & shaped)
+
+
+def _dark_mask(grey: Image) -> Image:
+    """Where a light table's picture is dark (Otsu on grey), holes filled: the cards of a
+    printing with a dark border, whatever lies on them."""
+    _, mask = cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    return _filled(np.asarray(mask, np.uint8))
+
+
 def _light_table_masks(grey: Image, saturation: Image, light: Image) -> tuple[Image | None, Image]:
     """On a light table (``light``: the first white mask, the table and the cards on it): where
     it is neutral against a tinted table (None on a neutral one), and where it is smooth."""
@@ -822,6 +846,9 @@ _FEW_TAKEN: Final = 12
 # cards' shapes, the upper halves of their ovals: 0.15 of the card; two cards side by side, one
 # of them taken, a half: that outline stays the card taken).
 _TAKEN_SHARE: Final = 0.3
+# A dark-bordered card takes the place of a card taken inside it this share of its area or more:
+# its picture, inside the border (synthetic black-bordered cards: 0.75–0.85).
+_INSIDE_SHARE: Final = 0.6
 
 
 class _Taken:
@@ -886,6 +913,25 @@ class _Taken:
         t = self._table
         distance = np.hypot(t[:, 0] - x, t[:, 1] - y)
         return bool(((distance < 0.5 * np.maximum(t[:, 2], own_side)) & (t[:, 3] >= least)).any())
+
+    def enclose(self, quad: Quad) -> bool:
+        """Take ``quad`` in place of the one card taken inside it, of at least _INSIDE_SHARE of
+        its area (the picture inside a dark border, taken first by its own outline): whether it
+        was taken so."""
+        area = float(cv2.contourArea(quad))
+        outline = quad.reshape(-1, 1, 2)
+        inside = [
+            i
+            for i, (cx, cy, _, taken) in enumerate(self._rows)
+            if _INSIDE_SHARE * area <= taken < area
+            and cv2.pointPolygonTest(outline, (cx, cy), False) >= 0
+        ]
+        if len(inside) != 1:
+            return False
+        del self.quads[inside[0]], self._rows[inside[0]]
+        self._table = np.asarray(self._rows, np.float64).reshape(-1, 4)
+        self.add(quad)
+        return True
 
     def without_printed_shapes(self, rejected: Outlines) -> _Taken:
         """The cards taken less those lying inside a card taken 1 / _TAKEN_SHARE times as large
@@ -1183,6 +1229,10 @@ def _find_in(
         _light_table_masks(grey, saturation, whites[0]) if light_table and first else (None, None)
     )
     extra = [m for m in (neutral, smooth) if m is not None]
+    # On a light table, last of all, where it is dark: cards of a printing with a dark border.
+    dark = _dark_mask(grey) if light_table and first else None
+    if dark is not None:
+        extra.append(dark)
     sources: list[Image | int] = [*whites, edges, enclosed, *openings, *extra]
     for source in sources:
         inside = isinstance(source, int) or source is enclosed
@@ -1206,7 +1256,7 @@ def _find_in(
         for found_contour in contours:
             contour = np.asarray(found_contour, np.int32)
             area = cv2.contourArea(contour)
-            if area < min_area or taken.holds(contour, area):
+            if area < min_area or (mask is not dark and taken.holds(contour, area)):
                 continue
             x, y, bw, bh = cv2.boundingRect(contour)
             edges_met = (x <= 1) + (y <= 1) + (x + bw >= sw - 1) + (y + bh >= sh - 1)
@@ -1233,7 +1283,8 @@ def _find_in(
                     rejected.append((reason, contour))
                 continue
             pieces = got if isinstance(got, list) else [got]
-            if all(taken.overlaps(piece) for piece in pieces):
+            # (A dark-bordered card may hold its picture, taken already: looked at all the same.)
+            if mask is not dark and all(taken.overlaps(piece) for piece in pieces):
                 continue  # found already (by the other white level, or by the edges)
             # A strip of cards cut by the picture's edge along their row is no row of whole
             # cards (half the rows looked at on a photo of cards filling the picture).
@@ -1270,7 +1321,7 @@ def _find_in(
                     rejected.append(("not_card_shaped", contour))
                     continue
                 pieces = [one]
-            singles.extend(piece for piece in pieces if not taken.overlaps(piece))
+            singles.extend(p for p in pieces if mask is dark or not taken.overlaps(p))
         if white_rows and fine is not None:
             # A row of white cards, white against the table, is cut at the seams between them;
             # else the outline is one card, if it has a card's proportions.
@@ -1297,6 +1348,23 @@ def _find_in(
                     singles.append(one)
         # This source's outlines are apart from each other: their checks are made all at once.
         if not singles:
+            continue
+        if mask is dark:
+            # A dark-bordered card: its border darker than the table all round, straight.
+            inverse = np.asarray(cv2.bitwise_not(grey), np.uint8)
+            snapped_all = _snap_many(inverse, np.asarray(singles, np.float32))
+            bordered = (
+                _bright_margins(inverse, snapped_all)
+                & _straight_edges(grey, snapped_all, either_way=True)
+                & _lighter_inside_border(grey, snapped_all)
+            )
+            for quad, ok in zip(snapped_all, bordered.tolist(), strict=True):
+                if not ok:
+                    rejected.append(("no_white_margin", quad))
+                elif not taken.overlaps(quad):
+                    taken.add(quad)
+                else:
+                    taken.enclose(quad)
             continue
         snapped_all = _snap_many(grey, np.asarray(singles, np.float32))
         bright = _bright_margins(grey, snapped_all)
@@ -1586,6 +1654,26 @@ _CY0, _CY1 = round(0.12 * CARD_H), round(0.88 * CARD_H)
 # black-bordered cards (the outline found being the field inside the border), 54 had three.
 _COLOURED_SIDE: Final = 0.2
 _COLOURED_SIDES: Final = 2
+# A field lighter than its margin by this factor has no white margin: of the 569 cards found on
+# the real photos, every white-margined one measured 1.04 or less; black-bordered Magic cards
+# 1.24–4.42 (two of them, whole on wood, read "orange" at 0.9 and 1.0).
+_FIELD_ABOVE_MARGIN: Final = 1.2
+
+
+# A card's edge this much darker than what it lies on, on three sides or more, is a dark
+# border (black on a light table: 150 levels or more), not a white margin (on a white table
+# a few levels darker at most, where the light falls off over its cut edge).
+_BORDER_SCALES_OUT = np.asarray([0.985, 0.97, 1.06], np.float32)
+_BORDER_DARKER: Final = 40.0
+
+
+def _dark_bordered(frame: Image, quad: Quad) -> bool:
+    """Whether the card whose corners (frame coordinates) are ``quad`` has a dark border."""
+    pts = _side_weights(tuple(_BORDER_SCALES_OUT.tolist())) @ np.asarray(quad, np.float32)
+    grey = _gather(frame, pts).mean(axis=-1).reshape(len(_BORDER_SCALES_OUT), 4, -1)
+    means = grey.mean(axis=2)  # (scales, sides)
+    darker = means[-1] - means[:-1].max(axis=0)
+    return int((darker > _BORDER_DARKER).sum()) >= 3
 
 
 def _coloured_margin_sides(card: Image) -> int:
@@ -1743,9 +1831,14 @@ def classify_card(
             _INK_THIN_SHARE <= ink_share < _INK_MIN_SHARE and tint >= _INK_THIN_TINT
         ):
             confidence = min(confidence, 0.5 * unsure_below)
-    if _coloured_margin_sides(card) >= _COLOURED_SIDES:
-        # No white margin all round to balance the colours against: the outline is a field
-        # inside a dark border (the older black-bordered printing), whose pale sky band was
+    if (
+        features[0] > _FIELD_ABOVE_MARGIN
+        or _coloured_margin_sides(card) >= _COLOURED_SIDES
+        or _dark_bordered(frame, quad)
+    ):
+        # No white margin all round to balance the colours against: a dark border (the older
+        # black-bordered printing, found whole on a light table: far darker than the table, its
+        # field lighter than its "white"), or the field inside it, whose pale sky band was
         # taken for the white (orange read yellow at 0.95). Unsure, not wrong.
         confidence = min(confidence, 0.5 * unsure_below)
     x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
