@@ -1841,6 +1841,8 @@ def classify_card(
         # field lighter than its "white"), or the field inside it, whose pale sky band was
         # taken for the white (orange read yellow at 0.95). Unsure, not wrong.
         confidence = min(confidence, 0.5 * unsure_below)
+    if guess not in palette.colours:
+        confidence = 0.0  # white or black, which this deck has not
     x, y, w, h = cv2.boundingRect(quad.reshape(-1, 1, 2))
     return TrainCard(
         colour=guess if confidence >= unsure_below else UNSURE,

@@ -85,6 +85,11 @@ _HUE_MARGIN_SCALE: Final = 40.0
 # at up to 0.13. Set outlines read right by their ink's hue (violet, green; real photos from
 # pfsh-, nhs- and avi- in bench/real_photos.json) have tints of 0.21–0.52.
 _INK_HUE_MIN_TINT: Final = 0.2
+# A colour a light makes too (red, orange, yellow, blue: near the line below) needs a stronger
+# ink: Set's violet outlines under a warm light measured a red hue at a tint of 0.29 (read
+# "red" at 1.0, on a photo never tuned on); the red outlines on the real photos measured 0.57
+# to 1.63.
+_INK_LIGHTS_MIN_TINT: Final = 0.45
 # The ink's hue must lie this near a class's hue (a thin line's colour is weaker evidence than a
 # field's; classify_by_hue allows 45°): Set's violet measured -72° (48° from purple, 44° from
 # blue) or -53° (29° from purple) stays unsure; the violets read purple lay within 15° of it.
@@ -120,6 +125,20 @@ class Palette:
     # How much the camera's slant shortens the table's depth (the picture's height), as the
     # calibration measured it from the cards it was shown; 1.0 for a camera looking down.
     view: float = 1.0
+    # The colours the deck in play has (its printing's), when not all of CARD_CLASSES: a card
+    # nearest another colour is unsure, and a colour the deck lacks is never a card's reading.
+    colours: tuple[str, ...] = CARD_CLASSES
+
+    def for_deck(self, colours: Sequence[str]) -> Palette:
+        """This palette for a deck with only ``colours``: the others' classes are dropped, so a
+        hue between two of the palette's colours (Set's violet, between our purple and blue) is
+        the deck's nearer one. White and black stay classes (a white-looking card's ink is read
+        from there) but are readings only when the deck has them."""
+        unknown = sorted(set(colours) - set(CARD_CLASSES))
+        if unknown:
+            raise ValueError(f"not a card class: {unknown[0]}; known: {', '.join(CARD_CLASSES)}")
+        kept = tuple(c for c in self.classes if c.name in colours or c.name in ("white", "black"))
+        return Palette(kept, self.source, self.view, tuple(c for c in CARD_CLASSES if c in colours))
 
     def distances(self, features: Sequence[float]) -> list[tuple[float, str]]:
         """(normalised distance, class name) for every class, nearest first."""
@@ -180,7 +199,13 @@ class Palette:
         (unless that hue lies off the line a light's colour moves hues along) or its hue is
         not near one class's."""
         nearest = self._nearest_hue(red_green, yellow_blue, _INK_HUE_MAX_OFF)
-        if nearest is None or math.hypot(red_green, yellow_blue) >= _INK_HUE_MIN_TINT:
+        tint = math.hypot(red_green, yellow_blue)
+        if nearest is None:
+            return None
+        if tint >= _INK_HUE_MIN_TINT and (
+            tint >= _INK_LIGHTS_MIN_TINT
+            or self._off_light_class(red_green, yellow_blue, nearest[0])
+        ):
             return nearest
         # Faint: only a hue no light makes, and only a colour no light makes (a faint blue,
         # orange or yellow ink cannot be told from the light's own cast)

@@ -12,15 +12,18 @@ from typing import Any
 import pytest
 
 from companion.core import SnapshotError
+from vision.cards import read_train_cards
 from vision.palette import (
     CARD_CLASSES,
     DEFAULT_PALETTE,
+    UNSURE,
     calibrated_palette,
     load_palette,
     palette_from_json,
     palette_to_json,
     save_palette,
 )
+from vision.synthetic import SceneSpec, render_scene
 
 
 def test_no_calibration_configured_means_the_default_palette() -> None:
@@ -169,3 +172,53 @@ def test_a_pale_card_is_read_by_its_hue_only_where_no_light_makes_that_hue(
         assert read is None or read[1] < 0.75, read
     else:
         assert read is not None and read[0] == expected and read[1] >= 0.75, read
+
+
+@pytest.mark.parametrize(
+    ("tint", "hue", "expected"),
+    [
+        # Set's violet outlines under a warm light (vimalloc/set-solver's set.jpg): a red hue at
+        # a tint of 0.29, and a navy one (filter_cards3.jpg, -93° at 0.32). A light makes such
+        # hues of faint ink: neither is said.
+        (0.29, 18.0, None),
+        (0.32, -93.0, None),
+        # Red outlines on the real photos measured a tint of 0.57 or more: red.
+        (0.57, 22.0, "red"),
+        # A colour no light makes, at the same tint: green and purple are said.
+        (0.29, 172.0, "green"),
+        (0.29, -40.0, "purple"),
+    ],
+)
+def test_a_tinted_ink_of_a_colour_light_makes_too_must_be_strong(
+    tint: float, hue: float, expected: str | None
+) -> None:
+    read = DEFAULT_PALETTE.classify_ink(*_ink(tint, hue))
+    if expected is None:
+        assert read is None or read[1] < 0.75, read
+    else:
+        assert read is not None and read[0] == expected and read[1] >= 0.75, read
+
+
+def test_a_decks_palette_has_only_its_colours() -> None:
+    # Set's violet printed near navy (chroma 0.27 at -84°, vimalloc/set-solver's
+    # filter_cards1.jpg): with Ticket to Ride's eight colours nearest blue; a Set deck has no
+    # blue, and 60° from our purple it is no colour by its hue alone (unsure).
+    violet = (0.45, *_ink(0.27, -84.0), 0.0)
+    by_hue = DEFAULT_PALETTE.classify_by_hue(violet)
+    assert by_hue is not None and by_hue[0] == "blue"
+    set_deck = DEFAULT_PALETTE.for_deck(("red", "green", "purple"))
+    assert set_deck.colours == ("purple", "red", "green")
+    assert {c.name for c in set_deck.classes} == {"purple", "white", "black", "red", "green"}
+    assert set_deck.classify_by_hue(violet) is None
+    assert set_deck.classify(violet)[0] != "blue"
+    with pytest.raises(ValueError, match="not a card class: violet"):
+        DEFAULT_PALETTE.for_deck(("violet",))
+
+
+def test_a_white_or_black_reading_is_unsure_for_a_deck_without_them() -> None:
+    scene = render_scene(
+        SceneSpec(width=1280, height=720, cards=("white", "red"), layout="row", rotation_deg=0.0)
+    )
+    deck = DEFAULT_PALETTE.for_deck(("red", "green", "purple"))
+    white, red = read_train_cards(scene.image, deck)
+    assert (white.colour, white.guess, red.colour) == (UNSURE, "white", "red")
