@@ -45,6 +45,7 @@ import numpy.typing as npt
 from vision.cards import (
     MAX_AREA_FRACTION,
     MIN_AREA_FRACTION,
+    TrainCard,
     carries_marker,
     classify_card,
     find_card_quads,
@@ -154,6 +155,53 @@ def false_cards_without_cards(folder: Path, detector: MarkerDetector) -> dict[st
     return {k: counts[k] for k in ("photos", "false", "marked")}
 
 
+# The colours of each source's deck (its printing): Set has red, green and purple; UNO red,
+# yellow, green and blue (its black wild cards are not labelled). The colour reader is scored
+# with the Ticket to Ride palette (all eight colours and the locomotive: Set's violet lies
+# between its purple and its blue) and with the palette for the deck's own colours.
+DECK_COLOURS: dict[str, tuple[str, ...]] = {
+    "set": ("red", "green", "purple"),
+    "uno": ("red", "yellow", "green", "blue"),
+}
+DECK_OF_SOURCE: dict[str, str] = {
+    **dict.fromkeys(("jxuno", "hmuno"), "uno"),
+    **dict.fromkeys(
+        (
+            "pfsh",
+            "avi",
+            "nhs",
+            "pcl",
+            "errcw",
+            "gone",
+            "rab",
+            "vim",
+            "ole",
+            "jtj",
+            "maor",
+            "vid",
+            "dms",
+        ),
+        "set",
+    ),
+}
+
+
+def score_colours(
+    reads: list[TrainCard], labels: collections.Counter[str]
+) -> tuple[int, int, int, collections.Counter[str]]:
+    """Right, unsure and confidently wrong reads of a photo's cards against its colour counts."""
+    got = collections.Counter(c.colour for c in reads if c.colour != UNSURE)
+    right = sum(min(got[k], labels[k]) for k in labels)
+    unsure = sum(1 for c in reads if c.colour == UNSURE)
+    return right, unsure, sum(got.values()) - right, got
+
+
+def add_colours(counter: collections.Counter[str], cards: int, *counts: int) -> None:
+    counter["cards"] += cards
+    for key, value in zip(("right", "unsure", "wrong"), counts, strict=True):
+        counter[key] += value
+
+
 TUNED_ON = "tuned on"  # the batch of a photo without one: labelled before the tuning
 
 
@@ -206,6 +254,10 @@ def main() -> int:
         collections.Counter
     )
     wrong_examples: list[str] = []
+    deck_colour_by_batch: dict[str, collections.Counter[str]] = collections.defaultdict(
+        collections.Counter
+    )
+    deck_wrong: list[str] = []
     camera_lists: Times = ([], [], [], [])
     scaled_lists: Times = ([], [], [], [])
     missing = 0
@@ -272,19 +324,20 @@ def main() -> int:
         labels = collections.Counter(photo.get("colours", {}))
         if not labels:
             continue
-        got = collections.Counter(c.colour for c in reads if c.colour != UNSURE)
-        right = sum(min(got[k], labels[k]) for k in labels)
-        unsure = sum(1 for c in reads if c.colour == UNSURE)
-        wrong = sum(got.values()) - right
         source = photo["file"].split("-")[0]
-        batch_colour = colour_by_batch[photo.get("batch", TUNED_ON)]
-        for counter in (colour, colour_by_source[source], batch_colour):
-            counter["cards"] += sum(labels.values())
-            counter["right"] += right
-            counter["unsure"] += unsure
-            counter["wrong"] += wrong
+        batch = photo.get("batch", TUNED_ON)
+        right, unsure, wrong, got = score_colours(reads, labels)
+        for counter in (colour, colour_by_source[source], colour_by_batch[batch]):
+            add_colours(counter, sum(labels.values()), right, unsure, wrong)
         if wrong:
             wrong_examples.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
+        # The same cards read with the palette of the deck's own colours (its printing)
+        deck = DEFAULT_PALETTE.for_deck(DECK_COLOURS[DECK_OF_SOURCE[source]])
+        again = [classify_card(frame, np.asarray(c.corners, np.float32), deck) for c in reads]
+        right, unsure, wrong, got = score_colours(again, labels)
+        add_colours(deck_colour_by_batch[batch], sum(labels.values()), right, unsure, wrong)
+        if wrong:
+            deck_wrong.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
     without_cards = false_cards_without_cards(folder, detector)
     rows = surface_rows(per_surface)
     batches = {name: surface_rows(surfaces) for name, surfaces in sorted(per_batch.items())}
@@ -295,6 +348,8 @@ def main() -> int:
         "colour": dict(colour),
         "colour_by_source": {k: dict(v) for k, v in colour_by_source.items()},
         "colour_wrong": wrong_examples,
+        "deck_colour_by_batch": {k: dict(v) for k, v in sorted(deck_colour_by_batch.items())},
+        "deck_colour_wrong": deck_wrong,
         # 1280×720 camera frames of each table photo (cover and crop), and the photos as
         # scored (scaled to fit 1280×720, so of every shape)
         "time_per_frame_ms": timing(camera_lists),
@@ -305,11 +360,15 @@ def main() -> int:
     print_surfaces("all photos", rows)
     for name, batch_rows in batches.items():
         print_surfaces(name, batch_rows)
-        c = colour_by_batch[name]
-        print(
-            f"  colour ({name}): {c['right']}/{c['cards']} right, {c['unsure']} unsure, "
-            f"{c['wrong']} confidently wrong"
-        )
+        for title, counts in (
+            ("", colour_by_batch),
+            (", the deck's colours", deck_colour_by_batch),
+        ):
+            c = counts[name]
+            print(
+                f"  colour ({name}{title}): {c['right']}/{c['cards']} right, {c['unsure']} "
+                f"unsure, {c['wrong']} confidently wrong"
+            )
     print(
         f"colour: {colour['right']}/{colour['cards']} right, {colour['unsure']} unsure, "
         f"{colour['wrong']} confidently wrong"
@@ -317,6 +376,8 @@ def main() -> int:
     )
     for line in wrong_examples[:20]:
         print("  wrong:", line)
+    for line in deck_wrong[:20]:
+        print("  wrong with the deck's colours:", line)
     print(
         f"photos without cards (the marker photos): {without_cards['photos']}, false cards "
         f"{without_cards['false']} ({without_cards['marked']} more on cards that carry one of our "
