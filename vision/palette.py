@@ -309,6 +309,7 @@ def palette_to_json(palette: Palette, measured_from: Sequence[str] = ()) -> dict
         "features": list(FEATURES),
         "measured_from": list(measured_from),
         "depth_stretch": palette.view,
+        **({"colours": list(palette.colours)} if palette.colours != CARD_CLASSES else {}),
         "classes": {
             cls.name: {"centre": list(cls.centre), "spread": list(cls.spread)}
             for cls in palette.classes
@@ -358,7 +359,20 @@ def palette_from_json(data: Any, path: str = "calibration") -> Palette:
             f"expected a number from {MIN_VIEW} (a camera looking down) to {MAX_VIEW}, "
             f"got {view!r}",
         )
-    return Palette(tuple(out), camera, float(view))
+    palette = Palette(tuple(out), camera, float(view))
+    colours = data.get("colours")
+    if colours is None:
+        return palette
+    if (
+        not isinstance(colours, list)
+        or not colours
+        or not all(isinstance(c, str) and c in CARD_CLASSES for c in colours)
+    ):
+        raise SnapshotError(
+            f"{path}.colours",
+            f"expected the deck's colours, a list of {', '.join(CARD_CLASSES)}; got {colours!r}",
+        )
+    return palette.for_deck(colours)
 
 
 def _vector(value: Any, path: str, *, positive: bool) -> tuple[float, float, float, float]:

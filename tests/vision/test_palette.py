@@ -222,3 +222,18 @@ def test_a_white_or_black_reading_is_unsure_for_a_deck_without_them() -> None:
     deck = DEFAULT_PALETTE.for_deck(("red", "green", "purple"))
     white, red = read_train_cards(scene.image, deck)
     assert (white.colour, white.guess, red.colour) == (UNSURE, "white", "red")
+
+
+def test_a_decks_colours_survive_the_calibration_file(tmp_path: Path) -> None:
+    path = tmp_path / "calibration.json"
+    deck = calibrated_palette({}, "table-3").for_deck(("red", "green", "purple"))
+    save_palette(deck, str(path))
+    loaded = load_palette(str(path))
+    assert loaded.colours == ("purple", "red", "green")
+    assert {c.name for c in loaded.classes} == {"purple", "white", "black", "red", "green"}
+    # A file without the field is a deck of every colour.
+    assert "colours" not in palette_to_json(DEFAULT_PALETTE)
+    data = palette_to_json(deck)
+    data["colours"] = ["red", "violet"]
+    with pytest.raises(SnapshotError, match=r"calibration\.colours.*'violet'"):
+        palette_from_json(data)
