@@ -1676,23 +1676,18 @@ def _dark_bordered(frame: Image, quad: Quad) -> bool:
     return int((darker > _BORDER_DARKER).sum()) >= 3
 
 
-def _coloured_margin_sides(card: Image) -> int:
+def _coloured_margin_sides(card: Image, white: npt.NDArray[np.float32]) -> int:
     """How many sides of a canonical card's outer strip are coloured, balanced against the
-    margin's white: none on a card with a white margin all round."""
-    white = margin_white(card)
+    margin's ``white``: none on a card with a white margin all round."""
     s = 1 + _OUTER_STRIP
-    strips = (
-        card[1:s, _CX0:_CX1],
-        card[CARD_H - s : CARD_H - 1, _CX0:_CX1],
-        card[_CY0:_CY1, 1:s],
-        card[_CY0:_CY1, CARD_W - s : CARD_W - 1],
-    )
-    count = 0
-    for strip in strips:
-        pixels = strip.reshape(-1, 3)
-        b, g, r = (_median(pixels[:, c].astype(np.float32)) / float(white[c]) for c in range(3))
-        count += math.hypot(r - g, (r + g) / 2 - b) >= _COLOURED_SIDE
-    return count
+    across = np.stack([card[1:s, _CX0:_CX1], card[CARD_H - s : CARD_H - 1, _CX0:_CX1]])
+    down = np.stack([card[_CY0:_CY1, 1:s], card[_CY0:_CY1, CARD_W - s : CARD_W - 1]])
+    medians = np.concatenate(
+        [np.median(side.reshape(2, -1, 3), axis=1) for side in (across, down)]
+    ) / np.asarray(white, np.float32)  # (4 sides, B G R)
+    b, g, r = medians[:, 0], medians[:, 1], medians[:, 2]
+    chroma = np.hypot(r - g, (r + g) / 2 - b)
+    return int(np.count_nonzero(chroma >= _COLOURED_SIDE))
 
 
 def margin_white(card: Image) -> npt.NDArray[np.float32]:
@@ -1711,10 +1706,13 @@ def _field(card: Image) -> Image:
     return card[_FY0:_FY1:2, _FX0:_FX1:2].reshape(-1, 3)
 
 
-def _features_and_share(card: Image) -> tuple[tuple[float, float, float, float], float]:
+def _features_and_share(
+    card: Image, white: npt.NDArray[np.float32] | None = None
+) -> tuple[tuple[float, float, float, float], float]:
     """The palette features, and the share of the field's pixels that are coloured (-1 when the
-    card has no colour and large white and large dark parts alike)."""
-    white = margin_white(card)
+    card has no colour and large white and large dark parts alike); ``white``: the margin's, if
+    known."""
+    white = margin_white(card) if white is None else white
     field = _field(card)
     b, g, r = (field[:, c].astype(np.float32) / white[c] for c in range(3))
     lightness = (r + g + b) / np.float32(3.0)
@@ -1792,7 +1790,8 @@ def classify_card(
     """Read the colour of the card whose corners (frame coordinates) are ``quad``."""
     quad = _order(np.asarray(quad, np.float32).reshape(4, 2))
     card = warp_card(frame, quad)
-    features, share = _features_and_share(card)
+    white = margin_white(card)
+    features, share = _features_and_share(card, white)
     guess, confidence = palette.classify(features)
     if share < 0.0 or (_SOME_COLOURED_SHARE <= share < _MIN_COLOURED_SHARE and guess in _NEUTRAL):
         # Large white and large dark parts, or a little colour seen (a thin coloured line on a
@@ -1833,7 +1832,7 @@ def classify_card(
             confidence = min(confidence, 0.5 * unsure_below)
     if (
         features[0] > _FIELD_ABOVE_MARGIN
-        or _coloured_margin_sides(card) >= _COLOURED_SIDES
+        or _coloured_margin_sides(card, white) >= _COLOURED_SIDES
         or _dark_bordered(frame, quad)
     ):
         # No white margin all round to balance the colours against: a dark border (the older
