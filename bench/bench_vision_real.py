@@ -35,6 +35,7 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ from vision.cards import (
     read_train_cards,
 )
 from vision.markers import MarkerDetector
-from vision.palette import DEFAULT_PALETTE, UNSURE
+from vision.palette import DEFAULT_PALETTE, UNSURE, Palette
 
 HERE = Path(__file__).resolve().parent
 FRAME_W, FRAME_H = 1280, 720
@@ -135,7 +136,9 @@ def timing(lists: Times) -> dict[str, dict[str, float]]:
     }
 
 
-def false_cards_without_cards(folder: Path, detector: MarkerDetector) -> dict[str, int]:
+def false_cards_without_cards(
+    folder: Path, detector: MarkerDetector, palette: Palette = DEFAULT_PALETTE
+) -> dict[str, int]:
     """On the marker photos (bench/real_markers.json: boards and sheets of markers, no train
     card in any), every card found is false. As the camera reads a frame: cards that carry one
     of our markers are components (tickets), not train cards, and are counted apart."""
@@ -147,7 +150,7 @@ def false_cards_without_cards(folder: Path, detector: MarkerDetector) -> dict[st
             continue
         frame = to_frame(np.asarray(image, np.uint8))
         centres = [m.centre for m in detector.detect(frame)]
-        cards = read_train_cards(frame)
+        cards = read_train_cards(frame, palette)
         marked = sum(1 for c in cards if carries_marker(c.corners, centres))
         counts["photos"] += 1
         counts["false"] += len(cards) - marked
@@ -163,6 +166,9 @@ DECK_COLOURS: dict[str, tuple[str, ...]] = {
     "set": ("red", "green", "purple"),
     "uno": ("red", "yellow", "green", "blue"),
 }
+# The printing of each source's cards: a white margin, or the black border of old Magic cards
+# (vision.palette.Palette.margin: the finder looks for black-bordered cards on a light table).
+BLACK_BORDERED: frozenset[str] = frozenset({"mtgd"})
 DECK_OF_SOURCE: dict[str, str] = {
     **dict.fromkeys(("jxuno", "hmuno"), "uno"),
     **dict.fromkeys(
@@ -274,13 +280,15 @@ def main() -> int:
             reads = [classify_card(frame, quad, DEFAULT_PALETTE)]
         else:
             camera = to_camera_frame(np.asarray(image, np.uint8))
+            margin = "black" if photo["file"].split("-")[0] in BLACK_BORDERED else "white"
+            printing = replace(DEFAULT_PALETTE, margin=margin)
             for timed, lists in ((camera, camera_lists), (frame, scaled_lists)):
                 runs: list[tuple[float, ...]] = []
                 for _ in range(args.repeat):
                     t0 = time.perf_counter()
-                    cards = read_train_cards(timed)
+                    cards = read_train_cards(timed, printing)
                     t1 = time.perf_counter()
-                    find_card_quads(timed)
+                    find_card_quads(timed, 1.0, printing.margin == "black")
                     t2 = time.perf_counter()
                     detector.detect(timed)
                     t3 = time.perf_counter()
@@ -339,6 +347,7 @@ def main() -> int:
         if wrong:
             deck_wrong.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
     without_cards = false_cards_without_cards(folder, detector)
+    black = false_cards_without_cards(folder, detector, replace(DEFAULT_PALETTE, margin="black"))
     rows = surface_rows(per_surface)
     batches = {name: surface_rows(surfaces) for name, surfaces in sorted(per_batch.items())}
     result: dict[str, Any] = {
@@ -356,18 +365,19 @@ def main() -> int:
         "time_per_photo_as_scored_ms": timing(scaled_lists),
         "missing_photos": missing,
         "photos_without_cards": without_cards,
+        "photos_without_cards_black_bordered": black,
     }
     print_surfaces("all photos", rows)
     for name, batch_rows in batches.items():
         print_surfaces(name, batch_rows)
-        for title, counts in (
+        for title, by_batch in (
             ("", colour_by_batch),
             (", the deck's colours", deck_colour_by_batch),
         ):
-            c = counts[name]
+            tally = by_batch[name]
             print(
-                f"  colour ({name}{title}): {c['right']}/{c['cards']} right, {c['unsure']} "
-                f"unsure, {c['wrong']} confidently wrong"
+                f"  colour ({name}{title}): {tally['right']}/{tally['cards']} right, "
+                f"{tally['unsure']} unsure, {tally['wrong']} confidently wrong"
             )
     print(
         f"colour: {colour['right']}/{colour['cards']} right, {colour['unsure']} unsure, "
@@ -381,7 +391,8 @@ def main() -> int:
     print(
         f"photos without cards (the marker photos): {without_cards['photos']}, false cards "
         f"{without_cards['false']} ({without_cards['marked']} more on cards that carry one of our "
-        "markers, dropped as components)"
+        "markers, dropped as components); looking for black-bordered cards too: "
+        f"{black['false']} false"
     )
     print("time per 1280×720 camera frame (ms):", result["time_per_frame_ms"])
     print("time per photo as scored (ms):", result["time_per_photo_as_scored_ms"])

@@ -1198,11 +1198,13 @@ def _find_in(
     *,
     first: bool = True,
     fine: _FineMap | None = None,
+    dark_borders: bool = False,
 ) -> tuple[_Taken, Outlines]:
     """One look at the finding-scale picture: the cards taken, and the card-sized outlines
     rejected with their reasons (in ``small``'s coordinates). ``areas``: a card's smallest and
     largest area there (by default the fractions of ``small``'s own area); ``first``: the
-    first look at the picture, rather than the second look at a band of slanted rows; ``fine``:
+    first look at the picture, rather than the second look at a band of slanted rows;
+    ``dark_borders``: the deck's printing has a black border, looked for too; ``fine``:
     the camera's picture, where the seams between white cards in a row are looked for."""
     grey: Image = np.asarray(
         cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
@@ -1229,8 +1231,9 @@ def _find_in(
         _light_table_masks(grey, saturation, whites[0]) if light_table and first else (None, None)
     )
     extra = [m for m in (neutral, smooth) if m is not None]
-    # On a light table, last of all, where it is dark: cards of a printing with a dark border.
-    dark = _dark_mask(grey) if light_table and first else None
+    # On a light table, last of all, where it is dark: cards of a printing with a dark border,
+    # when the deck's is (a phone's dark bezel round its lit screen would pass for one).
+    dark = _dark_mask(grey) if dark_borders and light_table and first else None
     if dark is not None:
         extra.append(dark)
     sources: list[Image | int] = [*whites, edges, enclosed, *openings, *extra]
@@ -1477,7 +1480,9 @@ def _unlike_a_card(shape: Quad | npt.NDArray[np.int32], card_area: float) -> flo
     return unlike
 
 
-def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], list[Rejection]]:
+def find_cards_explained(
+    frame: Image, view: float = 1.0, dark_borders: bool = False
+) -> tuple[list[Quad], list[Rejection]]:
     """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates, and the
     card-sized outlines rejected, each with its reason.
 
@@ -1489,7 +1494,11 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
     as its calibration measured it (:func:`vision.calibrate.calibrate`); the picture is looked
     at stretched back by it. Without it, the cards found may still say the camera is at a
     slant (:func:`_foreshortening`): where outlines were rejected for their proportions, the
-    picture is looked at again stretched back."""
+    picture is looked at again stretched back.
+
+    ``dark_borders``: the deck's printing has a black border, not a white margin (the older
+    Ticket to Ride printing, :attr:`vision.palette.Palette.margin`): on a light table such
+    cards are looked for where it is dark, too."""
     h, w = frame.shape[:2]
     scale = min(1.0, FIND_MAX_SIDE / max(h, w))
     scale_y = scale * view
@@ -1497,7 +1506,9 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
     shrink = cv2.INTER_AREA if scale_y <= 1.0 else cv2.INTER_LINEAR  # a small frame, slanted
     small = _bgr(cv2.resize(frame, size, interpolation=shrink) if size != (w, h) else frame)
     fine = _Fine(frame)
-    taken, rejected = _find_in(small, fine=_FineMap(fine, (1 / scale, 1 / scale_y), (0.0, 0.0)))
+    taken, rejected = _find_in(
+        small, fine=_FineMap(fine, (1 / scale, 1 / scale_y), (0.0, 0.0)), dark_borders=dark_borders
+    )
     stretch, bands = _foreshortening(taken.quads, rejected, size)
     largest = max((cv2.contourArea(q) for q in taken.quads), default=0.0)
     for top, bottom, left, right in bands:
@@ -1577,10 +1588,10 @@ def find_cards_explained(frame: Image, view: float = 1.0) -> tuple[list[Quad], l
     return found, explained
 
 
-def find_card_quads(frame: Image, view: float = 1.0) -> list[Quad]:
-    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates (``view``:
-    see :func:`find_cards_explained`)."""
-    return find_cards_explained(frame, view)[0]
+def find_card_quads(frame: Image, view: float = 1.0, dark_borders: bool = False) -> list[Quad]:
+    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates (``view``
+    and ``dark_borders``: see :func:`find_cards_explained`)."""
+    return find_cards_explained(frame, view, dark_borders)[0]
 
 
 def warp_card(frame: Image, quad: Quad) -> Image:
@@ -1862,5 +1873,5 @@ def read_train_cards(
     palette's calibration says how the camera sees the table: its colours and its slant)."""
     return [
         classify_card(frame, quad, palette, unsure_below)
-        for quad in find_card_quads(frame, palette.view)
+        for quad in find_card_quads(frame, palette.view, palette.margin == "black")
     ]

@@ -60,6 +60,7 @@ _SPREAD: Final[tuple[float, float, float, float]] = (0.08, 0.07, 0.07, 0.12)
 _LOCOMOTIVE_SPREAD: Final[tuple[float, float, float, float]] = (0.35, 0.35, 0.35, 0.12)
 
 CALIBRATION_FORMAT: Final = 1
+MARGINS: Final = ("white", "black")  # a printing's margin: the current one, the older one
 # A camera's slant as calibrations store it (``depth_stretch``): 1.0 looks straight down; 2.0
 # is 60° from straight down, where a card's depth is half its width's share.
 MIN_VIEW: Final = 1.0
@@ -128,6 +129,9 @@ class Palette:
     # The colours the deck in play has (its printing's), when not all of CARD_CLASSES: a card
     # nearest another colour is unsure, and a colour the deck lacks is never a card's reading.
     colours: tuple[str, ...] = CARD_CLASSES
+    # The printing's margin: "white" (the current printing), or "black" (the older printing's
+    # black border, which the finder then looks for on a light table too).
+    margin: str = "white"
 
     def for_deck(self, colours: Sequence[str]) -> Palette:
         """This palette for a deck with only ``colours``: the others' classes are dropped, so a
@@ -138,7 +142,8 @@ class Palette:
         if unknown:
             raise ValueError(f"not a card class: {unknown[0]}; known: {', '.join(CARD_CLASSES)}")
         kept = tuple(c for c in self.classes if c.name in colours or c.name in ("white", "black"))
-        return Palette(kept, self.source, self.view, tuple(c for c in CARD_CLASSES if c in colours))
+        deck = tuple(c for c in CARD_CLASSES if c in colours)
+        return Palette(kept, self.source, self.view, deck, self.margin)
 
     def distances(self, features: Sequence[float]) -> list[tuple[float, str]]:
         """(normalised distance, class name) for every class, nearest first."""
@@ -310,6 +315,7 @@ def palette_to_json(palette: Palette, measured_from: Sequence[str] = ()) -> dict
         "measured_from": list(measured_from),
         "depth_stretch": palette.view,
         **({"colours": list(palette.colours)} if palette.colours != CARD_CLASSES else {}),
+        **({"margin": palette.margin} if palette.margin != "white" else {}),
         "classes": {
             cls.name: {"centre": list(cls.centre), "spread": list(cls.spread)}
             for cls in palette.classes
@@ -359,7 +365,12 @@ def palette_from_json(data: Any, path: str = "calibration") -> Palette:
             f"expected a number from {MIN_VIEW} (a camera looking down) to {MAX_VIEW}, "
             f"got {view!r}",
         )
-    palette = Palette(tuple(out), camera, float(view))
+    margin = data.get("margin", "white")
+    if margin not in MARGINS:
+        raise SnapshotError(
+            f"{path}.margin", f"expected one of {', '.join(MARGINS)}, got {margin!r}"
+        )
+    palette = Palette(tuple(out), camera, float(view), margin=margin)
     colours = data.get("colours")
     if colours is None:
         return palette

@@ -237,3 +237,14 @@ def test_a_decks_colours_survive_the_calibration_file(tmp_path: Path) -> None:
     data["colours"] = ["red", "violet"]
     with pytest.raises(SnapshotError, match=r"calibration\.colours.*'violet'"):
         palette_from_json(data)
+
+
+def test_a_printings_black_margin_survives_the_file_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "calibration.json"
+    save_palette(replace(DEFAULT_PALETTE, source="old-deck", margin="black"), str(path))
+    assert load_palette(str(path)).margin == "black"
+    assert "margin" not in palette_to_json(DEFAULT_PALETTE)  # white: the current printing
+    data = palette_to_json(DEFAULT_PALETTE)
+    data["margin"] = "gold"
+    with pytest.raises(SnapshotError, match=r"calibration\.margin.*'gold'"):
+        palette_from_json(data)
