@@ -1385,7 +1385,8 @@ def _find_in(
                 grey, saturation, snapped_all
             )
             if open_sided:
-                three = np.asarray([any(q is o for o in open_sided) for q in singles])
+                open_ids = {id(o) for o in open_sided}
+                three = np.asarray([id(q) in open_ids for q in singles])
                 bright |= (
                     three
                     & _straight_edges(grey, snapped_all, either_way=True, sides=3)

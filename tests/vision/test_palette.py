@@ -137,6 +137,16 @@ def _ink(tint: float, hue_degrees: float) -> tuple[float, float]:
         (0.09, -93.0, None),
         # Half-way between purple and blue: neither, faint or not.
         (0.12, -70.0, None),
+        # Set's violet outlines under a warm light (vimalloc/set-solver's set.jpg): a red hue at
+        # a tint of 0.29, and a navy one (filter_cards3.jpg, -93° at 0.32). A light makes such
+        # hues of faint ink, and needs a stronger tint for a colour it makes too: neither is said.
+        (0.29, 18.0, None),
+        (0.32, -93.0, None),
+        # Red outlines on the real photos measured a tint of 0.57 or more: red.
+        (0.57, 22.0, "red"),
+        # A colour no light makes, at the same tint: green and purple are said.
+        (0.29, 172.0, "green"),
+        (0.29, -40.0, "purple"),
     ],
 )
 def test_a_faint_ink_is_read_by_its_hue_only_where_no_light_makes_that_hue(
@@ -168,31 +178,6 @@ def test_a_pale_card_is_read_by_its_hue_only_where_no_light_makes_that_hue(
     chroma: float, hue: float, expected: str | None
 ) -> None:
     read = DEFAULT_PALETTE.classify_by_hue((0.7, *_ink(chroma, hue), 0.0))
-    if expected is None:
-        assert read is None or read[1] < 0.75, read
-    else:
-        assert read is not None and read[0] == expected and read[1] >= 0.75, read
-
-
-@pytest.mark.parametrize(
-    ("tint", "hue", "expected"),
-    [
-        # Set's violet outlines under a warm light (vimalloc/set-solver's set.jpg): a red hue at
-        # a tint of 0.29, and a navy one (filter_cards3.jpg, -93° at 0.32). A light makes such
-        # hues of faint ink: neither is said.
-        (0.29, 18.0, None),
-        (0.32, -93.0, None),
-        # Red outlines on the real photos measured a tint of 0.57 or more: red.
-        (0.57, 22.0, "red"),
-        # A colour no light makes, at the same tint: green and purple are said.
-        (0.29, 172.0, "green"),
-        (0.29, -40.0, "purple"),
-    ],
-)
-def test_a_tinted_ink_of_a_colour_light_makes_too_must_be_strong(
-    tint: float, hue: float, expected: str | None
-) -> None:
-    read = DEFAULT_PALETTE.classify_ink(*_ink(tint, hue))
     if expected is None:
         assert read is None or read[1] < 0.75, read
     else:
