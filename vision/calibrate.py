@@ -29,6 +29,7 @@ from vision.cards import (
     TrainCard,
     find_card_quads,
     find_cards_explained,
+    has_white_margin,
     measure_view,
     read_train_cards,
 )
@@ -202,6 +203,22 @@ def calibrate(
         raise CalibrationError(
             f"found {len(found)} cards in {where}; lay out exactly {len(order)}, one of each "
             f"colour, left to right: {', '.join(order)}.{why}"
+        )
+    frame_of = dict(zip(labels, frames, strict=True))
+    bare = [
+        str(i)
+        for i, (label, card) in enumerate(found, start=1)
+        if not has_white_margin(frame_of[label], np.asarray(card.corners, np.float32))
+    ]
+    if bare:
+        # A card's colours are measured against its white margin: without one (the older,
+        # black-bordered printing) the measurement would be of its border or its picture, and
+        # the palette written would misread every card.
+        raise CalibrationError(
+            f"{'cards' if len(bare) > 1 else 'card'} {', '.join(bare)} of {len(order)} "
+            f"{'show' if len(bare) > 1 else 'shows'} no white margin all round: colours are "
+            "measured against it. Cards of the older, black-bordered printing cannot be "
+            "calibrated (their colours read unsure); lay out cards with a white margin"
         )
     samples = tuple(
         CalibrationSample(colour, label, card.box, card.features, card.corners)

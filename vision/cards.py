@@ -1706,6 +1706,31 @@ def _coloured_margin_sides(card: Image, white: npt.NDArray[np.float32]) -> int:
     return int(np.count_nonzero(chroma >= _COLOURED_SIDE))
 
 
+def _no_white_margin(
+    frame: Image, quad: Quad, card: Image, white: npt.NDArray[np.float32], lightness: float
+) -> bool:
+    """Whether the card (``card`` warped from ``frame`` at ``quad``, its margin's ``white``, its
+    field's ``lightness`` against it) lacks a white margin all round: a dark border (the older
+    black-bordered printing, found whole on a light table: far darker than the table, its field
+    lighter than its "white"), or the field inside it, whose pale sky band was taken for the
+    white (orange read yellow at 0.95)."""
+    return (
+        lightness > _FIELD_ABOVE_MARGIN
+        or _coloured_margin_sides(card, white) >= _COLOURED_SIDES
+        or _dark_bordered(frame, quad)
+    )
+
+
+def has_white_margin(frame: Image, quad: Quad) -> bool:
+    """Whether the card whose corners (frame coordinates) are ``quad`` has a white margin all
+    round: what its colours are balanced against (and measured against, in calibration)."""
+    quad = _order(np.asarray(quad, np.float32).reshape(4, 2))
+    card = warp_card(frame, quad)
+    white = margin_white(card)
+    lightness = _features_and_share(card, white)[0][0]
+    return not _no_white_margin(frame, quad, card, white, lightness)
+
+
 def margin_white(card: Image) -> npt.NDArray[np.float32]:
     """The margin's colour (B, G, R): the brightest neutral quarter of the ring, unsaturated
     pixels preferred (glare clips them)."""
@@ -1846,15 +1871,8 @@ def classify_card(
             _INK_THIN_SHARE <= ink_share < _INK_MIN_SHARE and tint >= _INK_THIN_TINT
         ):
             confidence = min(confidence, 0.5 * unsure_below)
-    if (
-        features[0] > _FIELD_ABOVE_MARGIN
-        or _coloured_margin_sides(card, white) >= _COLOURED_SIDES
-        or _dark_bordered(frame, quad)
-    ):
-        # No white margin all round to balance the colours against: a dark border (the older
-        # black-bordered printing, found whole on a light table: far darker than the table, its
-        # field lighter than its "white"), or the field inside it, whose pale sky band was
-        # taken for the white (orange read yellow at 0.95). Unsure, not wrong.
+    if _no_white_margin(frame, quad, card, white, features[0]):
+        # Nothing to balance the colours against. Unsure, not wrong.
         confidence = min(confidence, 0.5 * unsure_below)
     if guess not in palette.colours:
         confidence = 0.0  # white or black, which this deck has not

@@ -236,6 +236,28 @@ def test_calibration_with_a_card_missing_writes_nothing(tmp_path: Path) -> None:
         calibrate([], str(output))
 
 
+def test_cards_without_a_white_margin_are_not_calibrated(tmp_path: Path) -> None:
+    # The older printing's black border: the nine are found (their fields inside the border),
+    # but their colours would be measured against no white margin, and the palette written
+    # would misread every card. Nothing is written; the error says why.
+    bordered = _write(
+        tmp_path,
+        "bordered.png",
+        SceneSpec(
+            cards=CALIBRATION_ORDER,
+            layout="row",
+            rotation_deg=5,
+            card_width_px=52,
+            width=640,
+            margin=(25, 25, 28),
+        ),
+    )
+    output = tmp_path / "cal.json"
+    with pytest.raises(CalibrationError, match="no white margin all round"):
+        calibrate([bordered], str(output))
+    assert not output.exists()
+
+
 def test_a_calibration_that_finds_no_card_says_why_the_outline_seen_was_not_one(
     tmp_path: Path,
 ) -> None:
