@@ -80,16 +80,13 @@ _HUE_MAX_SPREAD: Final = 0.1
 _HUE_MAX_OFF: Final = 45.0
 _HUE_MARGIN_SCALE: Final = 40.0
 # Reading a white-looking card by its ink's hue (Palette.classify_ink, the ink's tint from
-# vision.cards.card_ink). Below this tint the ink is nearly grey and its hue may be the light's or
-# the camera's: Set's dull violet outlines on warm-lit cards (AviH0/Set-Solver test_image_16 and
-# _20) measured hues between red and orange at tints up to 0.14, and elsewhere hues towards blue
-# at up to 0.13. Set outlines read right by their ink's hue (violet, green; real photos from
-# pfsh-, nhs- and avi- in bench/real_photos.json) have tints of 0.21–0.52.
-_INK_HUE_MIN_TINT: Final = 0.2
-# A colour a light makes too (red, orange, yellow, blue: near the line below) needs a stronger
-# ink: Set's violet outlines under a warm light measured a red hue at a tint of 0.29 (read
-# "red" at 1.0, on a photo never tuned on); the red outlines on the real photos measured 0.57
-# to 1.63.
+# vision.cards.card_ink). Below this tint the ink's hue may be the light's or the camera's, and
+# only a colour no light makes is read (purple, green: see _OFF_LIGHT below): Set's dull violet
+# outlines on warm-lit cards (AviH0/Set-Solver test_image_16 and _20) measured hues between red
+# and orange at tints up to 0.14, elsewhere hues towards blue at up to 0.13, and under a warm
+# light (vimalloc/set-solver's set.jpg, a photo never tuned on) a red hue at 0.29, read "red"
+# at 1.0. The red outlines on the real photos measured 0.57–1.63; Set outlines read right by
+# their ink's hue (violet, green; pfsh-, nhs- and avi- in bench/real_photos.json) 0.21–0.52.
 _INK_LIGHTS_MIN_TINT: Final = 0.45
 # The ink's hue must lie this near a class's hue (a thin line's colour is weaker evidence than a
 # field's; classify_by_hue allows 45°): Set's violet measured -72° (48° from purple, 44° from
@@ -132,6 +129,11 @@ class Palette:
     # The printing's margin: "white" (the current printing), or "black" (the older printing's
     # black border, which the finder then looks for on a light table too).
     margin: str = "white"
+
+    @property
+    def black_bordered(self) -> bool:
+        """Whether the printing has a black border rather than a white margin."""
+        return self.margin == "black"
 
     def for_deck(self, colours: Sequence[str]) -> Palette:
         """This palette for a deck with only ``colours``: the others' classes are dropped, so a
@@ -200,19 +202,13 @@ class Palette:
         """For a card that looks white but carries tinted ink (thin outlines, faint stripes):
         the class whose hue is nearest the ink's tint (red_green, yellow_blue per unit of the
         ink's darkness, :func:`vision.cards.card_ink`), with a confidence as in
-        :meth:`classify_by_hue`. None when the ink is too near grey for its hue to be its own
-        (unless that hue lies off the line a light's colour moves hues along) or its hue is
-        not near one class's."""
+        :meth:`classify_by_hue`. None when the ink is too faint for its hue to be its own
+        (unless that hue lies off the line a light's colour moves hues along, nearest a colour
+        no light makes) or its hue is not near one class's."""
         nearest = self._nearest_hue(red_green, yellow_blue, _INK_HUE_MAX_OFF)
-        tint = math.hypot(red_green, yellow_blue)
-        if nearest is None:
-            return None
-        if tint >= _INK_HUE_MIN_TINT and (
-            tint >= _INK_LIGHTS_MIN_TINT
-            or self._off_light_class(red_green, yellow_blue, nearest[0])
-        ):
+        if nearest is None or math.hypot(red_green, yellow_blue) >= _INK_LIGHTS_MIN_TINT:
             return nearest
-        # Faint: only a hue no light makes, and only a colour no light makes (a faint blue,
+        # Faint: only a hue no light makes, and only a colour no light makes (a faint red, blue,
         # orange or yellow ink cannot be told from the light's own cast)
         return nearest if self._off_light_class(red_green, yellow_blue, nearest[0]) else None
 
