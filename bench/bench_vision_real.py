@@ -288,7 +288,7 @@ def main() -> int:
                     t0 = time.perf_counter()
                     cards = read_train_cards(timed, printing)
                     t1 = time.perf_counter()
-                    find_card_quads(timed, 1.0, printing.margin == "black")
+                    find_card_quads(timed, 1.0, printing.black_bordered)
                     t2 = time.perf_counter()
                     detector.detect(timed)
                     t3 = time.perf_counter()

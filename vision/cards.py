@@ -1896,5 +1896,5 @@ def read_train_cards(
     palette's calibration says how the camera sees the table: its colours and its slant)."""
     return [
         classify_card(frame, quad, palette, unsure_below)
-        for quad in find_card_quads(frame, palette.view, palette.margin == "black")
+        for quad in find_card_quads(frame, palette.view, palette.black_bordered)
     ]

@@ -77,7 +77,7 @@ def describe(
         }
         for m in found_markers
     ]
-    quads, rejected = find_cards_explained(image, palette.view, palette.margin == "black")
+    quads, rejected = find_cards_explained(image, palette.view, palette.black_bordered)
     centres = [m.centre for m in found_markers]
     cards = []
     for quad in quads:
