@@ -491,8 +491,6 @@ class MqttBridge:
             self._events_while_down = 0
             payload = self._state_payload
             state = self._led_state
-            self._led_resync = True
-            self._led_wake.notify_all()
         log.info("MQTT: connected to %s:%s", self.config.host, self.config.port)
         client.publish(self.status_topic, "online", qos=1, retain=True)
         if payload is not None:
@@ -509,6 +507,15 @@ class MqttBridge:
             self._announce(state, force=True)
         if topics:
             client.subscribe([(t, 0) for t in topics])
+        # Only now the whole LED frame: the broker handles one client's packets in order, so
+        # the devices' status subscription is in place before the frame. A WLED that
+        # subscribed before the frame gets it; one that says "online" after our subscription
+        # is repainted when that arrives. Woken earlier, the LED thread could send the frame
+        # before a device resubscribed, and hear its "online" only as a retained message
+        # after (noted, not repainted): a strip left dark after a broker restart.
+        with self._lock:
+            self._led_resync = True
+            self._led_wake.notify_all()
 
     def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
         # paho calls this inside its ``except OSError``, so the error is still at hand.

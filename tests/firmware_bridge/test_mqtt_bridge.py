@@ -672,3 +672,48 @@ def test_events_beyond_the_queue_while_the_broker_is_away_are_counted_as_dropped
     finally:
         bridge.stop()
         later.stop()
+
+
+def test_after_a_reconnect_the_whole_frame_follows_the_device_status_subscription(
+    broker: Broker, subscribe: Subscribe
+) -> None:
+    """The race a landing CI once lost: after a broker restart, a WLED that resubscribed after
+    the bridge's whole frame, but said "online" before the bridge's status subscription, got
+    no frame (its "online" arrived as a retained message, which is only noted) and stayed
+    dark. The frame must follow the status subscription on the wire; the subscription is
+    slowed down here so that the old order would send the frame first every time."""
+    strip = subscribe(["wled/strip/api"], status_topic="wled/strip/status")
+    bridge = MqttBridge(config(broker, wled=("strip",), seats=SEATS, leds_per_seat=LEDS))
+    order: list[str] = []
+    client = bridge._client  # the bridge's own paho client, wrapped to see what goes out
+    real_subscribe, real_publish = client.subscribe, client.publish
+
+    def slow_subscribe(topic: Any, *args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.5)
+        order.append("subscribe")
+        return real_subscribe(topic, *args, **kwargs)
+
+    def noted_publish(topic: str, *args: Any, **kwargs: Any) -> Any:
+        if topic == "wled/strip/api":
+            order.append("frame")
+        return real_publish(topic, *args, **kwargs)
+
+    client.subscribe = slow_subscribe  # type: ignore[method-assign]
+    client.publish = noted_publish  # type: ignore[method-assign]
+    bridge.start()
+    try:
+        wait_until(connected(bridge), what="the bridge to connect")
+        bridge.publish_state(table())
+        wait_until(lambda: "frame" in order, what="the first frame")
+        broker.stop()
+        wait_until(lambda: not bridge.status().connected, what="the bridge to notice")
+        order.clear()
+        strip.clear()
+        broker.start()
+        wait_until(
+            lambda: tuple(strip_of(strip, "wled/strip/api").pixels) == expected(table()),
+            what="the whole frame on the strip again",
+        )
+        assert order.index("subscribe") < order.index("frame"), order
+    finally:
+        bridge.stop()
