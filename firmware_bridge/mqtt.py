@@ -306,6 +306,9 @@ class MqttBridge:
         self.command_topic = f"{base}/command"  # Home Assistant's undo/redo buttons
         self.resend_topic = f"{base}/resend"  # the table answers
         self._lock = threading.Lock()
+        # One retained state or discovery announcement at a time, each of the state as it is
+        # then (see _send_state)
+        self._send_lock = threading.Lock()
         self._state = "stopped"
         self._last_error: str | None = None
         self._dropped_events = 0
@@ -432,9 +435,9 @@ class MqttBridge:
                 body = json.dumps(scan, separators=(",", ":"), ensure_ascii=False)
                 self._client.publish(tag_topic(self.config.table_id), body, qos=1)
         if connected:
-            self._client.publish(self.state_topic, payload, qos=1, retain=True)
+            self._send_state()
             if self.config.ha_discovery:
-                self._announce(copy, force=False)
+                self._announce(force=False)
 
     def publish_event(self, seq: int, event: Mapping[str, Any], *, db: str | None = None) -> None:
         """One applied event, QoS 1, as ``{"schema": 1, "seq": seq, "event": event}`` (and
@@ -489,12 +492,9 @@ class MqttBridge:
         with self._lock:
             self._state = "connected"
             self._events_while_down = 0
-            payload = self._state_payload
-            state = self._led_state
         log.info("MQTT: connected to %s:%s", self.config.host, self.config.port)
         client.publish(self.status_topic, "online", qos=1, retain=True)
-        if payload is not None:
-            client.publish(self.state_topic, payload, qos=1, retain=True)
+        self._send_state()
         topics = [*self._wled.status_topics, *self._ha.status_topics]
         if self._pad_sink is not None and self.config.seat_pads:
             client.subscribe(pad_topic_filter(self.config.table_id), qos=1)
@@ -504,7 +504,7 @@ class MqttBridge:
             client.subscribe(self.command_topic, qos=1)
         if self.config.ha_discovery:
             topics.append(f"{self.config.ha_prefix}/status")
-            self._announce(state, force=True)
+            self._announce(force=True)
         if topics:
             client.subscribe([(t, 0) for t in topics])
         # Only now the whole LED frame: the broker handles one client's packets in order, so
@@ -568,9 +568,7 @@ class MqttBridge:
         if self.config.ha_discovery and message.topic == f"{self.config.ha_prefix}/status":
             # Home Assistant's birth message: it restarted and wants discovery again.
             if payload == "online" and not message.retain:
-                with self._lock:
-                    state = self._led_state
-                self._announce(state, force=True)
+                self._announce(force=True)
             return
         with self._lock:
             if self._led_thread is not None:
@@ -685,21 +683,39 @@ class MqttBridge:
         info = self._client.publish(topic, payload, qos=0, retain=False)
         return info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS
 
-    def _announce(self, state: Mapping[str, Any] | None, *, force: bool) -> None:
+    def _send_state(self) -> None:
+        """Retain the latest snapshot on ``…/state``, when connected. One at a time, each
+        reading the snapshot when its turn comes: a connect's copy of the snapshot it saw
+        before a newer one arrived could otherwise be published after the newer one's, and the
+        retained state would be stale until the next change."""
+        with self._send_lock:
+            with self._lock:
+                payload = self._state_payload
+                connected = self._state == "connected"
+            if payload is not None and connected:
+                self._client.publish(self.state_topic, payload, qos=1, retain=True)
+
+    def _announce(self, *, force: bool) -> None:
         """Home Assistant discovery: the table status sensor, and a score sensor per player
-        (names from ``state``); sensors of players no longer there are removed."""
-        names = player_names(state)
-        with self._lock:
-            if not force and names == self._discovered_players:
-                return
-            self._discovered_players = names
-        messages = discovery_messages(self.config, names, configuration_url=self.configuration_url)
-        url = self.configuration_url
-        messages.append(event_entity_message(self.config, configuration_url=url))
-        messages.append(tag_scanner_message(self.config, configuration_url=url))
-        for topic, config in messages:
-            payload = "" if config is None else json.dumps(config, separators=(",", ":"))
-            self._client.publish(topic, payload, qos=1, retain=True)
+        (names from the latest state); sensors of players no longer there are removed.
+
+        One at a time, each reading the state when its turn comes (as :meth:`_send_state`): a
+        connect's announcement made from the state it saw before a new game's state arrived
+        could otherwise be published after that state's own, and remove the new players'
+        sensors (a test on a loaded machine waited 30 s for one)."""
+        with self._send_lock:
+            with self._lock:
+                names = player_names(self._led_state)
+                if not force and names == self._discovered_players:
+                    return
+                self._discovered_players = names
+            url = self.configuration_url
+            messages = discovery_messages(self.config, names, configuration_url=url)
+            messages.append(event_entity_message(self.config, configuration_url=url))
+            messages.append(tag_scanner_message(self.config, configuration_url=url))
+            for topic, config in messages:
+                payload = "" if config is None else json.dumps(config, separators=(",", ":"))
+                self._client.publish(topic, payload, qos=1, retain=True)
 
     # -- the LED worker ---------------------------------------------------------------------
     def _led_loop(self) -> None:

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -715,5 +716,49 @@ def test_after_a_reconnect_the_whole_frame_follows_the_device_status_subscriptio
             what="the whole frame on the strip again",
         )
         assert order.index("subscribe") < order.index("frame"), order
+    finally:
+        bridge.stop()
+
+
+def test_a_state_published_while_connecting_keeps_its_player_sensors(
+    broker: Broker, subscribe: Subscribe
+) -> None:
+    """Another race a loaded machine lost: the connect announces discovery from the state it
+    saw (none yet); a state with three players arriving meanwhile announced their sensors,
+    and the connect's announcement, published after it, removed them again. The connect's
+    announcement is slowed down here so that it is overtaken every time."""
+    sub = subscribe(["homeassistant/#", "trackside/table-1/state"])
+    bridge = MqttBridge(config(broker, ha_discovery=True))
+    client = bridge._client
+    real_publish = client.publish
+    slowed: list[str] = []
+
+    def publish(topic: str, *args: Any, **kwargs: Any) -> Any:
+        ours = topic.startswith("homeassistant/") and threading.current_thread() is not main
+        if ours and not slowed:
+            slowed.append(topic)
+            time.sleep(0.5)  # the connect's announcement, overtaken by the state below
+        return real_publish(topic, *args, **kwargs)
+
+    main = threading.current_thread()
+    client.publish = publish  # type: ignore[method-assign]
+    bridge.start()
+    try:
+        wait_until(connected(bridge), what="the bridge to connect")
+        bridge.publish_state(table())
+        wait_until(lambda: bool(slowed), what="the connect's announcement")
+        prefix = "homeassistant/sensor/trackside_table_1"
+        wait_until(
+            lambda: (
+                sub.last(f"{prefix}/status/config") is not None
+                and len(sub.on(f"{prefix}/status/config")) >= 2
+            ),
+            what="both announcements",
+        )
+        time.sleep(0.5)  # anything still on its way
+        cy = sub.last(f"{prefix}/player_3_score/config")
+        assert cy is not None and cy.payload != "", "Cy's sensor was removed"
+        state = sub.last("trackside/table-1/state")
+        assert state is not None and json.loads(state.payload) == table()
     finally:
         bridge.stop()
