@@ -86,7 +86,7 @@ class Table:
 
 
 def _wait(check, what: str, proc: subprocess.Popen[bytes], log: Path) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60  # a bound: a loaded machine starts slowly
     while True:
         try:
             if check():

@@ -146,18 +146,26 @@ class Subscriber:
             # Like a WLED or ESPHome device: retained "online", "offline" as the last will.
             self.client.will_set(status_topic, "offline", qos=1, retain=True)
         self.client.on_connect = self._on_connect
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
         self.client.connect(broker.host, broker.port, keepalive=30)
         self.client.loop_start()
         wait_until(lambda: self.connections > 0, what="the test subscriber to connect")
 
     def _on_connect(self, client: paho.Client, *_: object) -> None:
-        # Subscribe from here so a reconnect subscribes again; count only after the SUBACK
-        # would be tidier, but a retained message arriving is what the tests wait for anyway.
+        # Subscribe from here so a reconnect subscribes again. A connection counts once the
+        # broker has acknowledged the subscription: counted at the CONNACK, a test that
+        # publishes right after making a subscriber could be ahead of its SUBSCRIBE on a busy
+        # machine, and wait 30 s for a message the broker never sent it.
         if self.topics:
             client.subscribe([(t, 1) for t in self.topics])
         if self.status_topic is not None:
             client.publish(self.status_topic, "online", qos=1, retain=True)
+        if not self.topics:
+            with self._lock:
+                self.connections += 1
+
+    def _on_subscribe(self, client: paho.Client, *_: object) -> None:
         with self._lock:
             self.connections += 1
 
