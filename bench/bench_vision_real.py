@@ -14,12 +14,16 @@ not count as the frame's time); the figures are the median and 95th percentile o
 the photos, OpenCV on one thread as in the camera; cards are timed found and read, and found
 only. The 29 marker photos (bench/real_markers.json) hold no train card: every card found
 there is false (those carrying one of our markers are components and counted apart). Scoring
-is by count, per photo, on whole cards (the labels count whole cards only): a detection touching
-the frame's edge is ignored (a cut card); found = min(detections, labelled), false = detections
-beyond the label. Photos are reported all together and by batch: those the finder and colour
+is by place, on whole cards: each photo's labels box every whole card (``boxes``, fractions of
+the photo's width and height, boxed by eye); a detection touching the frame's edge is ignored
+(a cut card); a detection is found when it overlaps a labelled card's box by LEAST_IOU or more
+(each card once), false otherwise (a shape printed on a card, a piece of table, two cards in
+one outline). Until 2026-11-27 scoring was by count (found = min(detections, labelled)),
+which took a shape printed on a missed card for a card found. Photos are reported all together and by batch: those the finder and colour
 reader were tuned on, and each batch labelled later and never tuned on (``batch`` in the
 labels), a check of the same figures on photos they have not seen.
-Colour (photos with colour labels) compares the multiset of colours read with the labelled one:
+Colour (photos with colour labels) compares the multiset of colours read on the detections
+that are labelled cards with the labelled one:
 right = matching reads, unsure = "unsure" reads, wrong = confident reads not matched. A
 "card-fills-frame" photo (a phone close-up of one card) is read as one card whose corners are
 the photo's corners: colour only. The anchor is a threshold-and-contour card finder in the
@@ -114,6 +118,53 @@ def touches_edge(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
         or quad[:, 0].max() >= w - 3
         or quad[:, 1].max() >= h - 3
     )
+
+
+# A card found is a labelled card's when their boxes overlap by this intersection over union
+# or more (PASCAL VOC's rule): a shape printed on a card (a Set oval: a fifth of the card) is
+# not the card, a loose outline taking in a wedge of table still is.
+LEAST_IOU = 0.5
+
+
+def labelled_boxes(photo: dict[str, Any], shape: tuple[int, ...]) -> list[tuple[float, ...]]:
+    """The photo's labelled whole cards, as boxes (x0, y0, x1, y1) in the scored frame's
+    pixels (the labels keep them as fractions of the photo's width and height)."""
+    h, w = shape[:2]
+    boxes = photo["boxes"]
+    if len(boxes) != photo["cards"]:
+        raise SystemExit(f"{photo['file']}: {photo['cards']} cards labelled, {len(boxes)} boxes")
+    return [(x0 * w, y0 * h, x1 * w, y1 * h) for x0, y0, x1, y1 in boxes]
+
+
+def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    across = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    down = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    both = across * down
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - both
+    return both / union if union > 0 else 0.0
+
+
+def matches(boxes: list[tuple[float, ...]], quads: list[npt.NDArray[np.float32]]) -> set[int]:
+    """The indices of ``quads`` that are a labelled card each: greedily by overlap, best
+    first, each card and each quad matched once, at ``LEAST_IOU`` or more."""
+    outlines = [(*q.min(axis=0).tolist(), *q.max(axis=0).tolist()) for q in quads]
+    pairs = sorted(
+        (
+            (iou(box, outline), i, j)
+            for i, box in enumerate(boxes)
+            for j, outline in enumerate(outlines)
+        ),
+        reverse=True,
+    )
+    cards: set[int] = set()
+    found: set[int] = set()
+    for overlap, i, j in pairs:
+        if overlap < LEAST_IOU:
+            break
+        if i not in cards and j not in found:
+            cards.add(i)
+            found.add(j)
+    return found
 
 
 def finish(result: dict[str, Any], missing: int, json_path: str | None) -> int:
@@ -302,15 +353,20 @@ def main() -> int:
                 c for c in cards if not touches_edge(np.asarray(c.corners, np.float32), frame.shape)
             ]
             whole_anchor = [q for q in anchors if not touches_edge(q, frame.shape)]
+            boxes = labelled_boxes(photo, frame.shape)
+            matched = matches(boxes, [np.asarray(c.corners, np.float32) for c in whole])
+            anchor_matched = matches(boxes, whole_anchor)
             batch = photo.get("batch", TUNED_ON)
             for counts in (per_surface[photo["surface"]], per_batch[batch][photo["surface"]]):
                 counts["photos"] += 1
                 counts["cards"] += photo["cards"]
-                counts["found"] += min(len(whole), photo["cards"])
-                counts["false"] += max(0, len(whole) - photo["cards"])
-                counts["anchor_found"] += min(len(whole_anchor), photo["cards"])
-                counts["anchor_false"] += max(0, len(whole_anchor) - photo["cards"])
-            reads = whole
+                counts["found"] += len(matched)
+                counts["false"] += len(whole) - len(matched)
+                counts["anchor_found"] += len(anchor_matched)
+                counts["anchor_false"] += len(whole_anchor) - len(anchor_matched)
+            # Only outlines of a labelled card are read for colour: a shape printed on a card,
+            # taken for one, has the card's colour and would pass for a card read right.
+            reads = [whole[i] for i in sorted(matched)]
             if args.overlays:
                 out = frame.copy()
                 for q in anchors:
