@@ -1096,6 +1096,13 @@ _STRETCH_GAIN: Final = 0.03
 # on one photo, which pulled the median down to let them pass.
 _MIN_AREA_OF_FOUND: Final = 0.4
 _SIZE_PEERS: Final = 3
+# When the shapes outnumber the cards (a light table whose white cards are lost against it, the
+# shapes printed on them found: nine Set ovals and four cards on a photo never tuned on), the
+# quartile is a shape's. The areas found then fall into two sizes apart by this factor or more
+# (Set shapes: a fifth of a card; a far row at a slant: 0.55 of the near one's area), and the
+# smaller are shapes when the larger are _SIZE_PEERS cards or more. Found by placing every card
+# on the real photos by eye (9 of 13 false outlines there were such shapes).
+_SHAPE_GAP: Final = 2.5
 Band = tuple[float, float, float, float]  # top and bottom rows, left and right columns
 # The cards found unasked are the nearer, less shortened ones (a far card is shortened more):
 # the second look stretches by the measured slant squared. By the slant itself, the real photos
@@ -1454,11 +1461,18 @@ def _took_row(grey: Image, pieces: list[Quad], taken: _Taken) -> bool:
 
 def _card_sized(taken: _Taken, rejected: Outlines) -> _Taken:
     """The cards taken that are of the others' size: a card-shaped outline much smaller than the
-    upper quartile of three or more is a shape printed on a card (``rejected`` gets it)."""
+    upper quartile of three or more is a shape printed on a card, and so are the smaller of two
+    sizes _SHAPE_GAP apart whose larger has _SIZE_PEERS cards or more (``rejected`` gets
+    them)."""
     if len(taken.quads) < _SIZE_PEERS:
         return taken
     areas = [cv2.contourArea(q) for q in taken.quads]
     smallest = _MIN_AREA_OF_FOUND * float(np.percentile(areas, 75))
+    ordered = sorted(areas)
+    for i in range(len(ordered) - _SIZE_PEERS, 0, -1):  # the largest gap wanted: from the top
+        if ordered[i] >= _SHAPE_GAP * ordered[i - 1]:
+            smallest = max(smallest, ordered[i])
+            break
     kept = _Taken()
     for quad, area in zip(taken.quads, areas, strict=True):
         if area >= smallest:

@@ -321,6 +321,33 @@ def test_a_shape_taken_for_a_card_does_not_hide_the_card_round_it() -> None:
     assert len(table.without_printed_shapes([]).quads) == 4
 
 
+def test_shapes_that_outnumber_their_cards_are_still_shapes() -> None:
+    # gone-res_test12 in bench/real_photos.json (GorgeousOne/Set-Card-Detection-js): on a light
+    # table four white cards were found and, before the cards' own shapes went, fifteen shapes
+    # printed on them and on the cards lost against it; the upper quartile was a shape's, and
+    # nine shapes stayed as cards. Two sizes
+    # 2.5 times apart or more: the smaller are shapes when the larger are three cards or more.
+    from vision.cards import _card_sized, _Taken  # no public way to stage the finder's picks
+
+    def staged(*quads: np.ndarray) -> _Taken:
+        taken = _Taken()
+        for quad in quads:
+            taken.add(quad)
+        return taken
+
+    cards = [_box(100 + 120 * i, 100, 100, 150) for i in range(4)]
+    ovals = [_box(100 + 60 * i, 400 + 40 * (i % 3), 66, 33) for i in range(15)]  # 0.15 each
+    rejected: list[tuple[str, np.ndarray]] = []
+    kept = _card_sized(staged(*cards, *ovals), rejected)
+    assert [q.tolist() for q in kept.quads] == [c.tolist() for c in cards]
+    assert [reason for reason, _ in rejected] == ["too_small"] * 15
+    # A far row at a slant (0.55 of the near row's area) is cards too.
+    far = [_box(100 + 120 * i, 400, 74, 111) for i in range(4)]
+    assert len(_card_sized(staged(*cards, *far), []).quads) == 8
+    # Two large outlines are not enough to call nine small ones shapes.
+    assert len(_card_sized(staged(*cards[:2], *ovals), []).quads) == 17
+
+
 def test_the_most_card_like_rejected_outline_is_explained_first() -> None:
     # Calibration names only the first few reasons: a blank card-sized paper beside two cards
     # is the one players look for, not a long printed strip across the table (it came last).
