@@ -1258,6 +1258,7 @@ def _find_in(
             contours = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
         singles: list[Quad] = []
         open_sided: list[Quad] = []  # singles whose edge shows on three sides only
+        two_sided: list[Quad] = []  # singles whose edge shows on two sides only
         # Outlines of rows perhaps of white cards: the outline, its box, how many cards it may
         # be, and the one card it is without seams (None: none)
         white_rows: list[tuple[npt.NDArray[np.int32], Quad, list[int], Quad | None]] = []
@@ -1286,6 +1287,11 @@ def _find_in(
                     if got is not None:
                         reason = None
                         open_sided.append(got)
+                if got is None and reason in _NOT_CARD and mask is edges and light_table:
+                    got = _two_sided(edges, contour, min_area, max_area)
+                    if got is not None:
+                        reason = None
+                        two_sided.append(got)
             if got is None:
                 # The regions the edges enclose are a second look at the same edges, whose
                 # outlines have their reasons already; most are pieces of the table.
@@ -1391,14 +1397,15 @@ def _find_in(
             bright |= _straight_edges(grey, snapped_all, either_way=True) & _as_light_as_table(
                 grey, saturation, snapped_all
             )
-            if open_sided:
-                open_ids = {id(o) for o in open_sided}
-                three = np.asarray([id(q) in open_ids for q in singles])
-                bright |= (
-                    three
-                    & _straight_edges(grey, snapped_all, either_way=True, sides=3)
-                    & _as_light_as_table(grey, saturation, snapped_all)
-                )
+            for few, sides in ((open_sided, 3), (two_sided, 2)):
+                if few:
+                    ids = {id(o) for o in few}
+                    these = np.asarray([id(q) in ids for q in singles])
+                    bright |= (
+                        these
+                        & _straight_edges(grey, snapped_all, either_way=True, sides=sides)
+                        & _as_light_as_table(grey, saturation, snapped_all)
+                    )
         if mask is neutral:
             # A card on a cream table: less saturated than the table all round.
             bright |= _neutral_margins(saturation, snapped_all)
@@ -1439,6 +1446,48 @@ def _open_sided(
     samples = _side_samples(edges, quad[None], _OPEN_SIDE_SCALES)[0]  # (scales, 4, T)
     along = (samples > 0).any(axis=0).mean(axis=1)
     return quad if int((along >= _OPEN_SIDE_ALONG).sum()) >= 3 else None
+
+
+# A card's edge seen on two sides only, meeting at a corner: the edges along at least this
+# share of each of the two sides (just inside the quad they make), at a corner within
+# _SQUARE_COS of a right angle (78–102°).
+_TWO_SIDES_ALONG: Final = 0.8
+_SQUARE_COS: Final = 0.2
+_NOT_CARD: Final = ("ragged_outline", "not_card_shaped")
+
+
+def _two_sided(
+    edges: Image, contour: npt.NDArray[np.int32], min_area: float, max_area: float
+) -> Quad | None:
+    """A card whose edge shows on two sides only: on a light table lit from one corner, the
+    sides towards the light have no edge, and the two away from it cast a thin shadow
+    (GorgeousOne/Set-Card-Detection-js test12: a grey table, every card an "L" in the edges).
+    The L's hull is a right triangle; the card is the parallelogram its two arms make, when
+    the edges run along both arms."""
+    hull = cv2.convexHull(contour)
+    corners = cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+    if len(corners) != 3:
+        return None
+    pts = corners.astype(np.float32)
+    squarest: tuple[float, int] | None = None
+    for i in range(3):
+        u, v = pts[(i + 1) % 3] - pts[i], pts[(i + 2) % 3] - pts[i]
+        cos = abs(float(np.dot(u, v))) / max(1e-6, float(np.linalg.norm(u) * np.linalg.norm(v)))
+        if squarest is None or cos < squarest[0]:
+            squarest = (cos, i)
+    assert squarest is not None
+    cos, i = squarest
+    if cos > _SQUARE_COS:
+        return None
+    corner, p, q = pts[i], pts[(i + 1) % 3], pts[(i + 2) % 3]
+    quad = _order(np.asarray([corner, p, p + q - corner, q], np.float32))
+    if not min_area <= cv2.contourArea(quad) <= max_area:
+        return None
+    if not ASPECT_MIN <= _aspect(quad) <= ASPECT_MAX:
+        return None
+    samples = _side_samples(edges, quad[None], _OPEN_SIDE_SCALES)[0]  # (scales, 4, T)
+    along = ((samples > 0).any(axis=0).mean(axis=1) >= _TWO_SIDES_ALONG).tolist()
+    return quad if any(along[k] and along[(k + 1) % 4] for k in range(4)) else None
 
 
 def _took_row(grey: Image, pieces: list[Quad], taken: _Taken) -> bool:

@@ -945,6 +945,40 @@ def test_a_card_whose_edge_shows_on_three_sides_only_is_found() -> None:
     assert sum(false for _, false in results) == 0
 
 
+def _lit_from_a_corner(seed: int, printed: bool = True) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Six Set-like cards on a grey table lit from one corner, as in GorgeousOne/
+    Set-Card-Detection-js's test12: each card as light as the table, its two sides away from the
+    light a thin shadow, and the two towards it no line at all (the edges are an L). With
+    ``printed`` False the cards are blank: two lines meeting at a right angle on the table."""
+
+    def paint(img: np.ndarray, box: np.ndarray, centre: tuple[float, float]) -> None:
+        cv2.fillConvexPoly(img, box, (205, 205, 206), cv2.LINE_AA)
+        corner = int(np.argmax(box[:, 1] - box[:, 0]))  # the bottom left, away from the light
+        arms = [box[(corner - 1) % 4], box[corner], box[(corner + 1) % 4]]
+        cv2.polylines(img, [np.asarray(arms, np.int32)], False, (172, 173, 175), 2, cv2.LINE_AA)
+        if printed:
+            middle = (round(centre[0]), round(centre[1]))
+            cv2.ellipse(img, middle, (30, 18), 0, 0, 360, (60, 140, 40), 3, cv2.LINE_AA)
+
+    return _six_on_a_light_table(seed, (206.0, 200.0), (0.0, 0.0, 0.0), (150, 232), paint)
+
+
+def test_a_card_whose_edge_shows_on_two_sides_only_is_found() -> None:
+    # Lit from one corner, a card on a light table shows its edge on the two sides away from
+    # the light only: an L, whose hull is a right triangle. The card is the parallelogram of
+    # its two arms when the edges run along both; it must then be printed, as light as the
+    # table, with straight edges on those two sides. Before, none of these 48 was found
+    # (test12: 4 of 15 found, now 9). Two bare lines meeting at a right angle are no card.
+    results = [
+        _found_and_false(find_card_quads(i), b) for i, b in map(_lit_from_a_corner, range(8))
+    ]
+    assert sum(found for found, _ in results) == 48
+    assert sum(false for _, false in results) == 0
+    assert all(
+        find_card_quads(_lit_from_a_corner(seed, printed=False)[0]) == [] for seed in range(4)
+    )
+
+
 def _black_bordered(seed: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """Six cards of a printing with a black border on a light table, as tmikonen/
     magic_card_detector's photo of Magic cards on pale wood: no white margin, a dark picture
