@@ -1548,6 +1548,14 @@ def find_cards_explained(
     frame: Image, view: float = 1.0, dark_borders: bool = False
 ) -> tuple[list[Quad], list[Rejection]]:
     """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates, and the
+    card-sized outlines rejected, each with its reason (see :func:`_find_cards`)."""
+    return _find_cards(frame, view, dark_borders, explain=True)
+
+
+def _find_cards(
+    frame: Image, view: float, dark_borders: bool, *, explain: bool
+) -> tuple[list[Quad], list[Rejection]]:
+    """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates, and the
     card-sized outlines rejected, each with its reason.
 
     Two sources of outlines: the card's white (bright, unsaturated) against the table, which
@@ -1562,7 +1570,9 @@ def find_cards_explained(
 
     ``dark_borders``: the deck's printing has a black border, not a white margin (the older
     Ticket to Ride printing, :attr:`vision.palette.Palette.margin`): on a light table such
-    cards are looked for where it is dark, too."""
+    cards are looked for where it is dark, too.
+
+    ``explain``: give the reasons (:func:`_explain`); without, the list is empty."""
     h, w = frame.shape[:2]
     scale = min(1.0, FIND_MAX_SIDE / max(h, w))
     scale_y = scale * view
@@ -1617,7 +1627,20 @@ def find_cards_explained(
             else:
                 rejected.append(("blank", quad))
         taken = kept
+    explained = _explain(rejected, taken, (h, w), to_small) if explain else []
+    found = [_order((q / to_small).astype(np.float32)) for q in taken.quads]
+    found.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
+    return found, explained
+
+
+def _explain(
+    rejected: Outlines, taken: _Taken, size: tuple[int, int], to_small: npt.NDArray[np.float32]
+) -> list[Rejection]:
+    """The rejected outlines worth a reason, in the frame's coordinates (``size``: its height
+    and width), most card-like first, one per place: only when asked for (finding alone skips
+    this, up to a tenth of a slow frame's time)."""
     explained: list[Rejection] = []
+    h, w = size
     # Half the short side of the smallest card looked for: a thinner outline (a line drawn on
     # the table, a seam between floor tiles) is not one that could be a card.
     thinnest = 0.5 * math.sqrt(MIN_AREA_FRACTION * h * w / _NOMINAL_ASPECT)
@@ -1647,15 +1670,13 @@ def find_cards_explained(
             for r in explained
         ):  # one reason per place (both sources and both levels may see the same outline)
             explained.append(Rejection(reason, box))
-    found = [_order((q / to_small).astype(np.float32)) for q in taken.quads]
-    found.sort(key=lambda q: (float(q[:, 0].mean()), float(q[:, 1].mean())))
-    return found, explained
+    return explained
 
 
 def find_card_quads(frame: Image, view: float = 1.0, dark_borders: bool = False) -> list[Quad]:
     """Card outlines in ``frame`` (BGR), left to right, as quads in frame coordinates (``view``
     and ``dark_borders``: see :func:`find_cards_explained`)."""
-    return find_cards_explained(frame, view, dark_borders)[0]
+    return _find_cards(frame, view, dark_borders, explain=False)[0]
 
 
 def warp_card(frame: Image, quad: Quad) -> Image:
