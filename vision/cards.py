@@ -971,12 +971,19 @@ _EDGE_OFFSETS_BOTH = np.concatenate([_EDGE_OFFSETS - 1.5, _EDGE_OFFSETS + 1.5]) 
 def _straight_edges(
     grey: Image, quads: npt.NDArray[np.float32], *, either_way: bool = False, sides: int = 4
 ) -> npt.NDArray[np.bool_]:
-    """Each side of the quad runs along a step from darker outside to brighter inside, over
-    most of its length. A card's cut edge is straight; a patch of a patterned cloth between
-    its flowers, which the edges also enclose, is bounded by curves: on a synthetic rose cloth
-    such patches passed every other test, with one or two sides under a third of steps where
-    the cards had all four over 0.9. ``either_way``: a step either way (a card on a white table
-    may be darker than it). Per quad (N, 4, 2)."""
+    """Each side of the quad (``sides`` of them at least) runs along a step from darker
+    outside to brighter inside, over most of its length. A card's cut edge is straight; a patch
+    of a patterned cloth between its flowers, which the edges also enclose, is bounded by
+    curves: on a synthetic rose cloth such patches passed every other test, with one or two
+    sides under a third of steps where the cards had all four over 0.9. ``either_way``: a step
+    either way (a card on a white table may be darker than it). Per quad (N, 4, 2)."""
+    return np.asarray(_edged_sides(grey, quads, either_way) >= min(sides, _EDGED_SIDES))
+
+
+def _edged_sides(
+    grey: Image, quads: npt.NDArray[np.float32], either_way: bool
+) -> npt.NDArray[np.intp]:
+    """How many sides of each quad (N, 4, 2) are straight edges (:func:`_straight_edges`)."""
     quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     along, normals, _ = _sides(quads)
     base = quads[:, :, None, :] + _EDGE_T[None, None, :, None] * along[:, :, None, :]
@@ -988,7 +995,7 @@ def _straight_edges(
         differences = np.abs(differences)
     steps = differences.max(axis=3)  # the best step near each point
     edged = (steps > _EDGE_STEP).mean(axis=2) >= _EDGE_SHARE
-    return np.asarray(edged.sum(axis=1) >= min(sides, _EDGED_SIDES))
+    return np.asarray(edged.sum(axis=1), np.intp)
 
 
 _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
@@ -1394,18 +1401,15 @@ def _find_in(
             # a card whose margin dim light and blur hide: in one synthetic scene such a field
             # was taken for an orange card on its own and, its margin ring the field, read
             # yellow).
-            bright |= _straight_edges(grey, snapped_all, either_way=True) & _as_light_as_table(
-                grey, saturation, snapped_all
-            )
+            # A card whose edge shows on three sides or two (:func:`_open_sided`,
+            # :func:`_two_sided`) needs straight edges on those only.
+            needed = np.full(len(singles), _EDGED_SIDES)
             for few, sides in ((open_sided, 3), (two_sided, 2)):
-                if few:
-                    ids = {id(o) for o in few}
-                    these = np.asarray([id(q) in ids for q in singles])
-                    bright |= (
-                        these
-                        & _straight_edges(grey, snapped_all, either_way=True, sides=sides)
-                        & _as_light_as_table(grey, saturation, snapped_all)
-                    )
+                ids = {id(o) for o in few}
+                needed[[i for i, q in enumerate(singles) if id(q) in ids]] = sides
+            bright |= (
+                _edged_sides(grey, snapped_all, either_way=True) >= needed
+            ) & _as_light_as_table(grey, saturation, snapped_all)
         if mask is neutral:
             # A card on a cream table: less saturated than the table all round.
             bright |= _neutral_margins(saturation, snapped_all)
@@ -1469,15 +1473,12 @@ def _two_sided(
     if len(corners) != 3:
         return None
     pts = corners.astype(np.float32)
-    squarest: tuple[float, int] | None = None
-    for i in range(3):
-        u, v = pts[(i + 1) % 3] - pts[i], pts[(i + 2) % 3] - pts[i]
-        cos = abs(float(np.dot(u, v))) / max(1e-6, float(np.linalg.norm(u) * np.linalg.norm(v)))
-        if squarest is None or cos < squarest[0]:
-            squarest = (cos, i)
-    assert squarest is not None
-    cos, i = squarest
-    if cos > _SQUARE_COS:
+    arms = [(pts[(i + 1) % 3] - pts[i], pts[(i + 2) % 3] - pts[i]) for i in range(3)]
+    cosines = [
+        abs(float(u @ v)) / max(1e-6, float(np.linalg.norm(u) * np.linalg.norm(v))) for u, v in arms
+    ]
+    i = int(np.argmin(cosines))  # the squarest corner
+    if cosines[i] > _SQUARE_COS:
         return None
     corner, p, q = pts[i], pts[(i + 1) % 3], pts[(i + 2) % 3]
     quad = _order(np.asarray([corner, p, p + q - corner, q], np.float32))
