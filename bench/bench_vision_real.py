@@ -19,12 +19,12 @@ the photo's width and height, boxed by eye); a detection touching the frame's ed
 (a cut card); a detection is found when it overlaps a labelled card's box by LEAST_IOU or more
 (each card once), false otherwise (a shape printed on a card, a piece of table, two cards in
 one outline). Until 2026-11-27 scoring was by count (found = min(detections, labelled)),
-which took a shape printed on a missed card for a card found. Photos are reported all together and by batch: those the finder and colour
-reader were tuned on, and each batch labelled later and never tuned on (``batch`` in the
-labels), a check of the same figures on photos they have not seen.
-Colour (photos with colour labels) compares the multiset of colours read on the detections
-that are labelled cards with the labelled one:
-right = matching reads, unsure = "unsure" reads, wrong = confident reads not matched. A
+which took a shape printed on a missed card for a card found. Photos are reported all
+together and by batch: those the finder and colour reader were tuned on, and each batch
+labelled later and never tuned on (``batch`` in the labels), a check of the same figures on
+photos they have not seen. Colour (photos with colour labels) compares the multiset of
+colours read on the detections that are labelled cards with the labelled one: right =
+matching reads, unsure = "unsure" reads, wrong = confident reads not matched. A
 "card-fills-frame" photo (a phone close-up of one card) is read as one card whose corners are
 the photo's corners: colour only. The anchor is a threshold-and-contour card finder in the
 manner of the EdjeElectronics playing-card detector, given the same relative size limits.
