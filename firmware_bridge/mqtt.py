@@ -271,7 +271,8 @@ def _ha_light(index: int, value: object) -> HaLightConfig:
 @dataclass(frozen=True, slots=True)
 class MqttStatus:
     """What the status chip shows. ``state``: ``stopped`` (not started or stopped),
-    ``connecting`` (started, never connected yet), ``connected``, ``disconnected``."""
+    ``connecting`` (started, not connected and subscribed yet), ``connected``,
+    ``disconnected``."""
 
     state: str
     broker: str
@@ -310,6 +311,11 @@ class MqttBridge:
         # then (see _send_state)
         self._send_lock = threading.Lock()
         self._state = "stopped"
+        # Connected and subscribed (the end of _on_connect): only then does the status say
+        # "connected" and the LED thread send frames. A state published between the two is
+        # still retained (it only needs the connection).
+        self._ready = False
+        self._subscribing: set[int] = set()  # the connect's subscriptions not yet acknowledged
         self._last_error: str | None = None
         self._dropped_events = 0
         self._state_payload: str | None = None
@@ -341,6 +347,7 @@ class MqttBridge:
         self._client.on_connect_fail = self._on_connect_fail
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+        self._client.on_subscribe = self._on_subscribe
         self._client.on_socket_open = _no_delay
 
         # LEDs: the worker owns the drivers; the others talk to it through these, under _lock.
@@ -468,8 +475,9 @@ class MqttBridge:
     def status(self) -> MqttStatus:
         self._watch_network_thread()
         with self._lock:
+            ready = self._state != "connected" or self._ready
             return MqttStatus(
-                state=self._state,
+                state=self._state if ready else "connecting",
                 broker=f"{self.config.host}:{self.config.port}",
                 last_error=self._last_error,
                 dropped_events=self._dropped_events,
@@ -491,31 +499,52 @@ class MqttBridge:
             return
         with self._lock:
             self._state = "connected"
+            self._ready = False
             self._events_while_down = 0
         log.info("MQTT: connected to %s:%s", self.config.host, self.config.port)
         client.publish(self.status_topic, "online", qos=1, retain=True)
         self._send_state()
         topics = [*self._wled.status_topics, *self._ha.status_topics]
+        wanted: list[tuple[str, int]] = []
         if self._pad_sink is not None and self.config.seat_pads:
-            client.subscribe(pad_topic_filter(self.config.table_id), qos=1)
+            wanted.append((pad_topic_filter(self.config.table_id), 1))
         if self._requests.handler is not None:
-            client.subscribe(self.request_topic, qos=1)
+            wanted.append((self.request_topic, 1))
         if self._pad_sink is not None and self.config.ha_buttons:
-            client.subscribe(self.command_topic, qos=1)
+            wanted.append((self.command_topic, 1))
         if self.config.ha_discovery:
             topics.append(f"{self.config.ha_prefix}/status")
             self._announce(force=True)
-        if topics:
-            client.subscribe([(t, 0) for t in topics])
-        # Only now the whole LED frame: the broker handles one client's packets in order, so
-        # the devices' status subscription is in place before the frame. A WLED that
-        # subscribed before the frame gets it; one that says "online" after our subscription
-        # is repainted when that arrives. Woken earlier, the LED thread could send the frame
-        # before a device resubscribed, and hear its "online" only as a retained message
-        # after (noted, not repainted): a strip left dark after a broker restart.
+        wanted += [(t, 0) for t in topics]
+        # One SUBSCRIBE; ready when the broker acknowledges it (paho calls _on_subscribe on this
+        # same thread, so not before this returns).
+        mid = client.subscribe(wanted)[1] if wanted else None
         with self._lock:
-            self._led_resync = True
-            self._led_wake.notify_all()
+            self._subscribing = set() if mid is None else {mid}
+            if mid is None:
+                self._now_ready()
+
+    def _on_subscribe(self, client: paho.Client, userdata: Any, mid: int, *_: Any) -> None:
+        with self._lock:
+            if mid in self._subscribing:
+                self._subscribing.discard(mid)
+                if self._state == "connected":
+                    self._now_ready()
+
+    def _now_ready(self) -> None:
+        """(Holding the lock.) Connected and subscribed: the status says so, and the LED
+        thread sends the whole frame."""
+        # Only now the whole LED frame, and "connected" on the status (a test publishing to the
+        # pads as soon as it read "connected" was ahead of the pads' subscription; a state
+        # published meanwhile had its frame sent twice): the devices' status subscription is
+        # in place before the frame. A WLED that subscribed before the frame gets it; one that
+        # says "online" after our subscription is repainted when that arrives. Woken earlier,
+        # the LED thread could send the frame before a device resubscribed, and hear its
+        # "online" only as a retained message after (noted, not repainted): a strip left dark
+        # after a broker restart.
+        self._ready = True
+        self._led_resync = True
+        self._led_wake.notify_all()
 
     def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
         # paho calls this inside its ``except OSError``, so the error is still at hand.
@@ -738,7 +767,7 @@ class MqttBridge:
                 resync, self._led_resync = self._led_resync, False
                 statuses, self._light_status = self._light_status, []
                 self._led_dirty = False
-                connected = self._state == "connected"
+                connected = self._state == "connected" and self._ready
             if resync:
                 self._wled.resync()
                 self._ha.resync()
