@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 import cv2
+import numpy as np
+import numpy.typing as npt
 
 from companion.core import ConfigError, Observation, ObservationKind, SnapshotError
 from companion.core.ids import ReaderId
@@ -50,6 +52,19 @@ _BACKOFF_MIN_S: Final = 0.5
 _BACKOFF_MAX_S: Final = 30.0
 _MARKER_GONE_S: Final = 1.0  # a marker missed this long (and ≥ 3 votes' worth) is removed
 RECENT_FRAMES: Final = 5  # frames kept (as references) for latest_frame / recent_frames
+# A still table: a frame that shows what the last frame looked at showed, once that reading has
+# held (the vote steady, every marker settled), is not looked at: reading it would change
+# nothing. On a Pi the camera's thread then mostly sleeps between changes, and the engine and
+# the web server, which share its process and its interpreter, get the time (a frame's card
+# finding is mostly Python, holding the interpreter lock). Frames are compared on a thumbnail
+# of their grey picture, _THUMB (at 1280 × 720 each of its pixels the mean of 8 × 8, so the
+# sensor's noise is averaged away); more than _STILL_PIXELS of its pixels changed by more than
+# _STILL_LEVEL grey levels is a change (the smallest card looked for covers 17 of them). A
+# still table is looked at again after _STILL_LOOK_S all the same.
+_THUMB: Final = (160, 90)
+_STILL_LEVEL: Final = 6
+_STILL_PIXELS: Final = 3
+_STILL_LOOK_S: Final = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +144,7 @@ class CameraStatus:
     finished: bool = False  # a replay played to its end (the thread has stopped)
     exposure_locked: bool = False
     palette: str = "default"  # the palette in use: "default" or the calibration's camera name
+    still_frames: int = 0  # frames not looked at: the table was still (see _THUMB)
 
 
 Sink = Callable[[Observation], None]
@@ -163,6 +179,7 @@ class Camera:
         self._finished = False
         self._locked = False
         self._lost = 0  # times the device was lost while running
+        self._still_frames = 0
         self._logged: set[str] = set()
         # References only: every back end hands out a new array per read, nothing writes to a
         # frame after it was read, so keeping one costs nothing; copies are made on request.
@@ -196,6 +213,7 @@ class Camera:
                 self._finished,
                 self._locked,
                 self._palette.source,
+                self._still_frames,
             )
 
     @property
@@ -267,6 +285,7 @@ class Camera:
         absent = max(3 * self.config.stable_frames, math.ceil(_MARKER_GONE_S * self.config.fps_max))
         presence = MarkerPresence(self.config.stable_frames, absent)
         vote: StableVote[tuple[str, ...]] = StableVote(self.config.stable_frames)
+        still = _StillView()
         backoff_s = _BACKOFF_MIN_S
         source: FrameSource | None = None
         warm_until = 0.0
@@ -306,6 +325,7 @@ class Camera:
                         self._lost += 1
                     source.close()
                     source = None
+                    still.forget()  # the view may have moved
                     continue
                 except Exception as exc:  # a driver's surprise: one bad frame, not the end
                     self._problem(f"{source.description}: {exc!r}", bad_frame=True)
@@ -326,7 +346,13 @@ class Camera:
                         self._problem(f"{source.description}: cannot lock exposure/white balance")
                 with self._lock:
                     self._recent.append(frame)
-                self._process(frame, detector, presence, vote)
+                    palette = self._palette
+                settled = vote.steady and presence.steady
+                if still.same(frame, palette, time.monotonic(), settled):
+                    with self._lock:
+                        self._still_frames += 1
+                    continue
+                self._process(frame, palette, detector, presence, vote)
         finally:
             if source is not None:
                 source.close()
@@ -334,6 +360,7 @@ class Camera:
     def _process(
         self,
         frame: Frame,
+        palette: Palette,
         detector: MarkerDetector,
         presence: MarkerPresence,
         vote: StableVote[tuple[str, ...]],
@@ -341,7 +368,7 @@ class Camera:
         try:
             markers = detector.detect(frame)
             rows, columns = self.config.reveal_pixels(frame.shape[1], frame.shape[0])
-            cards = read_train_cards(frame[rows, columns], self.palette, self.config.unsure_below)
+            cards = read_train_cards(frame[rows, columns], palette, self.config.unsure_below)
             # a ticket with its sticker in the reveal area is a component, not a train card
             centres = [(x - columns.start, y - rows.start) for x, y in (m.centre for m in markers)]
             cards = [c for c in cards if not carries_marker(c.corners, centres)]
@@ -361,6 +388,41 @@ class Camera:
                     "guesses": [card.guess for card in cards],
                 },
             )
+
+
+class _StillView:
+    """Whether a frame shows what the last frame looked at showed (see _THUMB)."""
+
+    def __init__(self) -> None:
+        self._thumb: npt.NDArray[np.uint8] | None = None
+        self._palette: Palette | None = None
+        self._looked_at = 0.0
+
+    def forget(self) -> None:
+        self._thumb = None
+
+    def same(self, frame: Frame, palette: Palette, now: float, settled: bool) -> bool:
+        """True: ``frame`` need not be looked at (the reading it would give has ``settled``,
+        it shows what the last frame looked at showed, read with the same ``palette``, less
+        than _STILL_LOOK_S ago). False: it is to be looked at, and is the one compared with
+        from now on."""
+        thumb = np.asarray(cv2.resize(frame, _THUMB, interpolation=cv2.INTER_AREA), np.uint8)
+        if thumb.ndim == 3:
+            thumb = np.asarray(cv2.cvtColor(thumb, cv2.COLOR_BGR2GRAY), np.uint8)
+        last = self._thumb
+        if (
+            settled
+            and last is not None
+            and palette is self._palette
+            and now - self._looked_at < _STILL_LOOK_S
+        ):
+            _, changed = cv2.threshold(
+                cv2.absdiff(thumb, last), _STILL_LEVEL, 255, cv2.THRESH_BINARY
+            )
+            if cv2.countNonZero(changed) <= _STILL_PIXELS:
+                return True
+        self._thumb, self._palette, self._looked_at = thumb, palette, now
+        return False
 
 
 def open_camera(

@@ -29,6 +29,12 @@ class StableVote(Generic[T]):
         """The last value that held long enough (emitted or not)."""
         return self._settled
 
+    @property
+    def steady(self) -> bool:
+        """The latest value has held for ``frames`` frames: the same value again changes
+        nothing (it is neither emitted nor restarts a count)."""
+        return self._candidate is not None and self._count >= self.frames
+
     def update(self, value: T) -> T | None:
         if value == self._candidate:
             self._count += 1
@@ -62,6 +68,12 @@ class MarkerPresence:
     @property
     def present(self) -> frozenset[int]:
         return frozenset(self._present)
+
+    @property
+    def steady(self) -> bool:
+        """Every marker seen last is present and none present was missed: the same ids again
+        change nothing."""
+        return not self._missing and self._seen.keys() == self._present
 
     def update(self, ids: Iterable[int]) -> list[MarkerChange]:
         now = set(ids)

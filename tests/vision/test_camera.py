@@ -3,6 +3,7 @@ devices, warm-up and exposure lock, the frame-rate bound, and the capture back e
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
@@ -514,3 +515,96 @@ def test_a_ticket_with_its_sticker_in_the_reveal_area_is_a_tag_not_a_train_card(
     _wait(lambda: camera.status().finished)
     camera.stop()
     assert sorted(sink.kinds(), key=str) == [("cards", TUNNEL), ("tag_present", "ARUCO-9")]
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the frames the camera reads cards on (a list, so the test sees it change)."""
+    import vision.camera as camera_module
+    from vision.cards import read_train_cards
+
+    reads = [0]
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads[0] += 1
+        return read_train_cards(*args, **kwargs)
+
+    monkeypatch.setattr(camera_module, "read_train_cards", counted)
+    monkeypatch.setattr(camera_module, "_STILL_LOOK_S", 60.0)  # no look for time's sake here
+    return reads
+
+
+def test_a_still_table_is_read_until_its_reading_holds_then_not_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = _count_reads(monkeypatch)
+    reveal = SceneSpec(cards=TUNNEL, layout="row", rotation_deg=8, seed=2)
+    other = SceneSpec(cards=("blue", "green"), layout="row", rotation_deg=3, seed=4)
+    _frames(tmp_path / "f", [(8, reveal), (8, other)])
+    sink = Collected()
+    config = CameraConfig(name="cam", source=f"replay:{tmp_path / 'f'}", fps_max=100)
+    camera = open_camera(config, sink)
+    camera.start()
+    _wait(lambda: camera.status().finished)
+    camera.stop()
+    # Each view is read until three frames agree, then its five still frames are not.
+    assert sink.kinds() == [("cards", TUNNEL), ("cards", ("blue", "green"))]
+    assert reads[0] == 6
+    status = camera.status()
+    assert (status.frames, status.still_frames) == (16, 10)
+
+
+def test_sensor_noise_is_no_change_but_a_hand_over_the_table_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = _count_reads(monkeypatch)
+    image = render_scene(SceneSpec(cards=TUNNEL, layout="row", rotation_deg=8, seed=2)).image
+    rng = np.random.default_rng(7)
+    folder = tmp_path / "f"
+    folder.mkdir()
+    for i in range(14):
+        noisy = image.astype(np.float32) + rng.normal(0.0, 4.0, image.shape)  # σ 4 levels
+        frame = np.clip(noisy, 0, 255).astype(np.uint8)
+        if i in (8, 9):  # a hand over the cards for two frames
+            cv2.rectangle(frame, (300, 200), (700, 500), (90, 120, 170), -1)
+        cv2.imwrite(str(folder / f"frame{i:04d}.png"), frame)
+    sink = Collected()
+    config = CameraConfig(name="cam", source=f"replay:{folder}", fps_max=100)
+    camera = open_camera(config, sink)
+    camera.start()
+    _wait(lambda: camera.status().finished)
+    camera.stop()
+    # Three reads to settle; the hand's two frames and the three after it (the vote starts
+    # again) are read; the rest are still. The hand did not hold long enough to count.
+    assert sink.kinds() == [("cards", TUNNEL)]
+    assert reads[0] == 3 + 2 + 3
+    assert camera.status().still_frames == 14 - reads[0]
+
+
+def test_the_smallest_card_laid_on_a_still_table_is_a_change() -> None:
+    from vision.camera import _STILL_LOOK_S, _StillView
+    from vision.cards import MIN_AREA_FRACTION
+    from vision.palette import DEFAULT_PALETTE, Palette
+
+    table = render_scene(SceneSpec(cards=TUNNEL, layout="row", rotation_deg=8, seed=2)).image
+    view = _StillView()
+    assert not view.same(table, DEFAULT_PALETTE, 0.0, settled=True)  # nothing to compare with
+    assert view.same(table.copy(), DEFAULT_PALETTE, 0.1, settled=True)
+    # The smallest card looked for (its area MIN_AREA_FRACTION of the frame), a faint one:
+    # 20 grey levels off the table.
+    h, w = table.shape[:2]
+    short = round(math.sqrt(MIN_AREA_FRACTION * h * w / 1.55))
+    card = table.copy()
+    patch = card[40 : 40 + round(1.55 * short), 60 : 60 + short]
+    patch[:] = np.clip(patch.astype(np.int16) + 20, 0, 255).astype(np.uint8)
+    assert not view.same(card, DEFAULT_PALETTE, 0.2, settled=True)
+    # Now compared with the frame holding it.
+    assert view.same(card.copy(), DEFAULT_PALETTE, 0.3, settled=True)
+    # Looked at all the same: while the reading has not settled, with another palette (a new
+    # calibration), and once in a while.
+    assert not view.same(card, DEFAULT_PALETTE, 0.4, settled=False)
+    other = Palette(DEFAULT_PALETTE.classes, source="cam")
+    assert not view.same(card, other, 0.5, settled=True)
+    assert view.same(card, other, 0.6, settled=True)
+    assert not view.same(card, other, 0.5 + _STILL_LOOK_S, settled=True)
+    view.forget()  # the device was lost: the view may have moved
+    assert not view.same(card, other, 1.6, settled=True)

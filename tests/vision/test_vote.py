@@ -92,3 +92,48 @@ def test_stopping_the_camera_removes_everything_present() -> None:
     presence.update([3, 1])
     assert presence.clear() == [("tag_removed", 1), ("tag_removed", 3)]
     assert presence.present == frozenset()
+
+
+@given(st.lists(st.sampled_from(["a", "b", ""]), max_size=40), st.integers(1, 4))
+def test_a_steady_vote_is_unchanged_by_its_value_again(frames: list[str], n: int) -> None:
+    # The camera skips the frames of a still table once its vote is steady: that must be the
+    # same as reading the same value from them.
+    vote: StableVote[str] = StableVote(n)
+    for value in frames:
+        vote.update(value)
+        if vote.steady:
+            settled = vote.settled
+            assert vote.update(value) is None
+            assert vote.steady and vote.settled == settled
+    assert vote.steady == (len(frames) >= n and len(set(frames[-n:])) == 1)
+
+
+@given(
+    st.lists(st.frozensets(st.integers(0, 3), max_size=3), max_size=40),
+    st.integers(1, 3),
+    st.integers(1, 4),
+)
+def test_steady_marker_presence_is_unchanged_by_the_same_ids_again(
+    frames: list[frozenset[int]], n: int, absent: int
+) -> None:
+    presence = MarkerPresence(n, absent)
+    for ids in frames:
+        presence.update(ids)
+        if presence.steady:
+            present = presence.present
+            assert presence.update(ids) == []
+            assert presence.steady and presence.present == present == ids
+
+
+def test_marker_presence_is_not_steady_while_a_marker_settles_or_is_missed() -> None:
+    presence = MarkerPresence(frames=2, absent_frames=3)
+    assert presence.steady  # nothing seen, nothing present
+    presence.update([4])
+    assert not presence.steady  # seen once: present only after a second frame
+    presence.update([4])
+    assert presence.steady
+    presence.update([])
+    assert not presence.steady  # missed once: removed only after three frames
+    presence.update([])
+    presence.update([])
+    assert presence.steady and presence.present == frozenset()
