@@ -10,6 +10,10 @@ Each frame (at most ``fps_max`` a second, so the camera never starves the engine
   page can ask. The same cards lying there are reported once; clearing the area and turning new
   cards (even the same colours) reports again.
 
+A still table is not read again: once both readings have held, a frame showing what the last
+frame read showed changes nothing and is skipped (read all the same once a second;
+:attr:`CameraStatus.still_frames` counts the skipped ones).
+
 The detectors' frames (after warm-up) stay available: :meth:`Camera.latest_frame` and
 :meth:`Camera.recent_frames` copy the last few on request (the thread only keeps references), for
 the calibration step on the table page and its still; :meth:`Camera.times_lost` counts the
