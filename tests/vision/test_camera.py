@@ -533,6 +533,16 @@ def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return reads
 
 
+def _played(folder: Path) -> tuple[Camera, Collected]:
+    """A replay of ``folder`` played to its end, as fast as it reads (stable frames: 3)."""
+    sink = Collected()
+    camera = open_camera(CameraConfig(name="cam", source=f"replay:{folder}", fps_max=100), sink)
+    camera.start()
+    _wait(lambda: camera.status().finished)
+    camera.stop()
+    return camera, sink
+
+
 def test_a_still_table_is_read_until_its_reading_holds_then_not_until_it_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -540,12 +550,7 @@ def test_a_still_table_is_read_until_its_reading_holds_then_not_until_it_changes
     reveal = SceneSpec(cards=TUNNEL, layout="row", rotation_deg=8, seed=2)
     other = SceneSpec(cards=("blue", "green"), layout="row", rotation_deg=3, seed=4)
     _frames(tmp_path / "f", [(8, reveal), (8, other)])
-    sink = Collected()
-    config = CameraConfig(name="cam", source=f"replay:{tmp_path / 'f'}", fps_max=100)
-    camera = open_camera(config, sink)
-    camera.start()
-    _wait(lambda: camera.status().finished)
-    camera.stop()
+    camera, sink = _played(tmp_path / "f")
     # Each view is read until three frames agree, then its five still frames are not.
     assert sink.kinds() == [("cards", TUNNEL), ("cards", ("blue", "green"))]
     assert reads[0] == 6
@@ -567,12 +572,7 @@ def test_sensor_noise_is_no_change_but_a_hand_over_the_table_is(
         if i in (8, 9):  # a hand over the cards for two frames
             cv2.rectangle(frame, (300, 200), (700, 500), (90, 120, 170), -1)
         cv2.imwrite(str(folder / f"frame{i:04d}.png"), frame)
-    sink = Collected()
-    config = CameraConfig(name="cam", source=f"replay:{folder}", fps_max=100)
-    camera = open_camera(config, sink)
-    camera.start()
-    _wait(lambda: camera.status().finished)
-    camera.stop()
+    camera, sink = _played(folder)
     # Three reads to settle; the hand's two frames and the three after it (the vote starts
     # again) are read; the rest are still. The hand did not hold long enough to count.
     assert sink.kinds() == [("cards", TUNNEL)]
