@@ -96,6 +96,7 @@ def probe(stop: threading.Event, lateness: list[float]) -> None:
 
 
 def play(photos: list[list[Frame]], hold_frames: int, skip_still: bool) -> dict[str, Any]:
+    look_s = camera_module._STILL_LOOK_S
     if not skip_still:
         camera_module._STILL_LOOK_S = 0.0  # type: ignore[misc]  # every frame read, as before
     reads = [0]
@@ -126,7 +127,7 @@ def play(photos: list[list[Frame]], hold_frames: int, skip_still: bool) -> dict[
     prober.join()
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     camera_module.read_train_cards = real  # type: ignore[assignment]
-    camera_module._STILL_LOOK_S = 1.0  # type: ignore[misc]
+    camera_module._STILL_LOOK_S = look_s  # type: ignore[misc]
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     status = camera.status()
     late = sorted(lateness)
