@@ -315,7 +315,7 @@ class MqttBridge:
         # "connected" and the LED thread send frames. A state published between the two is
         # still retained (it only needs the connection).
         self._ready = False
-        self._subscribing: set[int] = set()  # the connect's subscriptions not yet acknowledged
+        self._subscribing: int | None = None  # the connect's SUBSCRIBE, not yet acknowledged
         self._last_error: str | None = None
         self._dropped_events = 0
         self._state_payload: str | None = None
@@ -520,14 +520,14 @@ class MqttBridge:
         # same thread, so not before this returns).
         mid = client.subscribe(wanted)[1] if wanted else None
         with self._lock:
-            self._subscribing = set() if mid is None else {mid}
+            self._subscribing = mid
             if mid is None:
                 self._now_ready()
 
     def _on_subscribe(self, client: paho.Client, userdata: Any, mid: int, *_: Any) -> None:
         with self._lock:
-            if mid in self._subscribing:
-                self._subscribing.discard(mid)
+            if mid is not None and mid == self._subscribing:
+                self._subscribing = None
                 if self._state == "connected":
                     self._now_ready()
 
