@@ -221,7 +221,7 @@ DECK_COLOURS: dict[str, tuple[str, ...]] = {
 # (vision.palette.Palette.margin: the finder looks for black-bordered cards on a light table).
 BLACK_BORDERED: frozenset[str] = frozenset({"mtgd"})
 DECK_OF_SOURCE: dict[str, str] = {
-    **dict.fromkeys(("jxuno", "hmuno"), "uno"),
+    **dict.fromkeys(("jxuno", "hmuno", "tha"), "uno"),
     **dict.fromkeys(
         (
             "pfsh",
@@ -237,6 +237,12 @@ DECK_OF_SOURCE: dict[str, str] = {
             "maor",
             "vid",
             "dms",
+            "rub",
+            "rtp",
+            "amit",
+            "nak",
+            "der",
+            "gab",
         ),
         "set",
     ),
