@@ -109,6 +109,18 @@ _OFF_LIGHT: Final = 30.0
 _OFF_LIGHT_COLOUR: Final = 60.0
 
 
+# The colours whose own hue lies on that line (within _OFF_LIGHT of it: orange 1°, blue 8°,
+# yellow 24°; red lies 30° off) are read only from a card at least this share of its class's
+# own strength (chroma): less is a paler card under a light's cast, or a thin line's colour.
+# On the real photos never tuned on (the batch of 2026-11-27, night), Set's green outlines
+# under tungsten read yellow at chroma 0.19–0.23 (three, at full confidence), a red outline
+# orange at 0.26, and earlier Set's violet printed near navy read blue at 0.26–0.27; every
+# yellow and blue card read right on the real photos (UNO's) measured 0.60 or more, against a
+# class strength of 0.6 (blue) and 0.76 (yellow, orange). Red is not held to it: Set's red
+# prints pale and reads right from 0.19 (eleven cards under 0.25).
+_LIGHT_COLOUR_STRENGTH: Final = 0.5
+
+
 @dataclass(frozen=True, slots=True)
 class ColourClass:
     name: str
@@ -211,6 +223,21 @@ class Palette:
         # Faint: only a hue no light makes, and only a colour no light makes (a faint red, blue,
         # orange or yellow ink cannot be told from the light's own cast)
         return nearest if self._off_light_class(red_green, yellow_blue, nearest[0]) else None
+
+    def too_pale_for(self, name: str, features: Sequence[float]) -> bool:
+        """Whether a card with these features is too pale to be read as ``name``: a colour on
+        the line a light's colour moves hues along (orange, blue, yellow), where the card shows
+        less than _LIGHT_COLOUR_STRENGTH of the class's own chroma (a paler card under a cast,
+        or a thin line's colour, would pass for it)."""
+        centre = next((c.centre for c in self.classes if c.name == name), None)
+        if centre is None or name == LOCOMOTIVE:
+            return False
+        strength = math.hypot(centre[1], centre[2])
+        if strength <= _SATURATED or _off_light(centre[1], centre[2]):
+            return False
+        return math.hypot(float(features[1]), float(features[2])) < (
+            _LIGHT_COLOUR_STRENGTH * strength
+        )
 
     def _off_light_class(self, red_green: float, yellow_blue: float, name: str) -> bool:
         """Whether the hue lies off the line a light's colour moves hues along, and the class

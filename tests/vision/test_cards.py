@@ -1112,3 +1112,29 @@ def test_a_coloured_field_whose_margin_dim_light_hides_is_not_a_card_on_a_white_
             ),
         )
         assert card.colour in (truth.colour, UNSURE), (truth.colour, card)
+
+
+@pytest.mark.parametrize("background", ["dark", "wood", "light", "cloth"])
+@pytest.mark.parametrize("light", ["neutral", "warm"])
+def test_a_pale_card_is_not_read_as_a_colour_a_light_makes(background: str, light: str) -> None:
+    """Issue 19, photos never tuned on: a pale card whose hue lies on the line a light's colour
+    moves hues along (a red outline under tungsten read orange, Set's green outlines yellow,
+    Set's violet blue) is unsure; the deck's own yellow and blue, strongly coloured, are read
+    as before. This pale ink (chroma about 0.2 after white balance) read orange before."""
+    scene = render_scene(
+        SceneSpec(
+            width=1280,
+            height=720,
+            background=background,  # type: ignore[arg-type]
+            light=light,  # type: ignore[arg-type]
+            cards=("orange", "blue", "yellow"),
+            inks=(("orange", (214, 170, 140)),),
+            layout="row",
+        )
+    )
+    reads = [read for _, read in _matches(scene, read_train_cards(scene.image))]
+    assert all(read is not None for read in reads), reads
+    pale, blue, yellow = reads
+    assert pale is not None and pale.colour == UNSURE, pale
+    assert blue is not None and blue.colour == "blue", blue
+    assert yellow is not None and yellow.colour == "yellow", yellow
