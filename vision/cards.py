@@ -1957,9 +1957,10 @@ def classify_card(
             _INK_THIN_SHARE <= ink_share < _INK_MIN_SHARE and tint >= _INK_THIN_TINT
         ):
             confidence = min(confidence, 0.5 * unsure_below)
-    if palette.too_pale_for(guess, features):
+    if palette.too_pale_for(guess, features) or palette.too_tinted_for(guess, features):
         # Yellow, orange or blue from a pale card (its field, its hue or its ink): a light's
-        # cast on a paler card, or a thin line's colour. Unsure, not wrong.
+        # cast on a paler card, or a thin line's colour; black from dark pixels of a colour no
+        # light makes: a dark violet or green in shade. Unsure, not wrong.
         confidence = min(confidence, 0.5 * unsure_below)
     if _no_white_margin(frame, quad, card, white, features[0]):
         # Nothing to balance the colours against. Unsure, not wrong.

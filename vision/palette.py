@@ -119,6 +119,12 @@ _OFF_LIGHT_COLOUR: Final = 60.0
 # class strength of 0.6 (blue) and 0.76 (yellow, orange). Red is not held to it: Set's red
 # prints pale and reads right from 0.19 (eleven cards under 0.25).
 _LIGHT_COLOUR_STRENGTH: Final = 0.5
+# A card read black whose dark pixels keep a tint of this chroma or more, at a hue no light
+# makes (off its line), is a dark colour in shade, not black: a Set violet in a shadow beside
+# sunlight (nakkstar123/set-solver IMG_6055.jpg, never tuned on) read black at 0.14 (-61°);
+# the black cards of the synthetic scenes, in every light and on every table, measured 0.04 at
+# most off the line.
+_BLACK_MOST_TINT: Final = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +243,17 @@ class Palette:
             return False
         return math.hypot(float(features[1]), float(features[2])) < (
             _LIGHT_COLOUR_STRENGTH * strength
+        )
+
+    @staticmethod
+    def too_tinted_for(name: str, features: Sequence[float]) -> bool:
+        """Whether a card with these features is too tinted to be read as ``name``: black
+        whose dark pixels keep a colour no light makes (_BLACK_MOST_TINT)."""
+        red_green, yellow_blue = float(features[1]), float(features[2])
+        return (
+            name == "black"
+            and math.hypot(red_green, yellow_blue) >= _BLACK_MOST_TINT
+            and _off_light(red_green, yellow_blue)
         )
 
     def _off_light_class(self, red_green: float, yellow_blue: float, name: str) -> bool:

@@ -142,6 +142,18 @@ def test_a_card_between_two_colours_is_unsure_and_keeps_its_guess() -> None:
     assert card.confidence < 0.75
 
 
+def test_a_dark_violet_card_is_unsure_not_black() -> None:
+    # A hand-made card whose field is a dark, greyish violet (0.12 at -59° after white balance):
+    # too little colour for its pixels to count as coloured, too much of a colour no light makes
+    # for black (a Set violet in shade on a real photo read black at full confidence).
+    frame = np.full((480, 640, 3), (40, 46, 34), np.uint8)
+    cv2.rectangle(frame, (280, 170), (359, 293), (240, 245, 246), -1)
+    cv2.rectangle(frame, (287, 177), (352, 286), (100, 70, 85), -1)
+    (card,) = read_train_cards(frame)
+    assert card.colour == UNSURE
+    assert card.guess == "black"
+
+
 def test_the_warp_is_a_portrait_card_whatever_way_the_card_lies() -> None:
     scene = render_scene(SceneSpec(cards=("green",) * 6, rotation_deg=90.0, seed=5))
     quads = find_card_quads(scene.image)

@@ -213,6 +213,26 @@ def test_a_colour_a_light_makes_needs_half_its_strength(
     assert DEFAULT_PALETTE.too_pale_for(name, features) is too_pale
 
 
+@pytest.mark.parametrize(
+    ("features", "too_tinted"),
+    [
+        # A Set violet in a shadow beside sunlight (nakkstar123/set-solver IMG_6055.jpg, never
+        # tuned on): its dark pixels at 0.14, -61°, read black.
+        ((0.32, 0.068, -0.122, 0.0), True),
+        # Black cards in the synthetic scenes: 0.04 at most off the light's line.
+        ((0.2, *_ink(0.04, -40.0), 0.0), False),
+        # A warm or cool cast left on a black card lies on the light's line: still black.
+        ((0.2, *_ink(0.15, 56.0), 0.0), False),
+        ((0.2, *_ink(0.15, -124.0), 0.0), False),
+    ],
+)
+def test_black_is_not_read_from_dark_pixels_of_a_colour_no_light_makes(
+    features: tuple[float, float, float, float], too_tinted: bool
+) -> None:
+    assert DEFAULT_PALETTE.too_tinted_for("black", features) is too_tinted
+    assert not DEFAULT_PALETTE.too_tinted_for("purple", features)
+
+
 def test_a_decks_palette_has_only_its_colours() -> None:
     # Set's violet printed near navy (chroma 0.27 at -84°, vimalloc/set-solver's
     # filter_cards1.jpg): with Ticket to Ride's eight colours nearest blue; a Set deck has no
