@@ -131,25 +131,29 @@ def test_under_glare_a_card_is_missed_or_read_never_silently_misread() -> None:
     assert wrong_and_sure == []
 
 
-def test_a_card_between_two_colours_is_unsure_and_keeps_its_guess() -> None:
-    # A hand-made card whose field is halfway between red and orange.
+def _hand_made_card(field_bgr: tuple[int, int, int]) -> TrainCard:
+    """The one card read from a hand-made picture: a white card on a dark table, its field of
+    one colour (BGR)."""
     frame = np.full((480, 640, 3), (40, 46, 34), np.uint8)
     cv2.rectangle(frame, (280, 170), (359, 293), (240, 245, 246), -1)
-    cv2.rectangle(frame, (287, 177), (352, 286), (35, 88, 222), -1)
+    cv2.rectangle(frame, (287, 177), (352, 286), field_bgr, -1)
     (card,) = read_train_cards(frame)
+    return card
+
+
+def test_a_card_between_two_colours_is_unsure_and_keeps_its_guess() -> None:
+    # A field halfway between red and orange.
+    card = _hand_made_card((35, 88, 222))
     assert card.colour == UNSURE
     assert card.guess in ("red", "orange")
     assert card.confidence < 0.75
 
 
 def test_a_dark_violet_card_is_unsure_not_black() -> None:
-    # A hand-made card whose field is a dark, greyish violet (0.12 at -59° after white balance):
-    # too little colour for its pixels to count as coloured, too much of a colour no light makes
-    # for black (a Set violet in shade on a real photo read black at full confidence).
-    frame = np.full((480, 640, 3), (40, 46, 34), np.uint8)
-    cv2.rectangle(frame, (280, 170), (359, 293), (240, 245, 246), -1)
-    cv2.rectangle(frame, (287, 177), (352, 286), (100, 70, 85), -1)
-    (card,) = read_train_cards(frame)
+    # A field of a dark, greyish violet (0.12 at -59° after white balance): too little colour
+    # for its pixels to count as coloured, too much of a colour no light makes for black (a Set
+    # violet in shade on a real photo read black at full confidence).
+    card = _hand_made_card((100, 70, 85))
     assert card.colour == UNSURE
     assert card.guess == "black"
 
