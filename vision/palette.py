@@ -133,6 +133,17 @@ class ColourClass:
     centre: tuple[float, float, float, float]
     spread: tuple[float, float, float, float]
 
+    @property
+    def chroma(self) -> float:
+        """How strongly coloured the class's centre is (its red_green, yellow_blue length)."""
+        return math.hypot(self.centre[1], self.centre[2])
+
+    @property
+    def hued(self) -> bool:
+        """Whether the class is one colour with a hue (_SATURATED): not white, black or the
+        many-coloured locomotive."""
+        return self.name != LOCOMOTIVE and self.chroma > _SATURATED
+
 
 @dataclass(frozen=True, slots=True)
 class Palette:
@@ -170,8 +181,8 @@ class Palette:
         out = []
         for cls in self.classes:
             delta = [f - c for f, c in zip(features, cls.centre, strict=True)]
-            chroma = math.hypot(cls.centre[1], cls.centre[2])
-            if chroma > _SATURATED and cls.name != LOCOMOTIVE:
+            if cls.hued:
+                chroma = cls.chroma
                 # A printing more saturated than the class's centre, in the class's own hue, is
                 # that colour all the more (real UNO or Set inks are stronger than our estimate
                 # of Ticket to Ride's): most of the excess along the hue's direction is forgiven.
@@ -235,14 +246,11 @@ class Palette:
         the line a light's colour moves hues along (orange, blue, yellow), where the card shows
         less than _LIGHT_COLOUR_STRENGTH of the class's own chroma (a paler card under a cast,
         or a thin line's colour, would pass for it)."""
-        centre = next((c.centre for c in self.classes if c.name == name), None)
-        if centre is None or name == LOCOMOTIVE:
-            return False
-        strength = math.hypot(centre[1], centre[2])
-        if strength <= _SATURATED or _off_light(centre[1], centre[2]):
+        cls = next((c for c in self.classes if c.name == name), None)
+        if cls is None or not cls.hued or _off_light(cls.centre[1], cls.centre[2]):
             return False
         return math.hypot(float(features[1]), float(features[2])) < (
-            _LIGHT_COLOUR_STRENGTH * strength
+            _LIGHT_COLOUR_STRENGTH * cls.chroma
         )
 
     @staticmethod
@@ -272,7 +280,7 @@ class Palette:
         hue = math.degrees(math.atan2(yellow_blue, red_green))
         ranked = []
         for cls in self.classes:
-            if cls.name == LOCOMOTIVE or math.hypot(cls.centre[1], cls.centre[2]) <= _SATURATED:
+            if not cls.hued:
                 continue
             centre = math.degrees(math.atan2(cls.centre[2], cls.centre[1]))
             ranked.append((abs((hue - centre + 180.0) % 360.0 - 180.0), cls.name))
