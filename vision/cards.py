@@ -725,6 +725,28 @@ def _lighter_inside_border(grey: Image, quads: npt.NDArray[np.float32]) -> npt.N
     return np.asarray(lighter & shaped)
 
 
+# A white card on a white or cream table in soft light shows no step at its edge on the lit
+# sides, only the thin shadow line of its cut edge: 2-8 grey levels darker than the paper on
+# either side, a pixel or two wide (on gorgeousone's off-white table: top and right sides 2-4
+# levels, the shadowed sides 5-8). Those lines are a mask on a light table (a black-hat of the
+# grey picture: what a closing by 5 px fills in), looked at last.
+_LINE_DIP: Final = 3
+_LINE_KERNEL = np.ones((5, 5), np.uint8)
+# Lines on this share of the picture or more: a grained or textured light table, where such
+# faint lines are everywhere; nothing is looked for in them.
+_BUSY_LINES: Final = 0.15
+
+
+def _line_mask(grey: Image) -> Image | None:
+    """Where a light table's picture has a thin dark line (a card's edge in soft light), or
+    None where such lines are everywhere."""
+    dips = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, _LINE_KERNEL)
+    _, lines = cv2.threshold(dips, _LINE_DIP - 1, 255, cv2.THRESH_BINARY)
+    if cv2.countNonZero(lines) >= _BUSY_LINES * lines.size:
+        return None
+    return np.asarray(cv2.dilate(lines, np.ones((3, 3), np.uint8)), np.uint8)
+
+
 def _dark_mask(grey: Image) -> Image:
     """Where a light table's picture is dark (Otsu on grey), holes filled: the cards of a
     printing with a dark border, whatever lies on them."""
@@ -981,21 +1003,43 @@ def _straight_edges(
 
 
 def _edged_sides(
-    grey: Image, quads: npt.NDArray[np.float32], either_way: bool
+    grey: Image, quads: npt.NDArray[np.float32], either_way: bool, lines: bool = False
 ) -> npt.NDArray[np.intp]:
-    """How many sides of each quad (N, 4, 2) are straight edges (:func:`_straight_edges`)."""
-    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-    along, normals, _ = _sides(quads)
-    base = quads[:, :, None, :] + _EDGE_T[None, None, :, None] * along[:, :, None, :]
-    pts = base[:, :, :, None, :] + _EDGE_OFFSETS_BOTH[:, None] * normals[:, :, None, None, :]
-    values = _gather(grey, pts)  # (N, 4, T, 2·O)
+    """How many sides of each quad (N, 4, 2) are straight edges (:func:`_straight_edges`);
+    ``lines``: a side along a thin dark line counts too (:func:`_lined_sides`)."""
+    values = _across_sides(grey, quads)
     n = len(_EDGE_OFFSETS)
     differences = values[..., n:] - values[..., :n]
     if either_way:
         differences = np.abs(differences)
-    steps = differences.max(axis=3)  # the best step near each point
-    edged = (steps > _EDGE_STEP).mean(axis=2) >= _EDGE_SHARE
+    near = differences.max(axis=3) > _EDGE_STEP  # the best step near each point
+    if lines:
+        near |= _dips(values) >= _LINE_DIP
+    edged = near.mean(axis=2) >= _EDGE_SHARE
     return np.asarray(edged.sum(axis=1), np.intp)
+
+
+def _lined_sides(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.intp]:
+    """How many sides of each quad (N, 4, 2) run along a thin line darker than the paper on
+    either side of it (_LINE_DIP), over _EDGE_SHARE of their length."""
+    lined = (_dips(_across_sides(grey, quads)) >= _LINE_DIP).mean(axis=2) >= _EDGE_SHARE
+    return np.asarray(lined.sum(axis=1), np.intp)
+
+
+def _across_sides(grey: Image, quads: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Grey across each side of each quad (N, 4, 2), at _EDGE_T along it, from outside to
+    inside (_EDGE_OFFSETS_BOTH): (N, 4, T, 2·O)."""
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    along, normals, _ = _sides(quads)
+    base = quads[:, :, None, :] + _EDGE_T[None, None, :, None] * along[:, :, None, :]
+    pts = base[:, :, :, None, :] + _EDGE_OFFSETS_BOTH[:, None] * normals[:, :, None, None, :]
+    return _gather(grey, pts)
+
+
+def _dips(values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """How much darker than the paper on both sides the darkest place across a side is."""
+    dips: npt.NDArray[np.float32] = np.minimum(values[..., 0], values[..., -1]) - values.min(axis=3)
+    return dips
 
 
 _FIELD_SCALES = np.asarray([0.985, 0.97, 0.955, 0.6], np.float32)
@@ -1245,7 +1289,8 @@ def _find_in(
     neutral, smooth = (
         _light_table_masks(grey, saturation, whites[0]) if light_table and first else (None, None)
     )
-    extra = [m for m in (neutral, smooth) if m is not None]
+    lines = _line_mask(grey) if light_table and first else None
+    extra = [m for m in (neutral, smooth, lines) if m is not None]
     # On a light table, last of all, where it is dark: cards of a printing with a dark border,
     # when the deck's is (a phone's dark bezel round its lit screen would pass for one).
     dark = _dark_mask(grey) if dark_borders and light_table and first else None
@@ -1254,11 +1299,15 @@ def _find_in(
     sources: list[Image | int] = [*whites, edges, *inside_sources, *extra]
     for source in sources:
         inside = isinstance(source, int) or source is enclosed
+        # The regions the edges enclose, and a light table's faint lines, are second looks at
+        # the same edges, whose outlines have their reasons already.
+        quiet = inside or source is lines
         contours: Sequence[npt.NDArray[Any]]
         if isinstance(source, int):
             mask = _opened(enclosed, taken.quads, source)
             contours = _all_regions(mask, min_area, max_area)
-        elif source is enclosed and busy:
+        elif (source is enclosed and busy) or source is lines:
+            # (the lines of a light table's grain or print are many specks, too)
             mask = source
             contours = _large_regions(mask, min_area)
         else:
@@ -1275,7 +1324,11 @@ def _find_in(
         for found_contour in contours:
             contour = np.asarray(found_contour, np.int32)
             area = cv2.contourArea(contour)
-            if area < min_area or (mask is not dark and taken.holds(contour, area)):
+            # (A line's outline is a ring, open where the line is faint: its own area says
+            # nothing of the card's.)
+            if area < min_area or (
+                mask is not dark and mask is not lines and taken.holds(contour, area)
+            ):
                 continue
             x, y, bw, bh = cv2.boundingRect(contour)
             edges_met = (x <= 1) + (y <= 1) + (x + bw >= sw - 1) + (y + bh >= sh - 1)
@@ -1290,21 +1343,25 @@ def _find_in(
                 got, reason = None, "not_card_shaped"
             else:
                 got, reason = _candidate(contour, area, max_area)
-                if reason == "ragged_outline" and mask is edges and light_table:
-                    got = _open_sided(edges, contour, min_area, max_area)
+                lined = mask is edges or mask is lines
+                if reason == "ragged_outline" and lined and light_table:
+                    got = _open_sided(mask, contour, min_area, max_area)
                     if got is not None:
                         reason = None
                         open_sided.append(got)
-                if got is None and reason in _NOT_CARD and mask is edges and light_table:
-                    got = _two_sided(edges, contour, min_area, max_area)
+                if got is None and reason in _NOT_CARD and lined and light_table:
+                    got = _two_sided(mask, contour, min_area, max_area)
                     if got is not None:
                         reason = None
                         two_sided.append(got)
             if got is None:
-                # The regions the edges enclose are a second look at the same edges, whose
-                # outlines have their reasons already; most are pieces of the table.
-                if reason is not None and not inside:
+                # (Most of the second looks' outlines are pieces of the table.)
+                if reason is not None and not quiet:
                     rejected.append((reason, contour))
+                continue
+            if isinstance(got, list) and mask is lines:
+                # Cards touching in a row share their lines: a row's outline there is a shape
+                # printed on a card (an oval has three cards' proportions).
                 continue
             pieces = got if isinstance(got, list) else [got]
             # (A dark-bordered card may hold its picture, taken already: looked at all the same.)
@@ -1395,7 +1452,8 @@ def _find_in(
         # The regions the edges enclose are kept only with straight edges all round: the rest
         # are patches of a patterned table between its figures.
         edged = _straight_edges(grey, snapped_all) if inside else np.ones(len(snapped_all), bool)
-        if light_table and (mask is edges or inside):
+        by_lines = mask is lines
+        if light_table and (mask is edges or inside or by_lines):
             # A white table: straight edges all round, either way, and a margin about as light
             # as the table (four more cards on the photos never tuned on, no false one; a black
             # printed square on white paper has straight edges too; nor is the coloured field of
@@ -1409,16 +1467,20 @@ def _find_in(
                 ids = {id(o) for o in few}
                 needed[[i for i, q in enumerate(singles) if id(q) in ids]] = sides
             bright |= (
-                _edged_sides(grey, snapped_all, either_way=True) >= needed
+                _edged_sides(grey, snapped_all, either_way=True, lines=by_lines) >= needed
             ) & _as_light_as_table(grey, saturation, snapped_all)
         if mask is neutral:
             # A card on a cream table: less saturated than the table all round.
             bright |= _neutral_margins(saturation, snapped_all)
+        if by_lines:
+            # What the lines look takes shows a thin line on one side at least: a printed white
+            # square among black ones on a sheet of markers is bounded by steps only.
+            bright &= _lined_sides(grey, snapped_all) >= 1
         for quad, is_bright, is_edged in zip(
             snapped_all, bright.tolist(), edged.tolist(), strict=True
         ):
             if not is_bright:
-                if not inside:
+                if not quiet:
                     rejected.append(("no_white_margin", quad))
             elif is_edged and not taken.overlaps(quad):
                 taken.add(quad)
