@@ -219,7 +219,7 @@ DECK_COLOURS: dict[str, tuple[str, ...]] = {
 }
 # The printing of each source's cards: a white margin, or the black border of old Magic cards
 # (vision.palette.Palette.margin: the finder looks for black-bordered cards on a light table).
-BLACK_BORDERED: frozenset[str] = frozenset({"mtgd"})
+BLACK_BORDERED: frozenset[str] = frozenset({"mtgd", "hj3"})
 DECK_OF_SOURCE: dict[str, str] = {
     **dict.fromkeys(("jxuno", "hmuno", "tha"), "uno"),
     **dict.fromkeys(
@@ -243,6 +243,9 @@ DECK_OF_SOURCE: dict[str, str] = {
             "nak",
             "der",
             "gab",
+            "kof",
+            "tom",
+            "gra",
         ),
         "set",
     ),
