@@ -1299,9 +1299,11 @@ def _find_in(
     sources: list[Image | int] = [*whites, edges, *inside_sources, *extra]
     for source in sources:
         inside = isinstance(source, int) or source is enclosed
+        by_lines = source is lines
         # The regions the edges enclose, and a light table's faint lines, are second looks at
         # the same edges, whose outlines have their reasons already.
-        quiet = inside or source is lines
+        quiet = inside or by_lines
+        lined = source is edges or by_lines  # where an edge may show on three sides or two
         contours: Sequence[npt.NDArray[Any]]
         if isinstance(source, int):
             mask = _opened(enclosed, taken.quads, source)
@@ -1327,7 +1329,7 @@ def _find_in(
             # (A line's outline is a ring, open where the line is faint: its own area says
             # nothing of the card's.)
             if area < min_area or (
-                mask is not dark and mask is not lines and taken.holds(contour, area)
+                mask is not dark and not by_lines and taken.holds(contour, area)
             ):
                 continue
             x, y, bw, bh = cv2.boundingRect(contour)
@@ -1343,7 +1345,6 @@ def _find_in(
                 got, reason = None, "not_card_shaped"
             else:
                 got, reason = _candidate(contour, area, max_area)
-                lined = mask is edges or mask is lines
                 if reason == "ragged_outline" and lined and light_table:
                     got = _open_sided(mask, contour, min_area, max_area)
                     if got is not None:
@@ -1359,7 +1360,7 @@ def _find_in(
                 if reason is not None and not quiet:
                     rejected.append((reason, contour))
                 continue
-            if isinstance(got, list) and mask is lines:
+            if isinstance(got, list) and by_lines:
                 # Cards touching in a row share their lines: a row's outline there is a shape
                 # printed on a card (an oval has three cards' proportions).
                 continue
@@ -1452,8 +1453,7 @@ def _find_in(
         # The regions the edges enclose are kept only with straight edges all round: the rest
         # are patches of a patterned table between its figures.
         edged = _straight_edges(grey, snapped_all) if inside else np.ones(len(snapped_all), bool)
-        by_lines = mask is lines
-        if light_table and (mask is edges or inside or by_lines):
+        if light_table and (lined or inside):
             # A white table: straight edges all round, either way, and a margin about as light
             # as the table (four more cards on the photos never tuned on, no false one; a black
             # printed square on white paper has straight edges too; nor is the coloured field of
