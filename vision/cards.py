@@ -531,7 +531,11 @@ def _seam_darks(
 
 
 def _seamed_rows(
-    fine: _FineMap, boxes: Sequence[Quad], ks: Sequence[int]
+    fine: _FineMap,
+    boxes: Sequence[Quad],
+    ks: Sequence[int],
+    along: float = _SEAM_ALONG,
+    least: float = ASPECT_MIN,
 ) -> list[list[Quad] | None]:
     """Per row outline in ``boxes`` (a look's coordinates), its ``k`` white cards touching edge
     to edge, cut at the seams between them, or None where a cut has no seam. The rows are
@@ -558,18 +562,18 @@ def _seamed_rows(
     np.cumsum(dark, axis=2, out=counts[..., 1:])
     near = (counts[..., 2 * stray + 1 :] > counts[..., : -2 * stray - 1]).mean(axis=1).max(
         axis=1
-    ) >= _SEAM_ALONG
+    ) >= along
     first = 0
     for i, row in zip(kept, some, strict=True):
         if near[first : first + row.k - 1].all():
-            found[i] = _cut_at_seams(fine, row)
+            found[i] = _cut_at_seams(fine, row, along, least)
         first += row.k - 1
     return found
 
 
-def _cut_at_seams(fine: _FineMap, row: _Row) -> list[Quad] | None:
-    """The row's cards, cut at the best seam near each equal cut (None when a cut has none, or
-    a piece has no card's proportions)."""
+def _cut_at_seams(fine: _FineMap, row: _Row, along: float, least: float) -> list[Quad] | None:
+    """The row's cards, cut at the best seam near each equal cut (None when a cut has none
+    along ``along`` of its length, or a piece has no card's proportions: ``least`` of them)."""
     reach, k = row.reach, row.k
     dark = _seam_darks(fine.fine.grey, [row], reach, _SEAM_ACROSS)
     slants = np.arange(-row.most, row.most + 1)
@@ -578,7 +582,7 @@ def _cut_at_seams(fine: _FineMap, row: _Row) -> list[Quad] | None:
     at = reach + starts[:, None, None] + bend[None, :, :]  # (starts, slants, scanlines)
     score = dark[:, np.arange(_SEAM_SCANLINES), at].mean(axis=-1).reshape(k - 1, -1)
     best = score.argmax(axis=1)
-    if (score[np.arange(k - 1), best] < _SEAM_ALONG).any():
+    if (score[np.arange(k - 1), best] < along).any():
         return None
     start, slant = np.divmod(best, len(slants))
     cuts = [(0.0, 0.0)] + [  # (at the first scanline, at the last)
@@ -595,7 +599,7 @@ def _cut_at_seams(fine: _FineMap, row: _Row) -> list[Quad] | None:
             np.float32,
         )
         piece = _order(fine.back(quad))
-        if not ASPECT_MIN <= _aspect(piece) <= ASPECT_MAX:
+        if not least <= _aspect(piece) <= ASPECT_MAX:
             return None
         pieces.append(piece)
     return pieces
@@ -1250,6 +1254,14 @@ def _bgr(image: npt.NDArray[Any]) -> Image:
 Outlines = list[tuple[str, Quad | npt.NDArray[np.int32]]]  # (reason, outline) rejected
 
 
+def _finding_grey(small: Image) -> Image:
+    """The finding-scale picture's grey, a little blurred (the print's fine detail is noise
+    to the outlines)."""
+    return np.asarray(
+        cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
+    )
+
+
 def _find_in(
     small: Image,
     areas: tuple[float, float] | None = None,
@@ -1264,9 +1276,7 @@ def _find_in(
     first look at the picture, rather than the second look at a band of slanted rows;
     ``dark_borders``: the deck's printing has a black border, looked for too; ``fine``:
     the camera's picture, where the seams between white cards in a row are looked for."""
-    grey: Image = np.asarray(
-        cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0), np.uint8
-    )
+    grey = _finding_grey(small)
     sh, sw = grey.shape[:2]
     min_area, max_area = areas or (MIN_AREA_FRACTION * sh * sw, MAX_AREA_FRACTION * sh * sw)
     taken = _Taken()
@@ -1595,6 +1605,106 @@ def _card_sized(taken: _Taken, rejected: Outlines) -> _Taken:
     return kept
 
 
+# An outline round several cards found on their own (the edges round two rows of touching cards
+# on wood, taken for one card of their proportions) is no card: one holding the centres of two
+# cards or more, smaller than it, that cover _ROUND_CARDS of it or more (a Set card's printed
+# ovals, which it may hold, are dropped before as shapes: :meth:`_Taken.without_printed_shapes`).
+_ROUND_CARDS: Final = 0.5
+# Two cards of a white-margined printing touching side by side, long side to long side, make one
+# outline with nearly a card's proportions (poker cards: 2 × 63 / 88 ≈ 1.43 against 1.40 for one;
+# on a webcam's stretched frame 1.7 against 1.23): in jaxon411's photos of poker cards on felt
+# three such pairs were taken for cards lying sideways, and an ace and a two in notanumber11's
+# grid of twelve. Such an outline has twice the area of the nearest card found of _PAIR_SIZE of
+# its area (the nearest: a camera at a slant makes the far cards smaller), its halves have that
+# card's shape (long and short side within _PAIR_FIT of its), and a seam runs between them.
+# A near card seen at a slant may be twice a far one's area, its halves of the far one's shape
+# (size alone cut six near Set cards on one real photo): the seam tells them. Size speaks
+# already, so the seam need only be dark along _PAIR_SEAM of the cut, not a row's _SEAM_ALONG
+# (the 38 outlines of single cards so chosen on the real photos showed at most 0.55, but for a
+# Magic card's text-box rule, 0.9: black-bordered printings are not looked at; the pairs
+# 0.7-1.0: two cards a little offset leave the cut's ends on the table).
+_PAIR_SIZE: Final = (0.38, 0.6)
+_PAIR_FIT: Final = 0.15
+_PAIR_SEAM: Final = 0.7
+
+
+def _long_and_short(quads: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Per quad (N, 4, 2), the mean lengths of its longer and its shorter pair of opposite
+    sides: (N, 2)."""
+    steps = np.roll(quads, -1, axis=1) - quads
+    lengths = np.hypot(steps[..., 0], steps[..., 1])
+    a = (lengths[:, 0] + lengths[:, 2]) / 2
+    b = (lengths[:, 1] + lengths[:, 3]) / 2
+    return np.stack([np.maximum(a, b), np.minimum(a, b)], axis=1)
+
+
+def _without_groups_and_pairs(
+    grey: Image, fine: _FineMap, taken: _Taken, rejected: Outlines, *, pairs_of_white: bool
+) -> _Taken:
+    """The cards taken less the outlines round several of them, and, with ``pairs_of_white``
+    (the printing's margin is white), with each outline of two cards side by side cut in two
+    at the seam between their margins (snapped onto their edges)."""
+    if len(taken.quads) < 2:
+        return taken
+    quads = np.asarray(taken.quads, np.float32)
+    areas = np.asarray([row[3] for row in taken._rows], np.float64)
+    centres = quads.mean(axis=1)
+    # Which cards' centres lie in which outline's box (a quick first sieve), and are smaller
+    low, high = quads.min(axis=1), quads.max(axis=1)
+    in_box = (
+        (centres[None, :, :] >= low[:, None, :]).all(axis=2)
+        & (centres[None, :, :] <= high[:, None, :]).all(axis=2)
+        & (areas[None, :] < areas[:, None])
+    )
+    groups: set[int] = set()
+    for i in np.flatnonzero(in_box.sum(axis=1) >= 2).tolist():
+        outline = quads[i].reshape(-1, 1, 2)
+        inside = [
+            j
+            for j in np.flatnonzero(in_box[i]).tolist()
+            if cv2.pointPolygonTest(outline, (float(centres[j, 0]), float(centres[j, 1])), False)
+            >= 0
+        ]
+        if len(inside) >= 2 and areas[inside].sum() >= _ROUND_CARDS * areas[i]:
+            groups.add(i)
+    pairs: dict[int, float] = {}  # outline: the least proportions of each of its cards
+    if pairs_of_white:
+        share = areas[None, :] / areas[:, None]
+        peers = (share >= _PAIR_SIZE[0]) & (share <= _PAIR_SIZE[1]) & ~in_box
+        distance = np.hypot(*(centres[None, :, :] - centres[:, None, :]).transpose(2, 0, 1))
+        nearest = np.where(peers, distance, np.inf).argmin(axis=1)
+        dims = _long_and_short(quads)
+        halves = np.stack(
+            [np.maximum(dims[:, 0] / 2, dims[:, 1]), np.minimum(dims[:, 0] / 2, dims[:, 1])], axis=1
+        )
+        typical = dims[nearest]
+        fits = (np.abs(halves / typical - 1.0) <= _PAIR_FIT).all(axis=1) & peers.any(axis=1)
+        for i in np.flatnonzero(fits & ~in_box.any(axis=1)).tolist():
+            if i not in groups:
+                # (Cards may be squat in the picture: a webcam's frame stretched to 16:9.)
+                pairs[i] = min(ASPECT_MIN, (1 - _PAIR_FIT) * typical[i, 0] / typical[i, 1])
+    if not groups and not pairs:
+        return taken
+    kept = _Taken()
+    for i, quad in enumerate(taken.quads):
+        if i in groups:
+            rejected.append(("not_card_shaped", quad))
+        elif i not in pairs:
+            kept.add(quad)
+    ids = list(pairs)
+    seamed = _seamed_rows(
+        fine, [quads[i] for i in ids], [2] * len(ids), _PAIR_SEAM, min(pairs.values(), default=0.0)
+    )
+    for i, cards in zip(ids, seamed, strict=True):
+        if cards is None or min(_aspect(q) for q in cards) < pairs[i]:
+            kept.add(taken.quads[i])
+            continue
+        for q in _snap_many(grey, np.asarray(cards, np.float32)):
+            if not kept.overlaps(q):
+                kept.add(q)
+    return kept
+
+
 def _unlike_a_card(shape: Quad | npt.NDArray[np.int32], card_area: float) -> float:
     """How far an outline is from a card: its proportions' from a card's and, when cards were
     found (``card_area``, their median area), its size's from theirs (logarithmic, 0 for a
@@ -1644,9 +1754,8 @@ def _find_cards(
     shrink = cv2.INTER_AREA if scale_y <= 1.0 else cv2.INTER_LINEAR  # a small frame, slanted
     small = _bgr(cv2.resize(frame, size, interpolation=shrink) if size != (w, h) else frame)
     fine = _Fine(frame)
-    taken, rejected = _find_in(
-        small, fine=_FineMap(fine, (1 / scale, 1 / scale_y), (0.0, 0.0)), dark_borders=dark_borders
-    )
+    first_look = _FineMap(fine, (1 / scale, 1 / scale_y), (0.0, 0.0))
+    taken, rejected = _find_in(small, fine=first_look, dark_borders=dark_borders)
     stretch, bands = _foreshortening(taken.quads, rejected, size)
     largest = max((cv2.contourArea(q) for q in taken.quads), default=0.0)
     for top, bottom, left, right in bands:
@@ -1681,6 +1790,9 @@ def _find_cards(
             elif not taken.overlaps(unstretched):
                 taken.add(unstretched)
     taken = _card_sized(taken, rejected).without_printed_shapes(rejected)
+    taken = _without_groups_and_pairs(
+        _finding_grey(small), first_look, taken, rejected, pairs_of_white=not dark_borders
+    )
     to_small = np.asarray([scale, scale_y], np.float32)
     if taken.quads:
         printed = _printed(frame, np.asarray(taken.quads, np.float32) / to_small)

@@ -276,6 +276,81 @@ def test_two_cards_side_by_side_are_two_cards_not_one_lying_sideways(
     assert _row_read(background, cards, gap, edge=REAL_CARD_EDGE) == list(cards)
 
 
+def _on_felt(seed: int) -> np.ndarray:
+    """A 1280 × 720 dark green felt, a little noisy (jaxon411's card table)."""
+    rng = np.random.default_rng(seed)
+    felt = np.asarray((60, 70, 35), np.float64) + rng.normal(0, 6, (720, 1280, 1))
+    return np.clip(felt, 0, 255).astype(np.uint8)
+
+
+def _poker_card(img: np.ndarray, x: int, y: int, w: int = 100, h: int = 140) -> np.ndarray:
+    """A white poker card (63 × 88 mm) with three red pips and an index: its box."""
+    cv2.rectangle(img, (x, y), (x + w - 1, y + h - 1), (228, 230, 232), -1)
+    for dy in (-h // 4, 0, h // 4):
+        cv2.circle(img, (x + w // 2, y + h // 2 + dy), max(4, w // 9), (40, 40, 190), -1)
+    cv2.putText(img, "7", (x + 4, y + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (40, 40, 190), 2)
+    return _box(x + w / 2, y + h / 2, w, h)
+
+
+@pytest.mark.parametrize("gap", [1, 2, 3])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_two_poker_cards_side_by_side_are_two_cards_by_their_size_and_seam(
+    gap: int, seed: int
+) -> None:
+    # Two poker cards side by side (2 × 63 / 88 ≈ 1.43 long for wide) have a card's proportions
+    # lying sideways: on jaxon411's felt three such pairs were one card each. Twice the area of
+    # the other cards, each half of their shape, and a seam between the halves: two cards.
+    # Before, four were found here, the pair as one.
+    img = _on_felt(seed)
+    boxes = [
+        _poker_card(img, 400, 120),
+        _poker_card(img, 500 + gap, 120),
+        _poker_card(img, 700, 120),
+        _poker_card(img, 400, 420),
+    ]
+    quads = find_card_quads(cv2.GaussianBlur(img, (3, 3), 0))
+    assert _found_and_false(quads, boxes) == (4, 0)
+
+
+def test_a_near_card_twice_as_large_as_the_far_ones_is_not_cut_without_a_seam() -> None:
+    # A camera at a slant makes the near row twice the far row's area, and a near card's halves
+    # have the far cards' shape (a real photo of Set cards on a dark table: six false cards
+    # when size alone cut them). Without a seam between its halves it stays one card.
+    img = _on_felt(2)
+    boxes = [
+        _poker_card(img, 300, 60),
+        _poker_card(img, 500, 60),
+        _poker_card(img, 300, 330, 141, 198),
+        _poker_card(img, 600, 330, 141, 198),
+    ]
+    quads = find_card_quads(cv2.GaussianBlur(img, (3, 3), 0))
+    assert _found_and_false(quads, boxes) == (4, 0)
+
+
+def test_an_outline_round_several_cards_is_no_card() -> None:
+    # On notanumber11's grid of twelve poker cards on wood, the edges round two rows of four
+    # made one outline of a card's proportions, taken with the eight cards in it.
+    from vision.cards import _Fine, _FineMap, _Taken, _without_groups_and_pairs
+
+    blank = np.full((360, 640), 50, np.uint8)
+
+    def kept(quads: list[np.ndarray], rejected: list[tuple[str, np.ndarray]]) -> list[list]:
+        taken = _Taken()
+        for quad in quads:
+            taken.add(quad)
+        look = _FineMap(_Fine(blank), (1.0, 1.0), (0.0, 0.0))
+        out = _without_groups_and_pairs(blank, look, taken, rejected, pairs_of_white=True)
+        return [q.tolist() for q in out.quads]
+
+    cards = [_box(100 + 110 * i, 110 + 160 * j, 100, 150) for i in range(4) for j in range(2)]
+    rejected: list[tuple[str, np.ndarray]] = []
+    assert kept([*cards, _box(265, 190, 450, 320)], rejected) == [q.tolist() for q in cards]
+    assert [reason for reason, _ in rejected] == ["not_card_shaped"]
+    # A card holding one smaller outline (a glare-broken card's piece) keeps both.
+    pair = [cards[0], _box(100, 110, 40, 60)]
+    assert kept(pair, []) == [q.tolist() for q in pair]
+
+
 def test_nine_white_cards_side_by_side_are_nine_cards() -> None:
     # As the real photo's nine Set cards (one outline was one card, then none: a row was split
     # into eight parts at most).
