@@ -221,7 +221,7 @@ DECK_COLOURS: dict[str, tuple[str, ...]] = {
 # (vision.palette.Palette.margin: the finder looks for black-bordered cards on a light table).
 BLACK_BORDERED: frozenset[str] = frozenset({"mtgd", "hj3"})
 DECK_OF_SOURCE: dict[str, str] = {
-    **dict.fromkeys(("jxuno", "hmuno", "tha"), "uno"),
+    **dict.fromkeys(("jxuno", "hmuno", "tha", "rxl", "megm"), "uno"),
     **dict.fromkeys(
         (
             "pfsh",
@@ -246,6 +246,9 @@ DECK_OF_SOURCE: dict[str, str] = {
             "kof",
             "tom",
             "gra",
+            "olin",
+            "ivk",
+            "ryd",
         ),
         "set",
     ),
