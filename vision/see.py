@@ -14,9 +14,12 @@ is then 2.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TextIO
 
 import cv2
@@ -100,6 +103,27 @@ def describe(
     return out
 
 
+@functools.cache
+def _heap_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none."""
+    name = ctypes.util.find_library("c")
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+    return trim
+
+
+def give_back_memory() -> None:
+    """Return the heap freed by the last image to the system. glibc keeps it for the next
+    allocation, and large photos' work images (the marker detector's, 100 MB for a 12-megapixel
+    photo) do not fit the holes they left: over the 100 largest real photos the peak grew to
+    290 MB, where the largest one alone takes 243 MB (with this, 269 MB)."""
+    trim = _heap_trim()
+    if trim is not None:
+        trim(0)
+
+
 def bounded(image: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[np.uint8], float]:
     """The image at most ``MAX_SIDE`` on its longest side, and the scale it was read at."""
     h, w = image.shape[:2]
@@ -143,6 +167,7 @@ def see(
         image, scale = bounded(image)
         result = describe(image, path, palette, detector, explain=explain, scale=scale)
         del image
+        give_back_memory()
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
         out.flush()
     return status
