@@ -305,6 +305,9 @@ def main() -> int:
     parser.add_argument("--json", help="write the results here too")
     parser.add_argument("--overlays", help="draw detections into this folder")
     parser.add_argument("--repeat", type=int, default=7, help="timing repeats per photo")
+    parser.add_argument(
+        "--misses", action="store_true", help="name each photo with cards missed or false"
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)  # as the camera's thread runs (vision/camera.py): one core for vision
     photos = json.loads((HERE / "real_photos.json").read_text())["photos"]
@@ -369,6 +372,11 @@ def main() -> int:
             matched = matches(boxes, [np.asarray(c.corners, np.float32) for c in whole])
             anchor_matched = matches(boxes, whole_anchor)
             batch = photo.get("batch", TUNED_ON)
+            if args.misses and (len(matched) < photo["cards"] or len(whole) > len(matched)):
+                print(
+                    f"{photo['file']} ({photo['surface']}): {len(matched)} of "
+                    f"{photo['cards']} found, {len(whole) - len(matched)} false"
+                )
             for counts in (per_surface[photo["surface"]], per_batch[batch][photo["surface"]]):
                 counts["photos"] += 1
                 counts["cards"] += photo["cards"]
