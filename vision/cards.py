@@ -1762,11 +1762,14 @@ def _find_cards(
     for top, bottom, left, right in bands:
         y0, y1 = round(top / scale_y), round(bottom / scale_y)
         x0, x1 = round(left / scale), round(right / scale)
+        # Linear, not by area: OpenCV's area resampling is fast only for whole factors (a
+        # band halved across and shrunk by 0.6-0.9 down took 1.7 ms, linearly 0.34); on the real
+        # and the synthetic photos the cards found, their colours and every figure are the same.
         tall = _bgr(
             cv2.resize(
                 frame[y0:y1, x0:x1],
                 (max(1, round(right - left)), max(1, round((bottom - top) * stretch))),
-                interpolation=cv2.INTER_AREA,
+                interpolation=cv2.INTER_LINEAR,
             )
         )
         card_areas = (
