@@ -895,6 +895,11 @@ class _Taken:
         side = min(math.dist(pts[k], pts[(k + 1) % 4]) for k in range(4))
         return sum(p[0] for p in pts) / 4.0, sum(p[1] for p in pts) / 4.0, side
 
+    @property
+    def areas(self) -> npt.NDArray[np.float64]:
+        """Each card's area, in the order of :attr:`quads`."""
+        return np.asarray([row[3] for row in self._rows], np.float64).reshape(-1)
+
     def add(self, quad: Quad) -> None:
         self.quads.append(quad)
         self._rows.append((*self._place(quad), float(cv2.contourArea(quad))))
@@ -967,7 +972,7 @@ class _Taken:
         table under glare such an outline had held a card, which was lost)."""
         if len(self.quads) < 2:
             return self
-        largest = 2.0 * float(np.median([row[3] for row in self._rows]))
+        largest = 2.0 * float(np.median(self.areas))
         if not any(row[3] / _TAKEN_SHARE <= largest for row in self._rows):
             return self  # none small enough to lie in another
         kept = _Taken()
@@ -1589,7 +1594,7 @@ def _card_sized(taken: _Taken, rejected: Outlines) -> _Taken:
     them)."""
     if len(taken.quads) < _SIZE_PEERS:
         return taken
-    areas = [cv2.contourArea(q) for q in taken.quads]
+    areas = taken.areas.tolist()
     smallest = _MIN_AREA_OF_FOUND * float(np.percentile(areas, 75))
     ordered = sorted(areas)
     for i in range(len(ordered) - _SIZE_PEERS, 0, -1):  # the largest gap wanted: from the top
@@ -1640,15 +1645,16 @@ def _long_and_short(quads: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 
 
 def _without_groups_and_pairs(
-    grey: Image, fine: _FineMap, taken: _Taken, rejected: Outlines, *, pairs_of_white: bool
+    small: Image, fine: _FineMap, taken: _Taken, rejected: Outlines, *, pairs_of_white: bool
 ) -> _Taken:
     """The cards taken less the outlines round several of them, and, with ``pairs_of_white``
     (the printing's margin is white), with each outline of two cards side by side cut in two
-    at the seam between their margins (snapped onto their edges)."""
+    at the seam between their margins (snapped onto their edges in ``small``, the picture the
+    cards were taken in)."""
     if len(taken.quads) < 2:
         return taken
     quads = np.asarray(taken.quads, np.float32)
-    areas = np.asarray([row[3] for row in taken._rows], np.float64)
+    areas = taken.areas
     centres = quads.mean(axis=1)
     # Which cards' centres lie in which outline's box (a quick first sieve), and are smaller
     low, high = quads.min(axis=1), quads.max(axis=1)
@@ -1693,6 +1699,7 @@ def _without_groups_and_pairs(
         elif i not in pairs:
             kept.add(quad)
     ids = list(pairs)
+    grey = _finding_grey(small) if ids else small
     seamed = _seamed_rows(
         fine, [quads[i] for i in ids], [2] * len(ids), _PAIR_SEAM, min(pairs.values(), default=0.0)
     )
@@ -1795,7 +1802,7 @@ def _find_cards(
                 taken.add(unstretched)
     taken = _card_sized(taken, rejected).without_printed_shapes(rejected)
     taken = _without_groups_and_pairs(
-        _finding_grey(small), first_look, taken, rejected, pairs_of_white=not dark_borders
+        small, first_look, taken, rejected, pairs_of_white=not dark_borders
     )
     to_small = np.asarray([scale, scale_y], np.float32)
     if taken.quads:

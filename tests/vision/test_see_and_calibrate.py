@@ -346,7 +346,7 @@ def test_a_card_carrying_our_marker_is_a_component_not_a_train_card(tmp_path: Pa
 def test_see_gives_the_heap_back_after_each_image(tmp_path: Path) -> None:
     # glibc keeps freed heap for later allocations, and a large photo's work images do not fit
     # the holes the last one left: over the 100 largest real photos the peak grew from 243 MB
-    # (the largest alone) to 290 MB; given back after each image, 269 MB (bench: see RSS).
+    # (the largest alone) to 296 MB; given back after each image, 275 MB (docs/vision.md).
     import sys
 
     import vision.see as see_module
