@@ -265,6 +265,19 @@ def score_colours(
     return right, unsure, sum(got.values()) - right, got
 
 
+def not_right(
+    reads: list[TrainCard], labels: collections.Counter[str]
+) -> tuple[collections.Counter[str], int]:
+    """Where a photo's colours not read right go: per labelled colour, the cards of it not read
+    right (unsure, read as another colour, or not found), and how many of the unsure reads'
+    best guesses are among those colours. Unsure cards whose guess was right would call for a
+    bolder threshold; guesses that were wrong say the features, not the threshold, fall short."""
+    got = collections.Counter(c.colour for c in reads if c.colour != UNSURE)
+    missed = collections.Counter({k: labels[k] - min(got[k], labels[k]) for k in labels})
+    guesses = collections.Counter(c.guess for c in reads if c.colour == UNSURE)
+    return +missed, sum(min(n, missed[k]) for k, n in guesses.items())
+
+
 def add_colours(counter: collections.Counter[str], cards: int, *counts: int) -> None:
     counter["cards"] += cards
     for key, value in zip(("right", "unsure", "wrong"), counts, strict=True):
@@ -330,6 +343,8 @@ def main() -> int:
         collections.Counter
     )
     deck_wrong: list[str] = []
+    missed_by_label = collections.Counter[str]()  # labelled colours not read right
+    unsure_guesses = collections.Counter[str]()  # the best guesses of the cards read unsure
     camera_lists: Times = ([], [], [], [])
     scaled_lists: Times = ([], [], [], [])
     missing = 0
@@ -413,6 +428,10 @@ def main() -> int:
         right, unsure, wrong, got = score_colours(reads, labels)
         for counter in (colour, colour_by_source[source], colour_by_batch[batch]):
             add_colours(counter, sum(labels.values()), right, unsure, wrong)
+        missed, guessed = not_right(reads, labels)
+        missed_by_label.update(missed)
+        colour["unsure_guess_right"] += guessed
+        unsure_guesses.update(c.guess for c in reads if c.colour == UNSURE)
         if wrong:
             wrong_examples.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
         # The same cards read with the palette of the deck's own colours (its printing)
@@ -433,6 +452,8 @@ def main() -> int:
         "colour": dict(colour),
         "colour_by_source": {k: dict(v) for k, v in colour_by_source.items()},
         "colour_wrong": wrong_examples,
+        "colour_not_right_by_label": dict(missed_by_label.most_common()),
+        "colour_unsure_guesses": dict(unsure_guesses.most_common()),
         "deck_colour_by_batch": {k: dict(v) for k, v in sorted(deck_colour_by_batch.items())},
         "deck_colour_wrong": deck_wrong,
         # 1280×720 camera frames of each table photo (cover and crop), and the photos as
@@ -459,6 +480,11 @@ def main() -> int:
         f"colour: {colour['right']}/{colour['cards']} right, {colour['unsure']} unsure, "
         f"{colour['wrong']} confidently wrong"
         f"  by source: { {k: dict(v) for k, v in colour_by_source.items()} }"
+    )
+    print(
+        f"  not read right, by the colour labelled: {dict(missed_by_label.most_common())}; "
+        f"the unsure cards' best guesses right for {colour['unsure_guess_right']} of "
+        f"{colour['unsure']} ({dict(unsure_guesses.most_common())})"
     )
     for line in wrong_examples[:20]:
         print("  wrong:", line)
