@@ -266,16 +266,16 @@ def score_colours(
 
 
 def not_right(
-    reads: list[TrainCard], labels: collections.Counter[str]
-) -> tuple[collections.Counter[str], int]:
-    """Where a photo's colours not read right go: per labelled colour, the cards of it not read
-    right (unsure, read as another colour, or not found), and how many of the unsure reads'
-    best guesses are among those colours. Unsure cards whose guess was right would call for a
+    reads: list[TrainCard], labels: collections.Counter[str], got: collections.Counter[str]
+) -> tuple[collections.Counter[str], collections.Counter[str], int]:
+    """Where a photo's colours not read right go (``got``: the sure reads, from
+    :func:`score_colours`): per labelled colour, the cards of it not read right (unsure, read as
+    another colour, or not found); the unsure reads' best guesses; and how many of those guesses
+    are among the colours not read right. Unsure cards whose guess was right would call for a
     bolder threshold; guesses that were wrong say the features, not the threshold, fall short."""
-    got = collections.Counter(c.colour for c in reads if c.colour != UNSURE)
     missed = collections.Counter({k: labels[k] - min(got[k], labels[k]) for k in labels})
     guesses = collections.Counter(c.guess for c in reads if c.colour == UNSURE)
-    return +missed, sum(min(n, missed[k]) for k, n in guesses.items())
+    return +missed, guesses, sum(min(n, missed[k]) for k, n in guesses.items())
 
 
 def add_colours(counter: collections.Counter[str], cards: int, *counts: int) -> None:
@@ -428,10 +428,10 @@ def main() -> int:
         right, unsure, wrong, got = score_colours(reads, labels)
         for counter in (colour, colour_by_source[source], colour_by_batch[batch]):
             add_colours(counter, sum(labels.values()), right, unsure, wrong)
-        missed, guessed = not_right(reads, labels)
+        missed, guesses, guessed_right = not_right(reads, labels, got)
         missed_by_label.update(missed)
-        colour["unsure_guess_right"] += guessed
-        unsure_guesses.update(c.guess for c in reads if c.colour == UNSURE)
+        unsure_guesses.update(guesses)
+        colour["unsure_guess_right"] += guessed_right
         if wrong:
             wrong_examples.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
         # The same cards read with the palette of the deck's own colours (its printing)
