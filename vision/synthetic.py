@@ -397,14 +397,15 @@ def render_scene(spec: SceneSpec) -> Scene:
     )
 
 
-def seen_at_a_slant(scene: Scene, degrees: float) -> Scene:
+def seen_at_a_slant(scene: Scene, degrees: float, distance: float = 1.5) -> Scene:
     """``scene`` as a camera sees it from ``degrees`` away from straight down, aimed at the
-    middle of the table from 1.5 picture widths away: the table's depth is shortened (by about
-    the cosine of the angle; 45° shows a portrait card nearly square) and its far side is
-    smaller. Outside the table, the picture's edge rows are repeated."""
+    middle of the table from ``distance`` picture widths away: the table's depth is shortened
+    (by about the cosine of the angle; 45° shows a portrait card nearly square) and its far side
+    is smaller (the nearer the camera, the smaller). Outside the table, the picture's edge rows
+    are repeated."""
     h, w = scene.image.shape[:2]
     angle = math.radians(degrees)
-    distance = 1.5 * w
+    distance = distance * w
     to_centre = np.asarray([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]], np.float64)
     camera = np.asarray(
         [[distance, 0, 0], [0, distance * math.cos(angle), 0], [0, -math.sin(angle), distance]],
