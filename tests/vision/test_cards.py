@@ -4,11 +4,13 @@ Validated on synthetic scenes only (vision.synthetic's model of a card): see doc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from vision.cards import (
@@ -29,6 +31,7 @@ from vision.palette import CARD_CLASSES, DEFAULT_PALETTE, UNSURE
 from vision.synthetic import (
     BACKGROUNDS,
     HARD_BACKGROUNDS,
+    CardTruth,
     Scene,
     SceneSpec,
     render_scene,
@@ -875,6 +878,86 @@ def test_cards_seen_at_a_slant_are_found_when_the_cards_found_say_so(seed: int) 
     read = read_train_cards(scene.image)
     assert len(read) == len(_SIX)
     assert all(card is not None and card.colour == colour for colour, card in _matches(scene, read))
+
+
+def _rows_at_a_steep_slant(degrees: float, distance: float) -> Scene:
+    """Three rows of four cards on a dark table, seen from ``degrees`` off straight down and
+    ``distance`` picture widths away: the far row is a fraction of the near one's size."""
+    rows = [
+        render_scene(
+            SceneSpec(
+                width=960,
+                height=240,
+                cards=colours,
+                layout="row",
+                card_width_px=100,
+                rotation_deg=0.0,
+                row_gap_px=50,
+                seed=seed,
+            )
+        )
+        for seed, colours in enumerate(
+            (
+                ("red", "blue", "green", "yellow"),
+                ("black", "orange", "white", "purple"),
+                ("green", "red", "yellow", "blue"),
+            )
+        )
+    ]
+    cards = tuple(
+        CardTruth(card.colour, tuple((x, y + 240 * i) for x, y in card.corners))
+        for i, row in enumerate(rows)
+        for card in row.cards
+    )
+    table = Scene(rows[0].spec, np.vstack([row.image for row in rows]), cards, ())
+    return seen_at_a_slant(table, degrees, distance)
+
+
+def test_a_far_row_much_smaller_than_the_near_one_is_found() -> None:
+    """A camera at a slant close to the table: the far row is 0.31 of the near row's area, under
+    the 0.4 of the cards found below which an outline is a shape printed on a card. The size the
+    near rows' cards give the far row tells its cards from shapes (before: 8 of 12 found, the far
+    row lost)."""
+    scene = _rows_at_a_steep_slant(50, 1.0)
+    areas = [cv2.contourArea(np.asarray(c.corners, np.float32)) for c in scene.cards]
+    assert min(areas) / max(areas) == pytest.approx(0.31, abs=0.01)
+    read = read_train_cards(scene.image)
+    matched = _matches(scene, read)
+    far = [card for (_, card), area in zip(matched, areas, strict=True) if area < 0.4 * max(areas)]
+    assert len(far) == 4
+    assert sum(card is not None for card in far) >= 2
+    assert sum(card is not None for _, card in matched) >= 10
+    assert len(read) == sum(card is not None for _, card in matched)  # nothing else taken
+    # never confidently wrong
+    assert all(card is None or card.colour in (colour, UNSURE) for colour, card in matched)
+
+
+def test_a_card_s_size_beyond_the_rows_of_the_cards_found_follows_their_rows() -> None:
+    """Cards 80 px across at row 100 and 120 px at row 300: a card at row 0 is 60 px across;
+    within their rows the cards found say the size; one row of cards says nothing."""
+    from vision.cards import _area_beyond_rows  # the finder's size rule: no public way to ask
+
+    def square(x: float, y: float, side: float) -> npt.NDArray[np.float32]:
+        h = side / 2
+        return np.asarray([(x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h)], "f4")
+
+    def beyond(
+        quads: list[npt.NDArray[np.float32]], least: float
+    ) -> Callable[[float], float] | None:
+        return _area_beyond_rows(quads, [cv2.contourArea(q) for q in quads], least)
+
+    far, near = [square(x, 100, 80) for x in (100, 300)], [square(x, 300, 120) for x in (100, 300)]
+    area_at = beyond([*far, *near], least=0.0)
+    assert area_at is not None
+    assert area_at(0.0) == pytest.approx(60.0**2)
+    assert area_at(400.0) == pytest.approx(140.0**2)
+    assert area_at(200.0) == math.inf
+    # a printed shape among them (far smaller) moves nothing when left out by its size
+    with_shape = beyond([*far, *near, square(300, 100, 20)], least=1000.0)
+    assert with_shape is not None
+    assert with_shape(0.0) == pytest.approx(60.0**2)
+    assert beyond([square(x, 300, 120) for x in (100, 300, 500)], least=0.0) is None
+    assert beyond(far, least=0.0) is None  # two cards: too few to say
 
 
 def test_the_slant_is_measured_on_the_cards_themselves() -> None:
