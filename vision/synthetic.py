@@ -405,10 +405,10 @@ def seen_at_a_slant(scene: Scene, degrees: float, distance: float = 1.5) -> Scen
     are repeated."""
     h, w = scene.image.shape[:2]
     angle = math.radians(degrees)
-    distance = distance * w
+    away = distance * w  # in pixels
     to_centre = np.asarray([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1]], np.float64)
     camera = np.asarray(
-        [[distance, 0, 0], [0, distance * math.cos(angle), 0], [0, -math.sin(angle), distance]],
+        [[away, 0, 0], [0, away * math.cos(angle), 0], [0, -math.sin(angle), away]],
         np.float64,
     )
     back = np.asarray([[1, 0, w / 2], [0, 1, h / 2], [0, 0, 1]], np.float64)
