@@ -20,7 +20,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import cv2
 import numpy as np
@@ -2127,13 +2127,26 @@ def _features_and_share(
     return features, share
 
 
-def card_ink(card: Image) -> tuple[float, float, float]:
+class Ink(NamedTuple):
+    """The ink on a card's field (:func:`card_ink`)."""
+
+    share: float  # of the field's pixels
+    red_green: float  # the tint: the features' opponent colours per unit of the ink's darkness
+    yellow_blue: float
+    # How well the ink's pixels agree on its hue: the standard error of the mean tint's hue, in
+    # degrees (its pixels' spread across the tint's direction over the square root of their
+    # number). A thin line's hundreds of pixels know it within a degree or two; twenty noisy
+    # pixels in dim light do not.
+    hue_error: float
+
+
+def card_ink(card: Image) -> Ink:
     """The ink on the card's field, against the field's own paper (its brightest neutral
     quarter): the share of the field's pixels that are ink (darker than the paper by
     ``_INK_DARKNESS``), and the ink's tint, red_green and yellow_blue of its mean colour per unit
-    of its mean darkness (the features' opponent colours, relative to the paper). Grey or black
-    ink has no tint; a thin coloured line blended with the paper keeps its hue and most of its
-    tint. (0, 0, 0) when the field has no ink."""
+    of its mean darkness (the features' opponent colours, relative to the paper), with how
+    surely its hue is known. Grey or black ink has no tint; a thin coloured line blended with the
+    paper keeps its hue and most of its tint. No share and no tint when the field has no ink."""
     field = _field(card)
     paper = _brightest_white(field)
     b, g, r = (field[:, c].astype(np.float32) / paper[c] for c in range(3))
@@ -2141,12 +2154,20 @@ def card_ink(card: Image) -> tuple[float, float, float]:
     ink = darkness > _INK_DARKNESS
     count = int(np.count_nonzero(ink))
     if not count:
-        return 0.0, 0.0, 0.0
+        return Ink(0.0, 0.0, 0.0, 180.0)
     r, g, b = r[ink], g[ink], b[ink]
     depth = float(darkness[ink].mean())
-    red_green = float((r - g).mean()) / depth
-    yellow_blue = float(((r + g) / np.float32(2.0) - b).mean()) / depth
-    return count / len(darkness), red_green, yellow_blue
+    pixel_red_green = (r - g) / np.float32(depth)
+    pixel_yellow_blue = ((r + g) / np.float32(2.0) - b) / np.float32(depth)
+    red_green = float(pixel_red_green.mean())
+    yellow_blue = float(pixel_yellow_blue.mean())
+    tint = math.hypot(red_green, yellow_blue)
+    hue_error = 180.0
+    if count > 1 and tint > 0.0:
+        across = (pixel_yellow_blue * red_green - pixel_red_green * yellow_blue) / tint
+        spread = float(across.std(ddof=1)) / math.sqrt(count)
+        hue_error = math.degrees(math.atan2(spread, tint))
+    return Ink(count / len(darkness), red_green, yellow_blue, hue_error)
 
 
 def clipped_share(card: Image) -> float:
@@ -2193,10 +2214,11 @@ def classify_card(
         # playing card's black pips). A real share of tinted ink is a coloured drawing too thin
         # or pale for the coloured pixels (a Set card's outlines or faint stripes): its hue
         # tells the colour when it is clear; otherwise the card is unsure, never "white".
-        ink_share, ink_red_green, ink_yellow_blue = card_ink(card)
-        tint = math.hypot(ink_red_green, ink_yellow_blue)
+        ink = card_ink(card)
+        ink_share = ink.share
+        tint = math.hypot(ink.red_green, ink.yellow_blue)
         if ink_share >= _INK_MIN_SHARE and tint >= _INK_MIN_TINT:
-            by_ink = palette.classify_ink(ink_red_green, ink_yellow_blue)
+            by_ink = palette.classify_ink(ink.red_green, ink.yellow_blue, ink.hue_error)
             if by_ink is not None and by_ink[1] >= max(unsure_below, _INK_SURE):
                 guess, confidence = by_ink
             else:

@@ -103,6 +103,20 @@ _INK_HUE_MAX_OFF: Final = 25.0
 # 169° (65° off); −93° is nearest our blue, and so stays unsure.
 _LIGHT_LINE: Final = 56.0
 _OFF_LIGHT: Final = 30.0
+# Faint ink on a white-looking card whose hue lies between purple's and the cool end of that line
+# is purple, though nearer blue's hue (Set's violet measured -47° to -95°, tints 0.07-0.34, on
+# 54 cards of the real photos, all unsure before): blue is a hue a cool light gives grey ink, so
+# faint ink is never read blue (a Ticket to Ride blue card is a blue field, not blue lines on
+# white), and no light makes a hue this far off its line. How far: grey and black inks on
+# white-looking cards in cool light (playing cards, Magic cards; bench/real_photos.json)
+# measured at most 19° off it (-105°, tint 0.13), "black pips in cool light" -122° to -146°;
+# 35° keeps 16° from them (a violet at -89° is read, one at -93° is not).
+_INK_VIOLET_OFF_LIGHT: Final = 35.0
+# ... and its hue known within this many degrees (vision.cards.Ink.hue_error): the violet inks
+# read so on the real photos within 2.6°; the grey wagon of a white synthetic card in dim
+# light, taken alone for a card (36 ink pixels, noise of 3.5 levels on paper of 70), measured a
+# tint of 0.27 at -64° give or take 8.5°.
+_INK_VIOLET_HUE_ERROR: Final = 5.0
 # A colour no light makes lies farther off: beyond what light makes (22°) and the ink's own
 # spread (_INK_HUE_MAX_OFF) together. Purple (80°) and green (74°) do; red (30°) does not: a
 # faint violet stripe on a warm-lit Set card measured 19°, nearest red.
@@ -227,19 +241,42 @@ class Palette:
         # navy, blue's)
         return nearest if self._off_light_class(red_green, yellow_blue, nearest[0]) else None
 
-    def classify_ink(self, red_green: float, yellow_blue: float) -> tuple[str, float] | None:
+    def classify_ink(
+        self, red_green: float, yellow_blue: float, hue_error: float = 0.0
+    ) -> tuple[str, float] | None:
         """For a card that looks white but carries tinted ink (thin outlines, faint stripes):
         the class whose hue is nearest the ink's tint (red_green, yellow_blue per unit of the
         ink's darkness, :func:`vision.cards.card_ink`), with a confidence as in
         :meth:`classify_by_hue`. None when the ink is too faint for its hue to be its own
         (unless that hue lies off the line a light's colour moves hues along, nearest a colour
-        no light makes) or its hue is not near one class's."""
+        no light makes) or its hue is not near one class's. ``hue_error``: how surely the ink's
+        hue is known, in degrees (:class:`vision.cards.Ink`)."""
         nearest = self._nearest_hue(red_green, yellow_blue, _INK_HUE_MAX_OFF)
-        if nearest is None or math.hypot(red_green, yellow_blue) >= _INK_LIGHTS_MIN_TINT:
+        if math.hypot(red_green, yellow_blue) >= _INK_LIGHTS_MIN_TINT:
             return nearest
         # Faint: only a hue no light makes, and only a colour no light makes (a faint red, blue,
         # orange or yellow ink cannot be told from the light's own cast)
-        return nearest if self._off_light_class(red_green, yellow_blue, nearest[0]) else None
+        if nearest is not None and self._off_light_class(red_green, yellow_blue, nearest[0]):
+            return nearest
+        if hue_error > _INK_VIOLET_HUE_ERROR:
+            return None
+        return self._violet_ink(red_green, yellow_blue)
+
+    def _violet_ink(self, red_green: float, yellow_blue: float) -> tuple[str, float] | None:
+        """Purple, for a faint ink whose hue lies between purple's own and the cool end of the
+        line a light's colour moves hues along, at least _INK_VIOLET_OFF_LIGHT off that line:
+        the only colour a white-looking card can carry there, since faint ink is never read
+        blue. None elsewhere, or when the palette has no purple off that line."""
+        purple = next((c for c in self.classes if c.name == "purple"), None)
+        if purple is None or not _off_light(purple.centre[1], purple.centre[2], _OFF_LIGHT_COLOUR):
+            return None
+        cool = _LIGHT_LINE - 180.0
+        # Degrees from the cool end of the line, turning towards purple's hue (through blue's).
+        span = (math.degrees(math.atan2(purple.centre[2], purple.centre[1])) - cool) % 360.0
+        at = (math.degrees(math.atan2(yellow_blue, red_green)) - cool) % 360.0
+        if span < 180.0 and _INK_VIOLET_OFF_LIGHT <= at <= span:
+            return "purple", 1.0
+        return None
 
     def too_pale_for(self, name: str, features: Sequence[float]) -> bool:
         """Whether a card with these features is too pale to be read as ``name``: a colour on
