@@ -107,11 +107,12 @@ _OFF_LIGHT: Final = 30.0
 # is purple, though nearer blue's hue (Set's violet measured -47° to -95°, tints 0.07-0.34, on
 # 54 cards of the real photos, all unsure before): blue is a hue a cool light gives grey ink, so
 # faint ink is never read blue (a Ticket to Ride blue card is a blue field, not blue lines on
-# white), and no light makes a hue this far off its line. How far: grey and black inks on
-# white-looking cards in cool light (playing cards, Magic cards; bench/real_photos.json)
-# measured at most 19° off it (-105°, tint 0.13), "black pips in cool light" -122° to -146°;
-# 35° keeps 16° from them (a violet at -89° is read, one at -93° is not).
-_INK_VIOLET_OFF_LIGHT: Final = 35.0
+# white), and no light makes a hue this far off its line. How far: black and grey inks on
+# white cards in cool light (bench/real_photos.json) measured up to 25° off it: -99° to -106°
+# (chroma 0.19-0.21) on playing cards' pips (alkenderesi/playing-card-detection), -105° (tint
+# 0.13) on a Magic card, -122° to -146° elsewhere. 40° keeps 15° from them; a violet at -84°
+# is read, one at -89° is not (one card of the 54 between the two).
+_INK_VIOLET_OFF_LIGHT: Final = 40.0
 # ... and its hue known within this many degrees (vision.cards.Ink.hue_error): the violet inks
 # read so on the real photos within 2.6°; the grey wagon of a white synthetic card in dim
 # light, taken alone for a card (36 ink pixels, noise of 3.5 levels on paper of 70), measured a

@@ -139,12 +139,12 @@ def _ink(tint: float, hue_degrees: float) -> tuple[float, float]:
         (0.09, -93.0, None),
         # Between purple and blue, faint: Set's violet outlines and stripes on the real photos
         # (-47° to -95°; 54 cards unsure before). Faint ink is never read blue, so purple, down
-        # to 35° off the light's line (-89°); beyond, a cool light's cast on grey ink is near
-        # (grey ink on a Magic card in cool light: -105° at a tint of 0.13).
+        # to 40° off the light's line (-84°); beyond, a cool light's cast on black ink is near
+        # (playing cards' pips in cool light: -99° to -106°).
         (0.12, -70.0, "purple"),
         (0.30, -52.0, "purple"),
-        (0.15, -88.0, "purple"),
-        (0.15, -91.0, None),
+        (0.15, -83.0, "purple"),
+        (0.15, -88.0, None),
         (0.13, -105.0, None),
         # Strong ink that far from both: blue lines on white are possible, so neither.
         (0.5, -70.0, None),
