@@ -90,7 +90,8 @@ _HUE_MARGIN_SCALE: Final = 40.0
 _INK_LIGHTS_MIN_TINT: Final = 0.45
 # The ink's hue must lie this near a class's hue (a thin line's colour is weaker evidence than a
 # field's; classify_by_hue allows 45°): Set's violet measured -72° (48° from purple, 44° from
-# blue) or -53° (29° from purple) stays unsure; the violets read purple lay within 15° of it.
+# blue) or -53° (29° from purple) is not read so; the violets read purple lay within 15° of it.
+# (Faint, such a violet is read purple by _INK_VIOLET_OFF_LIGHT below; strong, it stays unsure.)
 _INK_HUE_MAX_OFF: Final = 25.0
 # The light's colour moves those faint hues along one line only: a warmer light parts red from
 # blue (r − g = 1, (r + g) / 2 − b = 1.5 in these features: 56°), a cooler one the other way
@@ -100,7 +101,8 @@ _INK_HUE_MAX_OFF: Final = 25.0
 # colour no light makes either (purple, green; not red, blue, orange or yellow, which lie
 # nearer the line). Set's faint violet stripes and outlines (AviH0/Set-Solver, piratefsh/set-solver)
 # measured −9° to −93° (31° to 65° off the line) at tints of 0.07–0.14, a faint green outline
-# 169° (65° off); −93° is nearest our blue, and so stays unsure.
+# 169° (65° off); −93° is nearest our blue, and so stays unsure (too near the line for the
+# violet rule below).
 _LIGHT_LINE: Final = 56.0
 _OFF_LIGHT: Final = 30.0
 # Faint ink on a white-looking card whose hue lies between purple's and the cool end of that line
