@@ -115,11 +115,12 @@ _OFF_LIGHT: Final = 30.0
 # 0.13) on a Magic card, -122° to -146° elsewhere. 40° keeps 15° from them; a violet at -84°
 # is read, one at -89° is not (one card of the 54 between the two).
 _INK_VIOLET_OFF_LIGHT: Final = 40.0
-# ... and its hue known within this many degrees (vision.cards.Ink.hue_error): the violet inks
-# read so on the real photos within 2.6°; the grey wagon of a white synthetic card in dim
-# light, taken alone for a card (36 ink pixels, noise of 3.5 levels on paper of 70), measured a
-# tint of 0.27 at -64° give or take 8.5°.
-_INK_VIOLET_HUE_ERROR: Final = 5.0
+# An ink's hue names a colour only when known within this many degrees (vision.cards.Ink's
+# hue_error): the inks read on the real photos agreed within 4.4° (the violets within 2.6°); the
+# grey wagon of a white synthetic card in dim light, taken alone for a card (36 ink pixels,
+# noise of 3.5 levels on paper of 70), measured a tint of 0.27 at -64° give or take 8.5°, and
+# read purple by the violet rule.
+_INK_HUE_MOST_ERROR: Final = 5.0
 # A colour no light makes lies farther off: beyond what light makes (22°) and the ink's own
 # spread (_INK_HUE_MAX_OFF) together. Purple (80°) and green (74°) do; red (30°) does not: a
 # faint violet stripe on a warm-lit Set card measured 19°, nearest red.
@@ -252,8 +253,11 @@ class Palette:
         ink's darkness, :func:`vision.cards.card_ink`), with a confidence as in
         :meth:`classify_by_hue`. None when the ink is too faint for its hue to be its own
         (unless that hue lies off the line a light's colour moves hues along, nearest a colour
-        no light makes) or its hue is not near one class's. ``hue_error``: how surely the ink's
-        hue is known, in degrees (:class:`vision.cards.Ink`)."""
+        no light makes) or its hue is not near one class's, and whenever the ink's pixels do not
+        agree on its hue within _INK_HUE_MOST_ERROR (``hue_error``, in degrees:
+        :class:`vision.cards.Ink`)."""
+        if hue_error > _INK_HUE_MOST_ERROR:
+            return None
         nearest = self._nearest_hue(red_green, yellow_blue, _INK_HUE_MAX_OFF)
         if math.hypot(red_green, yellow_blue) >= _INK_LIGHTS_MIN_TINT:
             return nearest
@@ -261,8 +265,6 @@ class Palette:
         # orange or yellow ink cannot be told from the light's own cast)
         if nearest is not None and self._off_light_class(red_green, yellow_blue, nearest[0]):
             return nearest
-        if hue_error > _INK_VIOLET_HUE_ERROR:
-            return None
         return self._violet_ink(red_green, yellow_blue)
 
     def _violet_ink(self, red_green: float, yellow_blue: float) -> tuple[str, float] | None:

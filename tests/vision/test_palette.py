@@ -178,11 +178,13 @@ def test_faint_violet_ink_is_purple_only_for_a_deck_with_purple() -> None:
     assert DEFAULT_PALETTE.for_deck(("red", "green", "blue")).classify_ink(*violet) is None
 
 
-def test_faint_violet_ink_whose_hue_is_not_known_well_is_not_read() -> None:
-    """The violet rule needs the ink's hue known within a few degrees (vision.cards.Ink)."""
-    violet = _ink(0.27, -64.0)
-    assert DEFAULT_PALETTE.classify_ink(*violet, hue_error=2.0) == ("purple", 1.0)
-    assert DEFAULT_PALETTE.classify_ink(*violet, hue_error=8.5) is None
+@pytest.mark.parametrize(("tint", "hue"), [(0.27, -64.0), (0.12, -36.0), (0.6, 22.0)])
+def test_an_ink_whose_hue_is_not_known_well_names_no_colour(tint: float, hue: float) -> None:
+    """Every ink reading (the violet rule's, a faint purple's, a strong red's) needs the ink's
+    pixels to agree on its hue within a few degrees (vision.cards.Ink)."""
+    ink = _ink(tint, hue)
+    assert DEFAULT_PALETTE.classify_ink(*ink, hue_error=2.0) is not None
+    assert DEFAULT_PALETTE.classify_ink(*ink, hue_error=8.5) is None
 
 
 @pytest.mark.parametrize(
