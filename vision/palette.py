@@ -277,8 +277,8 @@ class Palette:
             return None
         cool = _LIGHT_LINE - 180.0
         # Degrees from the cool end of the line, turning towards purple's hue (through blue's).
-        span = (math.degrees(math.atan2(purple.centre[2], purple.centre[1])) - cool) % 360.0
-        at = (math.degrees(math.atan2(yellow_blue, red_green)) - cool) % 360.0
+        span = (_hue(purple.centre[1], purple.centre[2]) - cool) % 360.0
+        at = (_hue(red_green, yellow_blue) - cool) % 360.0
         if span < 180.0 and _INK_VIOLET_OFF_LIGHT <= at <= span:
             return "purple", 1.0
         return None
@@ -319,12 +319,12 @@ class Palette:
     ) -> tuple[str, float] | None:
         """The coloured class whose hue is nearest, if within ``max_off`` degrees, with a
         confidence from how much nearer it is than the next class's hue."""
-        hue = math.degrees(math.atan2(yellow_blue, red_green))
+        hue = _hue(red_green, yellow_blue)
         ranked = []
         for cls in self.classes:
             if not cls.hued:
                 continue
-            centre = math.degrees(math.atan2(cls.centre[2], cls.centre[1]))
+            centre = _hue(cls.centre[1], cls.centre[2])
             ranked.append((abs((hue - centre + 180.0) % 360.0 - 180.0), cls.name))
         ranked.sort()
         if len(ranked) < 2 or ranked[0][0] > max_off:
@@ -333,10 +333,15 @@ class Palette:
         return ranked[0][1], min(1.0, 0.5 + margin / _HUE_MARGIN_SCALE)
 
 
+def _hue(red_green: float, yellow_blue: float) -> float:
+    """The hue of a tint, in degrees from the red–green axis towards yellow (-180 to 180)."""
+    return math.degrees(math.atan2(yellow_blue, red_green))
+
+
 def _off_light(red_green: float, yellow_blue: float, least: float = _OFF_LIGHT) -> bool:
     """The hue lies at least ``least`` degrees off the line a light's colour moves hues along
     (warm to cool), so no light made it."""
-    hue = math.degrees(math.atan2(yellow_blue, red_green))
+    hue = _hue(red_green, yellow_blue)
     off = abs((hue - _LIGHT_LINE + 90.0) % 180.0 - 90.0)  # from the line, either way along it
     return off >= least
 
