@@ -111,8 +111,9 @@ _OFF_LIGHT: Final = 30.0
 # faint ink is never read blue (a Ticket to Ride blue card is a blue field, not blue lines on
 # white), and no light makes a hue this far off its line. How far: black and grey inks on
 # white cards in cool light (bench/real_photos.json) measured up to 25° off it: -99° to -106°
-# (chroma 0.19-0.21) on playing cards' pips (alkenderesi/playing-card-detection), -105° (tint
-# 0.13) on a Magic card, -122° to -146° elsewhere. 40° keeps 15° from them; a violet at -84°
+# on playing cards' black pips (their coloured pixels, chroma 0.19-0.21;
+# alkenderesi/playing-card-detection), -105° (ink, tint 0.13) on a Magic card, -122° to -146°
+# elsewhere. 40° keeps 15° from them; a violet at -84°
 # is read, one at -89° is not (one card of the 54 between the two).
 _INK_VIOLET_OFF_LIGHT: Final = 40.0
 # An ink's hue names a colour only when known within this many degrees (vision.cards.Ink's
