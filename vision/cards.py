@@ -2139,6 +2139,11 @@ class Ink(NamedTuple):
     # pixels in dim light do not.
     hue_error: float
 
+    @property
+    def tint(self) -> float:
+        """How coloured the ink is: the length of its tint (0 for grey or black ink)."""
+        return math.hypot(self.red_green, self.yellow_blue)
+
 
 def card_ink(card: Image) -> Ink:
     """The ink on the card's field, against the field's own paper (its brightest neutral
@@ -2215,8 +2220,7 @@ def classify_card(
         # or pale for the coloured pixels (a Set card's outlines or faint stripes): its hue
         # tells the colour when it is clear; otherwise the card is unsure, never "white".
         ink = card_ink(card)
-        ink_share = ink.share
-        tint = math.hypot(ink.red_green, ink.yellow_blue)
+        ink_share, tint = ink.share, ink.tint
         if ink_share >= _INK_MIN_SHARE and tint >= _INK_MIN_TINT:
             by_ink = palette.classify_ink(ink.red_green, ink.yellow_blue, ink.hue_error)
             if by_ink is not None and by_ink[1] >= max(unsure_below, _INK_SURE):
