@@ -21,8 +21,6 @@ should not count), then the median and 95th percentile over the frames.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
 import threading
 import time
 from collections.abc import Callable
@@ -30,8 +28,13 @@ from types import ModuleType
 from typing import Any
 
 import cv2
-import numpy as np
-from bench_vision_real import HERE, Image, finish, pct, to_camera_frame  # its sibling: a script
+from bench_vision_real import (  # its sibling: run as a script
+    Image,
+    finish,
+    median_p95,
+    table_photos,
+    to_camera_frame,
+)
 
 from vision import cards
 
@@ -59,27 +62,8 @@ class _TimedCv2:
         return timed
 
 
-def camera_frames() -> tuple[list[Image], int]:
-    """The camera frames of the table photos, and how many photos are missing."""
-    photos = json.loads((HERE / "real_photos.json").read_text())["photos"]
-    frames, missing = [], 0
-    for photo in photos:
-        if photo["mode"] == "card-fills-frame":
-            continue  # a phone close-up of one card: read for colour, never looked for
-        image = cv2.imread(str(HERE / "real_photos" / photo["file"]), cv2.IMREAD_COLOR)
-        if image is None:
-            missing += 1
-            continue
-        frames.append(to_camera_frame(np.asarray(image, np.uint8)))
-    return frames, missing
-
-
 def best_of(repeat: int, run: Callable[[], float]) -> float:
     return min(run() for _ in range(repeat))
-
-
-def summary(values: list[float]) -> dict[str, float]:
-    return {"median": round(statistics.median(values), 2), "p95": pct(values, 0.95)}
 
 
 def throughput(frames: list[Image], threads: int) -> float:
@@ -105,7 +89,8 @@ def main() -> int:
     parser.add_argument("--json", help="write the results here too")
     args = parser.parse_args()
     cv2.setNumThreads(1)  # as the camera's thread runs (vision/camera.py): one core for vision
-    frames, missing = camera_frames()
+    photos, missing = table_photos()
+    frames = [to_camera_frame(picture) for _, picture in photos]
     namespace = vars(cards)  # where vision.cards finds the name cv2
     real = namespace["cv2"]
     timed_cv2 = _TimedCv2(real)
@@ -133,8 +118,8 @@ def main() -> int:
     two = max(throughput(frames, 2) for _ in range(args.repeat))
     result = {
         "frames": len(frames),
-        "finding_ms": summary(whole),
-        "inside_opencv_ms": summary(opencv),
+        "finding_ms": median_p95(whole),
+        "inside_opencv_ms": median_p95(opencv),
         "opencv_share": round(sum(opencv) / sum(whole), 3),
         "frames_per_s": {"one_thread": round(one, 1), "two_threads": round(two, 1)},
     }

@@ -180,11 +180,29 @@ TIMED = ("cards", "cards_find_only", "markers", "anchor_cards")
 Times = tuple[list[float], list[float], list[float], list[float]]
 
 
+def median_p95(times: list[float]) -> dict[str, float]:
+    """The median and 95th percentile of times, as every real-photo bench reports them."""
+    return {"median": round(statistics.median(times), 2), "p95": pct(times, 0.95)}
+
+
 def timing(lists: Times) -> dict[str, dict[str, float]]:
-    return {
-        name: {"median": round(statistics.median(times), 2), "p95": pct(times, 0.95)}
-        for name, times in zip(TIMED, lists, strict=True)
-    }
+    return {name: median_p95(times) for name, times in zip(TIMED, lists, strict=True)}
+
+
+def table_photos() -> tuple[list[tuple[dict[str, Any], Image]], int]:
+    """The table photos that are looked for cards (not the one-card close-ups, read for colour
+    only), each with its picture, and how many listed photos are missing."""
+    photos = json.loads((HERE / "real_photos.json").read_text())["photos"]
+    found, missing = [], 0
+    for photo in photos:
+        if photo["mode"] == "card-fills-frame":
+            continue
+        image = cv2.imread(str(HERE / "real_photos" / photo["file"]), cv2.IMREAD_COLOR)
+        if image is None:
+            missing += 1
+        else:
+            found.append((photo, np.asarray(image, np.uint8)))
+    return found, missing
 
 
 def false_cards_without_cards(

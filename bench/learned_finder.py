@@ -51,6 +51,8 @@ from bench_vision_real import (  # its sibling: run as a script
     HERE,
     labelled_boxes,
     matches,
+    median_p95,
+    table_photos,
     to_camera_frame,
     to_frame,
     touches_edge,
@@ -399,17 +401,11 @@ class LearnedFinder:
 
 def evaluate(model: Path, thresholds: list[float]) -> None:
     cv2.setNumThreads(1)  # as the camera's thread runs (vision/camera.py)
-    photos = json.loads((HERE / "real_photos.json").read_text())["photos"]
     marker_photos = json.loads((HERE / "real_markers.json").read_text())["photos"]
     folder = HERE / "real_photos"
-    tables: list[tuple[dict[str, Any], Image, Image]] = []
-    for photo in photos:
-        if photo["mode"] == "card-fills-frame":
-            continue
-        image = cv2.imread(str(folder / photo["file"]), cv2.IMREAD_COLOR)
-        if image is not None:
-            picture = np.asarray(image, np.uint8)
-            tables.append((photo, to_frame(picture), to_camera_frame(picture)))
+    tables = [
+        (photo, to_frame(picture), to_camera_frame(picture)) for photo, picture in table_photos()[0]
+    ]
     without_cards = [
         to_frame(np.asarray(image, np.uint8))
         for image in (cv2.imread(str(folder / p["file"]), cv2.IMREAD_COLOR) for p in marker_photos)
@@ -443,15 +439,12 @@ def evaluate(model: Path, thresholds: list[float]) -> None:
                 f"false {every['false']}, on the marker photos {false_on_markers}; {surfaces}"
             )
     finder = LearnedFinder(model, thresholds[0], True)
-    times = []
+    times: list[float] = []
     for _, _, camera in tables:
         start = time.perf_counter()
         finder.find(camera)
         times.append((time.perf_counter() - start) * 1000)
-    print(
-        f"time per 1280×720 camera frame, refined: median {np.median(times):.2f}, "
-        f"p95 {np.percentile(times, 95):.2f} ms"
-    )
+    print(f"time per 1280×720 camera frame, refined (ms): {median_p95(times)}")
 
 
 def main() -> int:
