@@ -282,7 +282,9 @@ class Camera:
             self._problem(f"the observation sink failed: {exc!r}")
 
     def _run(self) -> None:
-        # One core for vision: the Pi's other cores stay with the engine and the web server.
+        # One core for vision, and a part of another: OpenCV runs on this thread only, and the
+        # card finder makes some of its masks on one helper thread beside it (a few ms a frame:
+        # vision.cards._Helper). The Pi's other cores stay with the engine and the web server.
         cv2.setNumThreads(1)
         detector = MarkerDetector()
         interval_s = 1.0 / self.config.fps_max

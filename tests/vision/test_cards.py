@@ -5,7 +5,11 @@ Validated on synthetic scenes only (vision.synthetic's model of a card): see doc
 from __future__ import annotations
 
 import math
+import os
+import select
+import signal
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import cv2
@@ -1410,3 +1414,73 @@ def test_a_pale_card_is_not_read_as_a_colour_a_light_makes(background: str, ligh
     assert pale is not None and pale.colour == UNSURE, pale
     assert blue is not None and blue.colour == "blue", blue
     assert yellow is not None and yellow.colour == "yellow", yellow
+
+
+# The finder makes its edges' and a light table's masks on a helper thread beside its own
+# (vision.cards._Helper): one helper for every finder in the process.
+
+
+def _finding_cases() -> list[tuple[npt.NDArray[np.uint8], float, bool]]:
+    """Frames that take each of the finder's ways: a dark table, a light one (its extra masks),
+    a grainy one (busy edges), a slanted view (the second look at far rows), black borders."""
+    dark = render_scene(SceneSpec(background="dark", cards=("red", "blue", "white"), seed=1))
+    light = render_scene(SceneSpec(background="light", cards=("green", "white", "black"), seed=2))
+    grainy = render_scene(SceneSpec(background="leather", cards=("yellow", "orange"), seed=3))
+    noise = np.random.default_rng(3).normal(0.0, 12.0, grainy.image.shape)
+    grain = np.clip(grainy.image + noise, 0, 255).astype(np.uint8)
+    slanted = seen_at_a_slant(
+        render_scene(
+            SceneSpec(width=960, height=720, cards=_SIX, card_width_px=100, rotation_deg=8, seed=3)
+        ),
+        45,
+    )
+    black = render_scene(
+        SceneSpec(background="light", cards=("blue", "red"), margin=(25, 25, 28), seed=5)
+    )
+    return [
+        (dark.image, 1.0, False),
+        (light.image, 1.0, False),
+        (grain, 1.0, False),
+        (slanted.image, 1.0, False),
+        (black.image, 1.0, True),
+    ]
+
+
+def _found(
+    case: tuple[npt.NDArray[np.uint8], float, bool],
+) -> tuple[list[list[float]], list[object]]:
+    quads, reasons = find_cards_explained(*case)
+    return [q.ravel().tolist() for q in quads], [(r.reason, r.box) for r in reasons]
+
+
+def test_finders_on_several_threads_at_once_find_what_each_finds_alone() -> None:
+    cases = _finding_cases()
+    alone = [_found(case) for case in cases]
+    assert all(quads for quads, _ in alone)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(_found, cases * 4))
+    assert together == alone * 4
+
+
+def test_a_forked_process_finds_cards_with_a_helper_of_its_own() -> None:
+    # A forked child has no helper thread (only the thread that forked is copied): without a
+    # helper of its own, its finder would wait for ever.
+    image, view, dark = _finding_cases()[0]
+    expected = len(find_card_quads(image, view, dark))  # the helper runs here now
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.write(write_end, str(len(find_card_quads(image, view, dark))).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    try:
+        ready, _, _ = select.select([read_end], [], [], 60.0)
+        answer = os.read(read_end, 16) if ready else b""
+    finally:
+        os.close(read_end)
+        if not answer:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    assert answer == str(expected).encode()
