@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from companion.core import ConfigError, Observation, ObservationKind
+from vision import camera as camera_module
 from vision.camera import Camera, CameraConfig, open_camera
 from vision.capture import (
     BadFrameError,
@@ -149,6 +150,41 @@ def test_a_corrupt_frame_is_counted_and_the_camera_goes_on(tmp_path: Path) -> No
     assert (status.frames, status.bad_frames) == (2, 2)
     assert status.last_error is not None and "not an image" in status.last_error
     assert sink.kinds() == [("cards", TUNNEL)]
+
+
+def test_markers_are_read_beside_the_cards_and_a_failure_there_is_one_bad_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The markers are read on a thread of their own while the camera's thread finds the cards;
+    # the detector failing on one frame there is counted like any detector error.
+    seen_on: set[str] = set()
+    calls = [0]
+
+    class Failing(camera_module.MarkerDetector):
+        def detect(self, frame: np.ndarray) -> list[Any]:
+            seen_on.add(threading.current_thread().name)
+            calls[0] += 1
+            if calls[0] == 2:
+                raise RuntimeError("the detector's bad day")
+            return super().detect(frame)
+
+    monkeypatch.setattr(camera_module, "MarkerDetector", Failing)
+    ticket = SceneSpec(cards=TUNNEL, layout="row", rotation_deg=5, markers=((9, 40.0),), seed=4)
+    _frames(tmp_path / "f", [(6, ticket)])
+    sink = Collected()
+    camera = open_camera(
+        CameraConfig(name="cam", source=f"replay:{tmp_path / 'f'}", fps_max=100, stable_frames=2),
+        sink,
+    )
+    camera.start()
+    _wait(lambda: camera.status().finished)
+    camera.stop()
+    status = camera.status()
+    assert (status.frames, status.bad_frames) == (6, 1)
+    assert status.last_error is not None and "bad day" in status.last_error
+    assert sorted(sink.kinds()) == [("cards", TUNNEL), ("tag_present", "ARUCO-9")]
+    assert len(seen_on) == 1 and seen_on != {threading.current_thread().name}
+    assert all(name.startswith("camera-markers") for name in seen_on)
 
 
 def test_a_video_file_replays_too(tmp_path: Path) -> None:
