@@ -555,7 +555,6 @@ def test_a_ticket_with_its_sticker_in_the_reveal_area_is_a_tag_not_a_train_card(
 
 def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the frames the camera reads cards on (a list, so the test sees it change)."""
-    import vision.camera as camera_module
     from vision.cards import read_train_cards
 
     reads = [0]
