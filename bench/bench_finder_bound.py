@@ -100,7 +100,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per frame (the best kept)")
     parser.add_argument("--json", help="write the results here too")
     args = parser.parse_args()
-    cv2.setNumThreads(1)  # as the camera's thread runs (vision/camera.py): one core for vision
+    cv2.setNumThreads(1)  # OpenCV on one thread per task, as the camera runs it (vision/camera.py)
     photos, missing = table_photos()
     frames = [to_camera_frame(picture) for _, picture in photos]
     namespace = vars(cards)  # where vision.cards finds the name cv2

@@ -170,7 +170,7 @@ def main() -> int:
         "--sheets", type=int, default=0, help="synthetic other-dictionary sheets per size"
     )
     args = parser.parse_args()
-    cv2.setNumThreads(1)  # as the camera's thread runs (vision/camera.py): one core for vision
+    cv2.setNumThreads(1)  # OpenCV on one thread per task, as the camera runs it (vision/camera.py)
     photos = json.loads((HERE / "real_markers.json").read_text())["photos"]
     folder = HERE / "real_photos"
     detector = MarkerDetector()

@@ -340,7 +340,7 @@ def main() -> int:
         "--misses", action="store_true", help="name each photo with cards missed or false"
     )
     args = parser.parse_args()
-    cv2.setNumThreads(1)  # as the camera's thread runs (vision/camera.py): one core for vision
+    cv2.setNumThreads(1)  # OpenCV on one thread per task, as the camera runs it (vision/camera.py)
     photos = json.loads((HERE / "real_photos.json").read_text())["photos"]
     folder = HERE / "real_photos"
     detector = MarkerDetector()
