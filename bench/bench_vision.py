@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenes", type=int, default=30, help="scenes per condition")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args(argv)
-    cv2.setNumThreads(1)  # one-core figures
+    cv2.setNumThreads(1)  # OpenCV on one thread per task, as the camera runs it
     report: dict[str, Any] = {"opencv": cv2.__version__, "threads": cv2.getNumThreads()}
     started = time.perf_counter()
     report["speed"] = speed(max(10, args.scenes))
