@@ -171,14 +171,7 @@ def test_markers_are_read_beside_the_cards_and_a_failure_there_is_one_bad_frame(
     monkeypatch.setattr(camera_module, "MarkerDetector", Failing)
     ticket = SceneSpec(cards=TUNNEL, layout="row", rotation_deg=5, markers=((9, 40.0),), seed=4)
     _frames(tmp_path / "f", [(6, ticket)])
-    sink = Collected()
-    camera = open_camera(
-        CameraConfig(name="cam", source=f"replay:{tmp_path / 'f'}", fps_max=100, stable_frames=2),
-        sink,
-    )
-    camera.start()
-    _wait(lambda: camera.status().finished)
-    camera.stop()
+    camera, sink = _played(tmp_path / "f")
     status = camera.status()
     assert (status.frames, status.bad_frames) == (6, 1)
     assert status.last_error is not None and "bad day" in status.last_error
