@@ -1487,7 +1487,7 @@ def _find_in(
         # the same edges, whose outlines have their reasons already.
         quiet = inside or by_lines
         lined = source is edges or by_lines  # where an edge may show on three sides or two
-        contours: Sequence[npt.NDArray[Any]]
+        contours: Contours
         if isinstance(source, int):
             assert enclosed is not None  # (looked at before it is opened)
             mask = _opened(enclosed, taken.quads, source)
