@@ -2322,6 +2322,10 @@ def classify_card(
         by_hue = palette.classify_by_hue(features)
         if by_hue is not None and by_hue[1] >= unsure_below:
             guess, confidence = by_hue
+    elif share >= _MIN_COLOURED_SHARE and palette.hue_disagrees(guess, features):
+        # The coloured pixels' nearest class, yet their hue is clearly another's: the two
+        # readings disagree (a thin red line on white is as light as a pale purple). Unsure.
+        confidence = min(confidence, 0.5 * unsure_below)
     if guess == "white":
         # A white card's field is paper with grey ink at most (a Ticket to Ride wagon's lines, a
         # playing card's black pips). A real share of tinted ink is a coloured drawing too thin

@@ -296,6 +296,20 @@ class Palette:
             _LIGHT_COLOUR_STRENGTH * cls.chroma
         )
 
+    def hue_disagrees(self, name: str, features: Sequence[float]) -> bool:
+        """Whether a card read ``name`` from its coloured pixels (a hued class, nearest in all
+        four features) has a hue clearly another class's: its hue lies within _HUE_MAX_OFF of
+        another class's hue and nearer it than ``name``'s. The two readings disagree, and the
+        nearest class won by the card's lightness: a thin red outline blended with the white
+        paper around it is as light as our pale purple (gab-set1_s.png in
+        bench/real_photos.json, Set's red ovals under a bluish light, measured a hue of 4°, 26°
+        from purple's and nearer red's, and read purple at 0.79)."""
+        cls = next((c for c in self.classes if c.name == name), None)
+        if cls is None or not cls.hued:
+            return False
+        nearest = self._nearest_hue(float(features[1]), float(features[2]), _HUE_MAX_OFF)
+        return nearest is not None and nearest[0] != name
+
     @staticmethod
     def too_tinted_for(name: str, features: Sequence[float]) -> bool:
         """Whether a card with these features is too tinted to be read as ``name``: black

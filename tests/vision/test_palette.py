@@ -261,6 +261,22 @@ def test_black_is_not_read_from_dark_pixels_of_a_colour_no_light_makes(
     assert not DEFAULT_PALETTE.too_tinted_for("purple", features)
 
 
+def test_a_card_whose_hue_is_another_colours_is_not_read_by_its_lightness() -> None:
+    # Set's red ovals, thin outlines, under a bluish light (Gab601/SetSolver set1_s.png): the
+    # coloured pixels, blended with the paper, are as light as our pale purple and nearest it
+    # in all four features, but their hue (4°) is nearer red's. Read purple at 0.79 before.
+    red_outline = (0.719, 0.273, 0.019, 0.003)
+    assert DEFAULT_PALETTE.classify(red_outline)[0] == "purple"
+    assert DEFAULT_PALETTE.hue_disagrees("purple", red_outline)
+    set_deck = DEFAULT_PALETTE.for_deck(("red", "green", "purple"))
+    assert set_deck.hue_disagrees("purple", red_outline)
+    # Every colour's own centre agrees with its hue, and white, black and the locomotive have
+    # no hue to disagree with.
+    for cls in DEFAULT_PALETTE.classes:
+        assert not DEFAULT_PALETTE.hue_disagrees(cls.name, cls.centre)
+    assert not DEFAULT_PALETTE.hue_disagrees("white", red_outline)
+
+
 def test_a_decks_palette_has_only_its_colours() -> None:
     # Set's violet printed near navy (chroma 0.27 at -84°, vimalloc/set-solver's
     # filter_cards1.jpg): with Ticket to Ride's eight colours nearest blue; a Set deck has no
