@@ -136,6 +136,19 @@ def labelled_boxes(photo: dict[str, Any], shape: tuple[int, ...]) -> list[tuple[
     return [(x0 * w, y0 * h, x1 * w, y1 * h) for x0, y0, x1, y1 in boxes]
 
 
+def box_colours(photo: dict[str, Any]) -> list[str | None] | None:
+    """Each labelled card's colour, in the order of its ``boxes``, where the labels give them
+    (``box_colours``; None for a card without a colour to read, as UNO's black wild cards), or
+    None: the photo is scored by its colour counts alone."""
+    colours = photo.get("box_colours")
+    if colours is None:
+        return None
+    counted = collections.Counter(c for c in colours if c is not None)
+    if len(colours) != len(photo["boxes"]) or counted != collections.Counter(photo["colours"]):
+        raise SystemExit(f"{photo['file']}: box_colours do not match its boxes and colours")
+    return list(colours)
+
+
 def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     across = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     down = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
@@ -144,9 +157,10 @@ def iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return both / union if union > 0 else 0.0
 
 
-def matches(boxes: list[tuple[float, ...]], quads: list[npt.NDArray[np.float32]]) -> set[int]:
-    """The indices of ``quads`` that are a labelled card each: greedily by overlap, best
-    first, each card and each quad matched once, at ``LEAST_IOU`` or more."""
+def matches(boxes: list[tuple[float, ...]], quads: list[npt.NDArray[np.float32]]) -> dict[int, int]:
+    """The indices of ``quads`` that are a labelled card each, with that card's index in
+    ``boxes``: greedily by overlap, best first, each card and each quad matched once, at
+    ``LEAST_IOU`` or more."""
     outlines = [(*q.min(axis=0).tolist(), *q.max(axis=0).tolist()) for q in quads]
     pairs = sorted(
         (
@@ -157,13 +171,13 @@ def matches(boxes: list[tuple[float, ...]], quads: list[npt.NDArray[np.float32]]
         reverse=True,
     )
     cards: set[int] = set()
-    found: set[int] = set()
+    found: dict[int, int] = {}
     for overlap, i, j in pairs:
         if overlap < LEAST_IOU:
             break
         if i not in cards and j not in found:
             cards.add(i)
-            found.add(j)
+            found[j] = i
     return found
 
 
@@ -274,12 +288,21 @@ DECK_OF_SOURCE: dict[str, str] = {
 
 
 def score_colours(
-    reads: list[TrainCard], labels: collections.Counter[str]
+    reads: list[TrainCard],
+    labels: collections.Counter[str],
+    colours: list[str | None] | None = None,
 ) -> tuple[int, int, int, collections.Counter[str]]:
-    """Right, unsure and confidently wrong reads of a photo's cards against its colour counts."""
+    """Right, unsure and confidently wrong reads of a photo's cards against its colour counts,
+    or card by card where the photo's labels give each card's colour (``colours``: the colour
+    of each read's card). By counts a confident read of one card's colour on another, whose own
+    is unsure or not found, passes for right (a red Set card read purple beside a purple card
+    read unsure, gab-set1_s.png); card by card it is wrong."""
     got = collections.Counter(c.colour for c in reads if c.colour != UNSURE)
-    right = sum(min(got[k], labels[k]) for k in labels)
     unsure = sum(1 for c in reads if c.colour == UNSURE)
+    if colours is None:
+        right = sum(min(got[k], labels[k]) for k in labels)
+    else:
+        right = sum(1 for c, k in zip(reads, colours, strict=True) if c.colour == k)
     return right, unsure, sum(got.values()) - right, got
 
 
@@ -377,6 +400,7 @@ def main() -> int:
             h, w = frame.shape[:2]
             quad = np.asarray([(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)], np.float32)
             reads = [classify_card(frame, quad, DEFAULT_PALETTE)]
+            read_colours: list[str | None] | None = None
         else:
             camera = to_camera_frame(np.asarray(image, np.uint8))
             margin = "black" if photo["file"].split("-")[0] in BLACK_BORDERED else "white"
@@ -420,6 +444,12 @@ def main() -> int:
             # Only outlines of a labelled card are read for colour: a shape printed on a card,
             # taken for one, has the card's colour and would pass for a card read right.
             reads = [whole[i] for i in sorted(matched)]
+            card_colours = box_colours(photo)
+            read_colours = (
+                None
+                if card_colours is None
+                else [card_colours[matched[i]] for i in sorted(matched)]
+            )
             if args.overlays:
                 out = frame.copy()
                 for q in anchors:
@@ -443,7 +473,7 @@ def main() -> int:
             continue
         source = photo["file"].split("-")[0]
         batch = photo.get("batch", TUNED_ON)
-        right, unsure, wrong, got = score_colours(reads, labels)
+        right, unsure, wrong, got = score_colours(reads, labels, read_colours)
         for counter in (colour, colour_by_source[source], colour_by_batch[batch]):
             add_colours(counter, sum(labels.values()), right, unsure, wrong)
         missed, guesses, guessed_right = not_right(reads, labels, got)
@@ -455,7 +485,7 @@ def main() -> int:
         # The same cards read with the palette of the deck's own colours (its printing)
         deck = DEFAULT_PALETTE.for_deck(DECK_COLOURS[DECK_OF_SOURCE[source]])
         again = [classify_card(frame, np.asarray(c.corners, np.float32), deck) for c in reads]
-        right, unsure, wrong, got = score_colours(again, labels)
+        right, unsure, wrong, got = score_colours(again, labels, read_colours)
         add_colours(deck_colour_by_batch[batch], sum(labels.values()), right, unsure, wrong)
         if wrong:
             deck_wrong.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
