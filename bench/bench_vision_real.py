@@ -24,8 +24,11 @@ together and by batch: those the finder and colour reader were tuned on, and eac
 labelled later and never tuned on (``batch`` in the labels), a check of the same figures on
 photos they have not seen. Colour (photos with colour labels) compares the multiset of
 colours read on the detections that are labelled cards with the labelled one: right =
-matching reads, unsure = "unsure" reads, wrong = confident reads not matched. A
-"card-fills-frame" photo (a phone close-up of one card) is read as one card whose corners are
+matching reads, unsure = "unsure" reads, wrong = confident reads not matched; where the
+labels give each card's colour (``box_colours``, in the order of its ``boxes``), card by card
+instead: by counts, a card read as the colour of another whose own read is unsure passes for
+right (found on 2026-11-28 by checking by eye every sure read on the photos whose colours are
+not all read right). A "card-fills-frame" photo (a phone close-up of one card) is read as one card whose corners are
 the photo's corners: colour only. The anchor is a threshold-and-contour card finder in the
 manner of the EdjeElectronics playing-card detector, given the same relative size limits.
 """
