@@ -166,6 +166,38 @@ def test_a_dark_violet_card_is_unsure_not_black() -> None:
     assert card.guess == "black"
 
 
+def _card_with_a_shape(shape_bgr: tuple[int, int, int]) -> TrainCard:
+    """The one card read from a hand-made picture: a white card on a dark table with one oval
+    shape of this colour (BGR) in its middle, as a Set card's."""
+    frame = np.full((480, 640, 3), (40, 46, 34), np.uint8)
+    cv2.rectangle(frame, (280, 170), (359, 293), (240, 245, 246), -1)
+    cv2.ellipse(frame, (319, 231), (16, 30), 0, 0, 360, shape_bgr, -1)
+    (card,) = read_train_cards(frame)
+    return card
+
+
+@pytest.mark.parametrize(
+    ("shape_bgr", "colour"),
+    [
+        # Set's dark violet, nearest black in all four features and nearer blue's hue than our
+        # purple's (-75°, -79°): a violet no light makes, so purple (unsure before).
+        ((80, 40, 50), "purple"),
+        ((90, 35, 45), "purple"),
+        # Nearer the line a light moves hues along (-90°): black or navy ink in a cool light
+        # could make it. Still unsure.
+        ((75, 45, 45), UNSURE),
+        # A navy-blue shape (-111°) stays blue, a black one black.
+        ((110, 50, 20), "blue"),
+        ((40, 40, 40), "black"),
+        ((50, 45, 40), "black"),
+    ],
+)
+def test_a_dark_violet_shape_is_purple_where_no_light_makes_its_hue(
+    shape_bgr: tuple[int, int, int], colour: str
+) -> None:
+    assert _card_with_a_shape(shape_bgr).colour == colour
+
+
 def test_the_warp_is_a_portrait_card_whatever_way_the_card_lies() -> None:
     scene = render_scene(SceneSpec(cards=("green",) * 6, rotation_deg=90.0, seed=5))
     quads = find_card_quads(scene.image)
