@@ -2322,11 +2322,13 @@ def classify_card(
         by_hue = palette.classify_by_hue(features)
         if by_hue is not None and by_hue[1] >= unsure_below:
             guess, confidence = by_hue
-        else:
-            # Nor by the nearest hue: a violet no light makes is purple (Set's dark violet).
-            violet = palette.classify_violet(features)
-            if violet is not None:
-                guess, confidence = violet
+        violet = palette.classify_violet(features)
+        if violet is not None and (
+            confidence < unsure_below or palette.too_pale_for(guess, features)
+        ):
+            # Nor by the nearest hue, or only as a colour a light makes and too pale for it
+            # (blue): a violet no light makes is purple (Set's dark violet, or printed near navy).
+            guess, confidence = violet
     elif share >= _MIN_COLOURED_SHARE and palette.hue_disagrees(guess, features):
         # The coloured pixels' nearest class, yet their hue is clearly another's: the two
         # readings disagree (a thin red line on white is as light as a pale purple). Unsure.

@@ -277,6 +277,35 @@ def test_a_card_whose_hue_is_another_colours_is_not_read_by_its_lightness() -> N
     assert not DEFAULT_PALETTE.hue_disagrees("white", red_outline)
 
 
+@pytest.mark.parametrize(
+    ("features", "violet"),
+    [
+        # Set's dark violets on the real photos, their coloured pixels nearest black or blue:
+        # -61° at 0.14 (nakkstar123/set-solver IMG_6055.jpg), -75° at 0.26 (printed near navy,
+        # danielmast/setsolver table1.jpg: by hue nearest blue, and too pale for blue).
+        ((0.32, *_ink(0.14, -61.0), 0.0), True),
+        ((0.34, *_ink(0.261, -75.0), 0.001), True),
+        # Within 40° of the cool end of the line a light moves hues along (-124°): a black or
+        # navy print in a cool light can make it.
+        ((0.3, *_ink(0.18, -91.0), 0.0), False),
+        ((0.3, *_ink(0.3, -116.0), 0.0), False),
+        # Too faint to be a colour (black), or many hues (the locomotive).
+        ((0.3, *_ink(0.08, -60.0), 0.0), False),
+        ((0.3, *_ink(0.3, -60.0), 0.3), False),
+    ],
+)
+def test_a_violet_no_light_makes_is_purple(
+    features: tuple[float, float, float, float], violet: bool
+) -> None:
+    assert (DEFAULT_PALETTE.classify_violet(features) == ("purple", 1.0)) is violet
+    # A deck without purple has no violet to read.
+    assert DEFAULT_PALETTE.for_deck(("red", "blue")).classify_violet(features) is None
+    if violet and features[2] < -0.2:
+        by_hue = DEFAULT_PALETTE.classify_by_hue(features)
+        assert by_hue is not None and by_hue[0] == "blue"
+        assert DEFAULT_PALETTE.too_pale_for("blue", features)
+
+
 def test_a_decks_palette_has_only_its_colours() -> None:
     # Set's violet printed near navy (chroma 0.27 at -84°, vimalloc/set-solver's
     # filter_cards1.jpg): with Ticket to Ride's eight colours nearest blue; a Set deck has no
