@@ -310,16 +310,27 @@ def score_colours(
 
 
 def not_right(
-    reads: list[TrainCard], labels: collections.Counter[str], got: collections.Counter[str]
+    reads: list[TrainCard],
+    labels: collections.Counter[str],
+    got: collections.Counter[str],
+    colours: list[str | None] | None = None,
 ) -> tuple[collections.Counter[str], collections.Counter[str], int]:
     """Where a photo's colours not read right go (``got``: the sure reads, from
     :func:`score_colours`): per labelled colour, the cards of it not read right (unsure, read as
     another colour, or not found); the unsure reads' best guesses; and how many of those guesses
-    are among the colours not read right. Unsure cards whose guess was right would call for a
-    bolder threshold; guesses that were wrong say the features, not the threshold, fall short."""
-    missed = collections.Counter({k: labels[k] - min(got[k], labels[k]) for k in labels})
+    were right (card by card where ``colours`` gives each read's card's colour, else by
+    counts: how many are among the colours not read right). Unsure cards whose guess was right
+    would call for a bolder threshold; guesses that were wrong say the features, not the
+    threshold, fall short."""
     guesses = collections.Counter(c.guess for c in reads if c.colour == UNSURE)
-    return +missed, guesses, sum(min(n, missed[k]) for k, n in guesses.items())
+    if colours is None:
+        missed = collections.Counter({k: labels[k] - min(got[k], labels[k]) for k in labels})
+        return +missed, guesses, sum(min(n, missed[k]) for k, n in guesses.items())
+    right = collections.Counter(k for c, k in zip(reads, colours, strict=True) if c.colour == k)
+    guessed = sum(
+        1 for c, k in zip(reads, colours, strict=True) if c.colour == UNSURE and c.guess == k
+    )
+    return labels - right, guesses, guessed
 
 
 def add_colours(counter: collections.Counter[str], cards: int, *counts: int) -> None:
@@ -389,6 +400,8 @@ def main() -> int:
     deck_wrong: list[str] = []
     missed_by_label = collections.Counter[str]()  # labelled colours not read right
     unsure_guesses = collections.Counter[str]()  # the best guesses of the cards read unsure
+    # Card by card (photos giving each card's colour): "colour → best guess" of the unsure reads
+    unsure_by_colour = collections.Counter[str]()
     camera_lists: Times = ([], [], [], [])
     scaled_lists: Times = ([], [], [], [])
     missing = 0
@@ -479,10 +492,16 @@ def main() -> int:
         right, unsure, wrong, got = score_colours(reads, labels, read_colours)
         for counter in (colour, colour_by_source[source], colour_by_batch[batch]):
             add_colours(counter, sum(labels.values()), right, unsure, wrong)
-        missed, guesses, guessed_right = not_right(reads, labels, got)
+        missed, guesses, guessed_right = not_right(reads, labels, got, read_colours)
         missed_by_label.update(missed)
         unsure_guesses.update(guesses)
         colour["unsure_guess_right"] += guessed_right
+        if read_colours is not None:
+            unsure_by_colour.update(
+                f"{k} → {c.guess}"
+                for c, k in zip(reads, read_colours, strict=True)
+                if c.colour == UNSURE
+            )
         if wrong:
             wrong_examples.append(f"{photo['file']}: read {dict(got)} labelled {dict(labels)}")
         # The same cards read with the palette of the deck's own colours (its printing)
@@ -505,6 +524,7 @@ def main() -> int:
         "colour_wrong": wrong_examples,
         "colour_not_right_by_label": dict(missed_by_label.most_common()),
         "colour_unsure_guesses": dict(unsure_guesses.most_common()),
+        "colour_unsure_by_colour": dict(unsure_by_colour.most_common()),
         "deck_colour_by_batch": {k: dict(v) for k, v in sorted(deck_colour_by_batch.items())},
         "deck_colour_wrong": deck_wrong,
         # 1280×720 camera frames of each table photo (cover and crop), and the photos as
@@ -537,6 +557,7 @@ def main() -> int:
         f"the unsure cards' best guesses right for {colour['unsure_guess_right']} of "
         f"{colour['unsure']} ({dict(unsure_guesses.most_common())})"
     )
+    print(f"  unsure, card by card (colour → best guess): {dict(unsure_by_colour.most_common())}")
     for line in wrong_examples[:20]:
         print("  wrong:", line)
     for line in deck_wrong[:20]:
