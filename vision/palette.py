@@ -196,6 +196,10 @@ class Palette:
         deck = tuple(c for c in CARD_CLASSES if c in colours)
         return Palette(kept, self.source, self.view, deck, self.margin)
 
+    def _class(self, name: str) -> ColourClass | None:
+        """The palette's class of that name, if it has one."""
+        return next((c for c in self.classes if c.name == name), None)
+
     def distances(self, features: Sequence[float]) -> list[tuple[float, str]]:
         """(normalised distance, class name) for every class, nearest first."""
         out = []
@@ -273,10 +277,11 @@ class Palette:
         """Purple, for a card whose coloured pixels are one violet hue no light makes (as
         :meth:`_violet_ink` for faint ink) and tinted at least _BLACK_MOST_TINT, when neither
         the nearest class nor the nearest hue read it: Set's dark violet, its coloured pixels
-        nearest black (in shade, or printed near navy) or between our purple's hue and blue's,
-        measured -61° to -98° at chroma 0.13-0.37 on 33 cards of the real photos, all unsure
-        before. Blue lies on the line a light moves hues along, black has no tint: neither is
-        read so. None elsewhere."""
+        nearest black (in shade, or printed near navy) or between our purple's hue and blue's:
+        on the real photos 33 cards at -61° to -98° (chroma 0.13 to 0.61), all unsure before;
+        those at -84° or nearer purple's hue are read (22 more cards right, card by card; a
+        cool light turns black print towards -99° to -106°). Blue lies on the line a light
+        moves hues along, black has no tint: neither is read so. None elsewhere."""
         _, red_green, yellow_blue, multicolour = (float(v) for v in features[:4])
         if math.hypot(red_green, yellow_blue) < _BLACK_MOST_TINT or multicolour > _HUE_MAX_SPREAD:
             return None
@@ -287,7 +292,7 @@ class Palette:
         line a light's colour moves hues along, at least _INK_VIOLET_OFF_LIGHT off that line:
         the only colour a white-looking card can carry there, since faint ink is never read
         blue. None elsewhere, or when the palette has no purple off that line."""
-        purple = next((c for c in self.classes if c.name == "purple"), None)
+        purple = self._class("purple")
         if purple is None or not _off_light(purple.centre[1], purple.centre[2], _OFF_LIGHT_COLOUR):
             return None
         cool = _LIGHT_LINE - 180.0
@@ -303,7 +308,7 @@ class Palette:
         the line a light's colour moves hues along (orange, blue, yellow), where the card shows
         less than _LIGHT_COLOUR_STRENGTH of the class's own chroma (a paler card under a cast,
         or a thin line's colour, would pass for it)."""
-        cls = next((c for c in self.classes if c.name == name), None)
+        cls = self._class(name)
         if cls is None or not cls.hued or _off_light(cls.centre[1], cls.centre[2]):
             return False
         return math.hypot(float(features[1]), float(features[2])) < (
@@ -318,7 +323,7 @@ class Palette:
         paper around it is as light as our pale purple (gab-set1_s.png in
         bench/real_photos.json, Set's red ovals under a bluish light, measured a hue of 4°, 26°
         from purple's and nearer red's, and read purple at 0.79)."""
-        cls = next((c for c in self.classes if c.name == name), None)
+        cls = self._class(name)
         if cls is None or not cls.hued:
             return False
         nearest = self._nearest_hue(float(features[1]), float(features[2]), _HUE_MAX_OFF)
