@@ -139,12 +139,16 @@ def test_under_glare_a_card_is_missed_or_read_never_silently_misread() -> None:
     assert wrong_and_sure == []
 
 
-def _hand_made_card(field_bgr: tuple[int, int, int]) -> TrainCard:
+def _hand_made_card(bgr: tuple[int, int, int], *, shape: bool = False) -> TrainCard:
     """The one card read from a hand-made picture: a white card on a dark table, its field of
-    one colour (BGR)."""
+    one colour (BGR), or, with ``shape``, one oval of that colour in its middle, as a Set
+    card's."""
     frame = np.full((480, 640, 3), (40, 46, 34), np.uint8)
     cv2.rectangle(frame, (280, 170), (359, 293), (240, 245, 246), -1)
-    cv2.rectangle(frame, (287, 177), (352, 286), field_bgr, -1)
+    if shape:
+        cv2.ellipse(frame, (319, 231), (16, 30), 0, 0, 360, bgr, -1)
+    else:
+        cv2.rectangle(frame, (287, 177), (352, 286), bgr, -1)
     (card,) = read_train_cards(frame)
     return card
 
@@ -166,16 +170,6 @@ def test_a_dark_violet_card_is_unsure_not_black() -> None:
     assert card.guess == "black"
 
 
-def _card_with_a_shape(shape_bgr: tuple[int, int, int]) -> TrainCard:
-    """The one card read from a hand-made picture: a white card on a dark table with one oval
-    shape of this colour (BGR) in its middle, as a Set card's."""
-    frame = np.full((480, 640, 3), (40, 46, 34), np.uint8)
-    cv2.rectangle(frame, (280, 170), (359, 293), (240, 245, 246), -1)
-    cv2.ellipse(frame, (319, 231), (16, 30), 0, 0, 360, shape_bgr, -1)
-    (card,) = read_train_cards(frame)
-    return card
-
-
 @pytest.mark.parametrize(
     ("shape_bgr", "colour"),
     [
@@ -195,7 +189,7 @@ def _card_with_a_shape(shape_bgr: tuple[int, int, int]) -> TrainCard:
 def test_a_dark_violet_shape_is_purple_where_no_light_makes_its_hue(
     shape_bgr: tuple[int, int, int], colour: str
 ) -> None:
-    assert _card_with_a_shape(shape_bgr).colour == colour
+    assert _hand_made_card(shape_bgr, shape=True).colour == colour
 
 
 def test_the_warp_is_a_portrait_card_whatever_way_the_card_lies() -> None:
