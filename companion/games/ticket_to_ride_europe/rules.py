@@ -531,18 +531,39 @@ class TicketToRideEurope:
     def interpret_cards(self, state: TtrState, colours: Sequence[str]) -> Action | Prompt:
         """The camera read train cards lying in its reveal area: the cards turned for a tunnel
         (S_TUNNEL), or the ones turned face up (S_DRAW). Unsure or surplus cards become a
-        question for the table, never a guess."""
-        if "unsure" in colours:
-            return Prompt(
-                msg("The camera is not sure of a card: enter the cards on the table page.")
-            )
+        question for the table, never a guess: the question names the cards read, so that the
+        players see at once which card the camera could not read."""
         for colour in colours:
-            if colour not in tc.INDEX:
+            if colour != "unsure" and colour not in tc.INDEX:
                 raise _refuse(
                     msg("The camera saw a card that is not a train card."),
                     msg("train cards come in eight colours, and locomotives"),
                     S_DRAW,
                 )
+        unsure = sum(colour == "unsure" for colour in colours)
+        if unsure:
+            read = [colour for colour in colours if colour != "unsure"]
+            if not read:
+                return Prompt(
+                    plural(
+                        "The camera is not sure of the card: enter it on the table page.",
+                        "The camera is not sure of any of the {n} cards: enter them on the table "
+                        "page.",
+                        "n",
+                        n=unsure,
+                    )
+                )
+            return Prompt(
+                plural(
+                    "The camera read {cards}, but is not sure of {n} more card: enter the cards "
+                    "on the table page.",
+                    "The camera read {cards}, but is not sure of {n} more cards: enter the cards "
+                    "on the table page.",
+                    "n",
+                    cards=cards_text(tc.to_json(tc.cards_of(read))),
+                    n=unsure,
+                )
+            )
         if state.tunnel is not None and len(state.tunnel.revealed) < state.tunnel.reveal:
             missing = state.tunnel.reveal - len(state.tunnel.revealed)
             if len(colours) != missing:

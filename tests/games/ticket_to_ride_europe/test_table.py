@@ -894,3 +894,30 @@ def test_a_wipe_with_an_empty_deck_and_no_reshuffle_reads_the_deck_as_the_table_
     assert other.deck == 1
     other = act(other, "reveal_face_up", cards=["locomotive"])
     assert other.face_up == (None,) * 5 and other.face_up_due == 5
+
+
+def test_an_unsure_camera_reading_names_the_cards_it_did_read() -> None:
+    """A card the camera is not sure of is never guessed (TUNELY: the turned cards decide the
+    extra cards): the question names the cards read, so the players see which card it missed,
+    in their language."""
+    from companion.core import Prompt
+    from companion.games import find_game
+
+    game = find_game("ticket-to-ride-europe")
+    state = tunnel_table("sarajevo-sofia", {"red": 2})
+    before = GAME.to_json(state)
+    prompt = game.interpret_cards(state, ["red", "unsure", "red"])  # type: ignore[attr-defined]
+    assert isinstance(prompt, Prompt)
+    assert render_text(prompt.question) == (
+        "The camera read 2× red, but is not sure of 1 more card: enter the cards on the table page."
+    )
+    assert GAME.to_json(state) == before  # nothing applied
+    two = game.interpret_cards(state, ["unsure", "blue", "unsure"])  # type: ignore[attr-defined]
+    assert "1× blue" in render_text(two.question) and "2 more cards" in render_text(two.question)
+    none = game.interpret_cards(state, ["unsure"])  # type: ignore[attr-defined]
+    assert render_text(none.question) == (
+        "The camera is not sure of the card: enter it on the table page."
+    )
+    assert render_text(prompt.question, translations("cs")) == (
+        "Kamera přečetla 2× červená, ale 1 kartou si není jistá: zadejte karty na stránce stolu."
+    )
