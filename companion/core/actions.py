@@ -74,18 +74,29 @@ class Prompt:
     """A question the table must answer before the game can go on.
 
     ``options`` are the possible answers, each already an action, so the page only picks one.
+    ``labels``, when given, say each answer to people (one per option) where the game has a
+    shorter word than the move's own sentence: the colour of the one card a reveal missed,
+    rather than nine whole reveals that differ in one card.
     """
 
     question: Text
     player: int | None = None
     options: tuple[Action, ...] = ()
+    labels: tuple[Text, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.labels and len(self.labels) != len(self.options):
+            raise ValueError(f"{len(self.labels)} labels for {len(self.options)} options")
 
     def to_json(self) -> JsonObject:
-        return {
+        data: JsonObject = {
             "question": text_json(self.question),
             "player": self.player,
             "options": [o.to_json() for o in self.options],
         }
+        if self.labels:
+            data["labels"] = [text_json(label) for label in self.labels]
+        return data
 
 
 def _words(value: object) -> str:

@@ -102,9 +102,11 @@ def table_tree(
     if prompt is not None and prompt.options:
         # a reader's or the camera's question: only the answers the rules accept now (a route
         # scanned: the payments the player can make, not every set of the right size)
+        # (each in the game's own short words when it gave them: the colour a reveal missed)
+        labels = prompt.labels or tuple(describe(session, a) for a in prompt.options)
         leaves = tuple(
-            Choice(f"option-{i + 1}", msg("{option}", option=describe(session, a)), a.player, a)
-            for i, a in enumerate(prompt.options)
+            Choice(f"option-{i + 1}", msg("{option}", option=label), a.player, a)
+            for i, (a, label) in enumerate(zip(prompt.options, labels, strict=True))
             if accepts(session.game.apply, session.state, a)
         )
         if leaves:

@@ -210,6 +210,45 @@ def test_camera_cards_go_to_the_game_or_are_refused(engine: Engine) -> None:
     assert engine.session().state.face_up == ("red", "blue", "green", "white", "black")  # type: ignore[union-attr]
 
 
+def test_a_camera_card_it_is_not_sure_of_is_one_tap_on_the_table_page(engine: Engine) -> None:
+    """The camera reads four face-up cards and is unsure of one: nothing is applied, the table's
+    tree asks which card it is (its answers are the rules' own, one per kind of card), and the
+    answer tapped fills the face-up row as a reading would have."""
+    from companion.core.choices import node_at
+
+    players = [{"name": "Red", "colour": "red"}, {"name": "Blue", "colour": "blue"}]
+    engine.handle(
+        command({"command": "start_game", "game": "ticket-to-ride-europe", "players": players})
+    )
+    reading = ["red", "unsure", "green", "white", "black"]
+    outcome = engine.handle(
+        Observation("camera", ObservationKind.CARDS, {"colours": reading})  # type: ignore[arg-type]
+    )
+    assert outcome.outcome == "prompt"
+    assert outcome.message == (
+        "The camera read red, ?, green, white, black: which card is the “?”?"
+    )
+    assert engine.session().state.face_up == (None,) * 5  # type: ignore[union-attr]
+    built = engine.choices()
+    assert built is not None
+    seq, _, _, tree = built
+    asked = node_at(tree, "prompt")
+    answers = [render_text(c.label) for c in asked.expand()]
+    assert answers == [
+        "purple", "white", "blue", "yellow", "orange", "black", "red", "green", "locomotive"
+    ]  # fmt: skip
+    yellow = asked.expand()[answers.index("yellow")]
+    made = yellow.input_json()
+    assert made is not None
+    tapped = Observation(
+        "table",
+        ObservationKind(str(made["kind"])),
+        {**made["payload"], "seq": seq},  # type: ignore[dict-item]
+    )
+    assert engine.handle(tapped).outcome == "applied"
+    assert engine.session().state.face_up == ("red", "yellow", "green", "white", "black")  # type: ignore[union-attr]
+
+
 def test_after_a_restart_the_last_ended_game_stays_on_the_scoreboard(db_path: Path) -> None:
     store = EventStore(db_path)
     engine = Engine(store)

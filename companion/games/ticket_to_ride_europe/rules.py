@@ -190,6 +190,41 @@ class TtrState:
     ticket_draw: TicketDraw | None = None
 
 
+_UNSURE = "unsure"  # the camera's word for a card it could not read (vision.palette.UNSURE)
+
+
+def _reading(colours: Sequence[str]) -> Message:
+    """The camera's reading in its order (left to right), a card it is not sure of as "?":
+    "red, ?, green" (the cards beside it show the players which card that is)."""
+    return join_texts([colour_name(c) if c != _UNSURE else "?" for c in colours], ", ")
+
+
+def _unsure_prompt(colours: Sequence[str]) -> Prompt:
+    """The camera is not sure of some of the cards ``colours`` it read: the table enters them
+    (the question shows the reading, so the players see which ones it missed)."""
+    unsure = sum(c == _UNSURE for c in colours)
+    if unsure == len(colours):
+        return Prompt(
+            plural(
+                "The camera is not sure of the card: enter it on the table page.",
+                "The camera is not sure of any of the {n} cards: enter them on the table page.",
+                "n",
+                n=unsure,
+            )
+        )
+    return Prompt(
+        plural(
+            "The camera read {cards}, but is not sure of the card marked “?”: enter it on the "
+            "table page.",
+            "The camera read {cards}, but is not sure of the {n} cards marked “?”: enter them "
+            "on the table page.",
+            "n",
+            cards=_reading(colours),
+            n=unsure,
+        )
+    )
+
+
 def _refuse(message: Text, rule: Text, section: Text) -> IllegalActionError:
     return IllegalActionError(message, rule=rule, section=section)
 
@@ -532,38 +567,17 @@ class TicketToRideEurope:
         """The camera read train cards lying in its reveal area: the cards turned for a tunnel
         (S_TUNNEL), or the ones turned face up (S_DRAW). Unsure or surplus cards become a
         question for the table, never a guess: the question names the cards read, so that the
-        players see at once which card the camera could not read."""
+        players see at once which card the camera could not read, and for one such card its
+        answers are the reveal with each kind of card in its place that the rules accept now
+        (one tap on the table page)."""
         for colour in colours:
-            if colour != "unsure" and colour not in tc.INDEX:
+            if colour != _UNSURE and colour not in tc.INDEX:
                 raise _refuse(
                     msg("The camera saw a card that is not a train card."),
                     msg("train cards come in eight colours, and locomotives"),
                     S_DRAW,
                 )
-        unsure = sum(colour == "unsure" for colour in colours)
-        if unsure:
-            read = [colour for colour in colours if colour != "unsure"]
-            if not read:
-                return Prompt(
-                    plural(
-                        "The camera is not sure of the card: enter it on the table page.",
-                        "The camera is not sure of any of the {n} cards: enter them on the table "
-                        "page.",
-                        "n",
-                        n=unsure,
-                    )
-                )
-            return Prompt(
-                plural(
-                    "The camera read {cards}, but is not sure of {n} more card: enter the cards "
-                    "on the table page.",
-                    "The camera read {cards}, but is not sure of {n} more cards: enter the cards "
-                    "on the table page.",
-                    "n",
-                    cards=cards_text(tc.to_json(tc.cards_of(read))),
-                    n=unsure,
-                )
-            )
+        read = [colour for colour in colours if colour != _UNSURE]
         if state.tunnel is not None and len(state.tunnel.revealed) < state.tunnel.reveal:
             missing = state.tunnel.reveal - len(state.tunnel.revealed)
             if len(colours) != missing:
@@ -578,8 +592,8 @@ class TicketToRideEurope:
                         n=missing,
                     )
                 )
-            return Action("reveal_tunnel", None, {"cards": list(colours)})
-        if state.face_up_due:
+            kind = "reveal_tunnel"
+        elif state.face_up_due:
             if len(colours) > state.face_up_due:
                 return Prompt(
                     plural(
@@ -590,13 +604,47 @@ class TicketToRideEurope:
                         n=state.face_up_due,
                     )
                 )
-            return Action("reveal_face_up", None, {"cards": list(colours)})
-        return Prompt(
-            msg(
-                "The camera saw {cards}, but no tunnel or face-up card is waiting.",
-                cards=cards_text(tc.to_json(tc.cards_of(colours))),
+            kind = "reveal_face_up"
+        elif read:
+            return Prompt(
+                msg(
+                    "The camera saw {cards}, but no tunnel or face-up card is waiting.",
+                    cards=cards_text(tc.to_json(tc.cards_of(read))),
+                )
             )
-        )
+        else:
+            return _unsure_prompt(colours)
+        if len(read) == len(colours):
+            return Action(kind, None, {"cards": list(colours)})
+        if len(colours) - len(read) == 1:
+            answers = [
+                (k, action)
+                for k, action in (
+                    (k, Action(kind, None, {"cards": [k if c == _UNSURE else c for c in colours]}))
+                    for k in tc.KINDS
+                )
+                if self._accepts(state, action)
+            ]
+            if answers:
+                question = (
+                    msg("The camera read {cards}: which card is the “?”?", cards=_reading(colours))
+                    if read
+                    else msg("The camera is not sure of the card: which is it?")
+                )
+                return Prompt(
+                    question,
+                    None,
+                    tuple(action for _, action in answers),
+                    tuple(colour_name(k) for k, _ in answers),
+                )
+        return _unsure_prompt(colours)
+
+    def _accepts(self, state: TtrState, action: Action) -> bool:
+        try:
+            self.apply(state, action)
+        except IllegalActionError:
+            return False
+        return True
 
     # -- views ----------------------------------------------------------------------------
     def problems(self, state: TtrState) -> tuple[Problem, ...]:

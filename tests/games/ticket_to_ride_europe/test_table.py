@@ -22,6 +22,7 @@ from companion.core.messages import render_text
 from companion.core.snapshot import Field
 from companion.games import find_game
 from companion.games.ticket_to_ride_europe import cards as tc
+from companion.games.ticket_to_ride_europe.names import colour_name
 from companion.games.ticket_to_ride_europe.rules import GAME, TtrState, tunnel_odds
 
 FACE_UP = ["red", "blue", "green", "yellow", "white"]
@@ -899,8 +900,9 @@ def test_a_wipe_with_an_empty_deck_and_no_reshuffle_reads_the_deck_as_the_table_
 def test_an_unsure_camera_reading_names_the_cards_it_did_read() -> None:
     """A card the camera is not sure of is never guessed (TUNELY: the turned cards decide the
     extra cards): the question names the cards read, so the players see which card it missed,
-    in their language."""
-    from companion.core import Prompt
+    in their language; for one such card its answers are the reveal with each kind of card in
+    its place, and one tap applies it as if the camera had read it."""
+    from companion.core import Action, Prompt
     from companion.games import find_game
 
     game = find_game("ticket-to-ride-europe")
@@ -908,16 +910,46 @@ def test_an_unsure_camera_reading_names_the_cards_it_did_read() -> None:
     before = GAME.to_json(state)
     prompt = game.interpret_cards(state, ["red", "unsure", "red"])  # type: ignore[attr-defined]
     assert isinstance(prompt, Prompt)
-    assert render_text(prompt.question) == (
-        "The camera read 2× red, but is not sure of 1 more card: enter the cards on the table page."
+    assert render_text(prompt.question) == ("The camera read red, ?, red: which card is the “?”?")
+    assert render_text(prompt.question, translations("cs")) == (
+        "Kamera přečetla červená, ?, červená: která karta je „?“?"
     )
     assert GAME.to_json(state) == before  # nothing applied
+    assert [list(o.args["cards"]) for o in prompt.options] == [
+        ["red", kind, "red"] for kind in tc.KINDS
+    ]
+    assert [render_text(label) for label in prompt.labels] == [
+        render_text(colour_name(kind)) for kind in tc.KINDS
+    ]
+    assert prompt.to_json()["labels"][3] == {"id": "yellow", "context": "card colour"}
+    yellow = next(o for o in prompt.options if o.args["cards"][1] == "yellow")
+    read = game.interpret_cards(state, ["red", "yellow", "red"])  # type: ignore[attr-defined]
+    assert yellow == read == Action("reveal_tunnel", None, {"cards": ["red", "yellow", "red"]})
+    after = game.apply(state, yellow)
+    assert after.tunnel is not None and after.tunnel.extra == 2  # 2× red match the red route
+
     two = game.interpret_cards(state, ["unsure", "blue", "unsure"])  # type: ignore[attr-defined]
-    assert "1× blue" in render_text(two.question) and "2 more cards" in render_text(two.question)
-    none = game.interpret_cards(state, ["unsure"])  # type: ignore[attr-defined]
-    assert render_text(none.question) == (
-        "The camera is not sure of the card: enter it on the table page."
+    assert not two.options
+    assert render_text(two.question) == (
+        "The camera read ?, blue, ?, but is not sure of the 2 cards marked “?”: enter them "
+        "on the table page."
     )
-    assert render_text(prompt.question, translations("cs")) == (
-        "Kamera přečetla 2× červená, ale 1 kartou si není jistá: zadejte karty na stránce stolu."
+    assert render_text(two.question, translations("sk")) == (
+        "Kamera prečítala ?, modrá, ?, ale 2 kartami označenými „?“ si nie je istá: zadajte "
+        "ich na stránke stola."
+    )
+
+    setup = game.setup([PlayerSpec("Red"), PlayerSpec("Blue")], {})
+    alone = game.interpret_cards(setup, ["unsure"])  # type: ignore[attr-defined]
+    assert render_text(alone.question) == "The camera is not sure of the card: which is it?"
+    assert len(alone.options) == len(tc.KINDS)
+    none = game.interpret_cards(setup, ["unsure", "unsure"])  # type: ignore[attr-defined]
+    assert render_text(none.question, translations("es")) == (
+        "La cámara no está segura de ninguna de las 2 cartas: introdúcelas en la página de la mesa."
+    )
+    idle = game.apply(setup, game.interpret_cards(setup, ["red", "blue", "green", "white", "red"]))  # type: ignore[attr-defined]
+    assert idle.face_up_due == 0
+    late = game.interpret_cards(idle, ["red", "unsure"])  # type: ignore[attr-defined]
+    assert not late.options and render_text(late.question) == (
+        "The camera saw 1× red, but no tunnel or face-up card is waiting."
     )
