@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from companion.core.actions import Action, Prompt
-from companion.core.choices import Choice
+from companion.core.choices import Choice, accepts
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
@@ -623,7 +623,7 @@ class TicketToRideEurope:
                     (k, Action(kind, None, {"cards": [k if c == _UNSURE else c for c in colours]}))
                     for k in tc.KINDS
                 )
-                if self._accepts(state, action)
+                if accepts(self.apply, state, action)
             ]
             if answers:
                 question = (
@@ -638,13 +638,6 @@ class TicketToRideEurope:
                     tuple(colour_name(k) for k, _ in answers),
                 )
         return _unsure_prompt(colours)
-
-    def _accepts(self, state: TtrState, action: Action) -> bool:
-        try:
-            self.apply(state, action)
-        except IllegalActionError:
-            return False
-        return True
 
     # -- views ----------------------------------------------------------------------------
     def problems(self, state: TtrState) -> tuple[Problem, ...]:

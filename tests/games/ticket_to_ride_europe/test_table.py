@@ -926,7 +926,7 @@ def test_an_unsure_camera_reading_names_the_cards_it_did_read() -> None:
     read = game.interpret_cards(state, ["red", "yellow", "red"])  # type: ignore[attr-defined]
     assert yellow == read == Action("reveal_tunnel", None, {"cards": ["red", "yellow", "red"]})
     after = game.apply(state, yellow)
-    assert after.tunnel is not None and after.tunnel.extra == 2  # 2× red match the red route
+    assert after.tunnel is not None and after.tunnel.extra == 2  # the two reds match the red paid
 
     two = game.interpret_cards(state, ["unsure", "blue", "unsure"])  # type: ignore[attr-defined]
     assert not two.options
