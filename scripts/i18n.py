@@ -33,6 +33,16 @@ from jinja2 import Environment, nodes
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "companion" / "locale"
 LANGUAGES = ("cs", "sk", "es", "en")
+# Each language's plural rule, the project's own rather than the installed Babel's: Babel 2.19
+# (CLDR 46) gives Spanish a third form for millions ("1 millón de …"), so an update there would
+# rewrite every Spanish catalogue with an empty third form that `check` then reports missing;
+# no count on a table comes near a million.
+PLURAL_FORMS: dict[str, str] = {
+    "cs": "nplurals=3; plural=((n==1) ? 0 : (n>=2 && n<=4) ? 1 : 2);",
+    "sk": "nplurals=3; plural=((n==1) ? 0 : (n>=2 && n<=4) ? 1 : 2);",
+    "es": "nplurals=2; plural=(n != 1);",
+    "en": "nplurals=2; plural=(n != 1);",
+}
 
 # (folder, domain): the first folder that holds a file names its domain
 DOMAINS: tuple[tuple[str, str], ...] = (
@@ -196,7 +206,7 @@ _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 def _new(language: str, domain: str) -> Catalog:
     # fixed dates: an update that adds nothing changes nothing (no churn, no merge conflicts)
-    return Catalog(
+    catalogue = Catalog(
         locale=language,
         domain=domain,
         project="Trackside",
@@ -209,6 +219,8 @@ def _new(language: str, domain: str) -> Catalog:
         language_team=language,
         msgid_bugs_address="",
     )
+    catalogue.mime_headers = [("Plural-Forms", PLURAL_FORMS[language])]
+    return catalogue
 
 
 def save(catalogue: Catalog, language: str, domain: str) -> None:

@@ -119,3 +119,16 @@ def test_every_language_loads_its_catalogues() -> None:
         assert isinstance(tr, gettext.GNUTranslations), lang
     # an unknown language reads English, never fails
     assert msg("rule: {rule}", rule="x").render(translations("fr")) == "rule: x"
+
+
+def test_each_language_keeps_the_projects_plural_rule_whatever_babel_says() -> None:
+    """An update writes each language's own plural rule (``PLURAL_FORMS``), not the installed
+    Babel's: Babel 2.19 gives Spanish a third form for millions, which would leave every Spanish
+    plural with an empty form that the check reports missing."""
+    for language, forms in (("cs", 3), ("sk", 3), ("es", 2), ("en", 2)):
+        catalogue = I18N._new(language, "d")
+        assert catalogue.num_plurals == forms
+        assert catalogue.plural_forms == I18N.PLURAL_FORMS[language]
+        with I18N.po_path(language, "ticket_to_ride_europe").open("rb") as fp:
+            header = fp.read(2000).decode()
+        assert f'"Plural-Forms: {I18N.PLURAL_FORMS[language]}\\n"' in header
