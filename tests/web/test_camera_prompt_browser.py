@@ -36,6 +36,11 @@ def test_a_card_the_camera_is_not_sure_of_is_one_tap_on_the_phone(
     assert outcome["outcome"] == "prompt"
     base = f"http://127.0.0.1:{service.web_port}"
     question = "The camera read red, ?, green, white, black: which card is the “?”?"
+    tv = browser.new_page(viewport=TV)  # the scoreboard asks too: the reveal is public
+    tv.goto(f"{base}/")
+    expect(tv.get_by_text(f"Trackside asks: {question}")).to_be_visible()
+    tv.screenshot(path=str(ARTIFACTS / "camera-asks-scoreboard-1920x1080.png"))
+    tv.close()
     for size, name in ((TV, "1920x1080"), (PHONE, "390x844")):
         page = browser.new_page(viewport=size)
         sign_in(page, base)
