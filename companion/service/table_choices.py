@@ -102,11 +102,16 @@ def table_tree(
     if prompt is not None and prompt.options:
         # a reader's or the camera's question: only the answers the rules accept now (a route
         # scanned: the payments the player can make, not every set of the right size)
-        # (each in the game's own short words when it gave them: the colour a reveal missed)
-        labels = prompt.labels or tuple(describe(session, a) for a in prompt.options)
+        # (each in the game's own short words when it gave them: the colour a reveal missed;
+        # else the move in words, made only for the answers the rules accept)
         leaves = tuple(
-            Choice(f"option-{i + 1}", msg("{option}", option=label), a.player, a)
-            for i, (a, label) in enumerate(zip(prompt.options, labels, strict=True))
+            Choice(
+                f"option-{i + 1}",
+                msg("{option}", option=prompt.labels[i] if prompt.labels else describe(session, a)),
+                a.player,
+                a,
+            )
+            for i, a in enumerate(prompt.options)
             if accepts(session.game.apply, session.state, a)
         )
         if leaves:
