@@ -343,9 +343,10 @@ class Palette:
     def _off_light_class(self, red_green: float, yellow_blue: float, name: str) -> bool:
         """Whether the hue lies off the line a light's colour moves hues along, and the class
         ``name``'s own hue far off it: a colour no light makes."""
-        (centre,) = (c.centre for c in self.classes if c.name == name)
+        cls = self._class(name)
+        assert cls is not None  # (a name from the palette's own classes)
         return _off_light(red_green, yellow_blue) and _off_light(
-            centre[1], centre[2], _OFF_LIGHT_COLOUR
+            cls.centre[1], cls.centre[2], _OFF_LIGHT_COLOUR
         )
 
     def _nearest_hue(
