@@ -36,6 +36,7 @@ from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
+from companion.core.swatches import SWATCHES
 from companion.games import find_game, game_names
 from web import board_table, calibration, forms, i18n, setup
 from web.guard import (
@@ -116,6 +117,14 @@ class TableService(Protocol):
 HEX_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}", re.ASCII)
 UNKNOWN_COLOUR = "#555"
 
+SWATCH_CSS: dict[str, str] = {
+    **{name: SEAT_PALETTE[name] for name in SWATCHES if name in SEAT_PALETTE},
+    # a locomotive is a card of every colour
+    "rainbow": "linear-gradient(135deg, #d32f2f 0 20%, #ef7d1a 0 40%, #f2c12e 0 60%, "
+    "#2e8b3e 0 80%, #1e63c4 0)",
+}
+"""How a page draws each swatch a game may name (:data:`~companion.core.swatches.SWATCHES`)."""
+
 
 def css_colour(colour: str | None) -> str:
     """A seat colour as CSS: a name from ``SEAT_PALETTE`` or a ``#rgb``/``#rrggbb`` hex colour;
@@ -157,6 +166,10 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     @app.template_filter("seat_colour")
     def seat_colour(colour: str) -> str:
         return css_colour(colour)
+
+    @app.template_filter("swatch")
+    def swatch(name: str) -> str:
+        return SWATCH_CSS.get(name, UNKNOWN_COLOUR)
 
     @app.template_filter("clock")
     def clock(wall_time_s: float | None) -> str:
@@ -352,6 +365,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 "player": c.player,
                 "table": c.key.startswith("table-"),
                 "end": c.command is not None and c.command.get("command") == "end_game",
+                "swatches": c.swatches,
             }
             for c in nodes
         ]
@@ -802,6 +816,8 @@ def choice_json(choice: Choice, seq: int) -> dict[str, Any]:
         "label": choice.label.render(i18n.tr()),
         "player": choice.player,
     }
+    if choice.swatches:
+        data["swatches"] = list(choice.swatches)
     made = choice.input_json()
     if made is None:
         data["more"] = True

@@ -13,6 +13,7 @@ from typing import Any
 from companion.core.errors import SnapshotError
 from companion.core.jsonvalue import FrozenJson, JsonObject, freeze, thaw
 from companion.core.messages import Text, text_json
+from companion.core.swatches import check_swatches
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,17 +77,23 @@ class Prompt:
     ``options`` are the possible answers, each already an action, so the page only picks one.
     ``labels``, when given, say each answer to people (one per option) where the game has a
     shorter word than the move's own sentence: the colour of the one card a reveal missed,
-    rather than nine whole reveals that differ in one card.
+    rather than nine whole reveals that differ in one card. ``swatches``, when given, are one
+    colour per option that a page shows beside its label (names from
+    :data:`~companion.core.swatches.SWATCHES`; ``""`` for an answer without one).
     """
 
     question: Text
     player: int | None = None
     options: tuple[Action, ...] = ()
     labels: tuple[Text, ...] = ()
+    swatches: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.labels and len(self.labels) != len(self.options):
             raise ValueError(f"{len(self.labels)} labels for {len(self.options)} options")
+        if self.swatches and len(self.swatches) != len(self.options):
+            raise ValueError(f"{len(self.swatches)} swatches for {len(self.options)} options")
+        check_swatches([s for s in self.swatches if s], "prompt")
 
     def to_json(self) -> JsonObject:
         data: JsonObject = {
@@ -96,6 +103,8 @@ class Prompt:
         }
         if self.labels:
             data["labels"] = [text_json(label) for label in self.labels]
+        if self.swatches:
+            data["swatches"] = list(self.swatches)
         return data
 
 

@@ -15,6 +15,8 @@ from it, so nothing outside the game holds game knowledge, and the property each
   for the route the person picked).
 - Finite and never empty: numbers are offered as options, and a node with nothing legal under it
   is not offered at all.
+- ``swatches``: colours a page shows beside the label (a train card's colour, a route's), each
+  a name from :data:`~companion.core.swatches.SWATCHES`; a player finds "purple" faster by its colour than by its word.
 - ``viewer``: ``None`` is the table's view, which never reveals what a player holds face down;
   ``viewer=N`` adds the choices only player N may see (their own hidden hand, a secret trade).
 
@@ -32,6 +34,7 @@ from companion.core.actions import Action
 from companion.core.errors import TracksideError
 from companion.core.jsonvalue import JsonObject
 from companion.core.messages import Message
+from companion.core.swatches import check_swatches
 
 Children = tuple["Choice", ...] | Callable[[], tuple["Choice", ...]]
 
@@ -64,6 +67,7 @@ class Choice:
     command: JsonObject | None = field(default=None, compare=False)
     """A table-level leaf (undo, redo, a correction, ending the game): the command's payload,
     as ``POST /api/input`` takes it with ``kind: command``. Games never set it."""
+    swatches: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.key or PATH_SEPARATOR in self.key:
@@ -74,6 +78,7 @@ class Choice:
             raise ValueError(
                 f"choice {self.key!r}: needs exactly one of an action, a command or children"
             )
+        check_swatches(self.swatches, f"choice {self.key!r}")
 
     @property
     def is_leaf(self) -> bool:
@@ -97,6 +102,8 @@ class Choice:
         """The node as the tree's JSON surface shows it; ``label`` still a message (the surface
         renders it in its reader's language)."""
         data: JsonObject = {"key": self.key, "label": self.label.to_json(), "player": self.player}
+        if self.swatches:
+            data["swatches"] = list(self.swatches)
         if self.action is not None:
             data["action"] = self.action.to_json()
         elif self.command is not None:

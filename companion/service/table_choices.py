@@ -110,6 +110,7 @@ def table_tree(
                 msg("{option}", option=prompt.labels[i] if prompt.labels else describe(session, a)),
                 a.player,
                 a,
+                swatches=(prompt.swatches[i],) if prompt.swatches and prompt.swatches[i] else (),
             )
             for i, a in enumerate(prompt.options)
             if accepts(session.game.apply, session.state, a)

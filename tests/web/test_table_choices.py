@@ -231,3 +231,25 @@ def test_a_game_with_private_views_keeps_secret_choices_off_the_shared_screen(
     assert "secret choices" not in page
     passed = table.get("/table?viewer=0").get_data(as_text=True)
     assert "Only <b>" not in passed and "Trade nothing" not in passed
+
+
+def test_a_card_colour_choice_carries_its_swatch_and_every_swatch_can_be_drawn(
+    service: Trackside,
+) -> None:
+    """``swatches`` (docs/formats/api.md): the colours a page draws beside a choice's words,
+    only where the game gave them; every name a game may give has a colour on the page."""
+    from companion.core.swatches import SWATCHES
+    from web.app import SWATCH_CSS
+
+    assert set(SWATCH_CSS) == SWATCHES
+    client = service.app.test_client()
+    players = [{"name": "Jana", "colour": "red"}, {"name": "Petr", "colour": "blue"}]
+    start = {"command": "start_game", "game": "ticket-to-ride-europe", "players": players}
+    assert send(client, {"kind": "command", "payload": start})["outcome"] == "applied"
+    turn = get(client, "face-up")["choices"]
+    assert [(n["label"], n.get("swatches")) for n in turn][::4] == [
+        ("purple", ["purple"]),
+        ("orange", ["orange"]),
+        ("locomotive", ["rainbow"]),
+    ]
+    assert all("swatches" not in n for n in get(client)["choices"])  # steps without a colour

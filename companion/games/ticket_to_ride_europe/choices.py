@@ -42,6 +42,8 @@ from companion.games.ticket_to_ride_europe.names import (
     city_name,
     colour_name,
     route_name,
+    swatch,
+    swatches,
     ticket_name,
 )
 from companion.games.ticket_to_ride_europe.rules import (
@@ -212,7 +214,9 @@ def _reveal_face_up(state: TtrState) -> tuple[Choice, ...]:
     options = _turnable(state, lambda k: Action("reveal_face_up", None, {"cards": [k]}))
     if not options:
         return ()
-    leaves = tuple(Choice(k, card_name(k), None, action=a) for k, a in options)
+    leaves = tuple(
+        Choice(k, card_name(k), None, action=a, swatches=(swatch(k),)) for k, a in options
+    )
     label = plural(
         "Turn a card face up ({n} to turn)",
         "Turn a card face up ({n} to turn)",
@@ -226,7 +230,9 @@ def _reveal_tunnel(state: TtrState) -> tuple[Choice, ...]:
     t = state.tunnel
     assert t is not None
     options = _turnable(state, lambda k: Action("reveal_tunnel", t.player, {"cards": [k]}))
-    leaves = tuple(Choice(k, card_name(k), t.player, action=a) for k, a in options)
+    leaves = tuple(
+        Choice(k, card_name(k), t.player, action=a, swatches=(swatch(k),)) for k, a in options
+    )
     if not leaves:
         return ()
     label = msg(
@@ -248,7 +254,9 @@ def _pay_tunnel(state: TtrState) -> tuple[Choice, ...]:
         action = Action("pay_tunnel", t.player, {"cards": pay})
         if _pays(state, t.player, action):
             label = msg("{player}: pay {cards}", player=name, cards=cards_label(pay))
-            found.append(Choice("pay-" + _key(pay), label, t.player, action=action))
+            found.append(
+                Choice("pay-" + _key(pay), label, t.player, action=action, swatches=swatches(pay))
+            )
     withdraw = Action("withdraw_tunnel", t.player)
     if _ok(state, withdraw):
         found.append(
@@ -372,7 +380,13 @@ def _draw(state: TtrState, p: int) -> tuple[Choice, ...]:
         action = Action("take_face_up", p, {"card": kind})
         if _ok(state, action):
             found.append(
-                Choice(kind, msg("{card} (face up)", card=card_name(kind)), p, action=action)
+                Choice(
+                    kind,
+                    msg("{card} (face up)", card=card_name(kind)),
+                    p,
+                    action=action,
+                    swatches=(swatch(kind),),
+                )
             )
     blind = Action("draw_blind", p)
     if _ok(state, blind):
@@ -408,6 +422,7 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
                 route_label(route),
                 p,
                 children=_payment_children(state, p, options),
+                swatches=(swatch(route.colour),),
             )
         )
         if first_only:
@@ -425,7 +440,11 @@ def _payment_children(
         for action in options:
             if _ok(state, action):
                 cards = dict(action.arg("cards"))
-                found.append(Choice(_key(cards), cards_label(cards), p, action=action))
+                found.append(
+                    Choice(
+                        _key(cards), cards_label(cards), p, action=action, swatches=swatches(cards)
+                    )
+                )
         return tuple(found)
 
     return build

@@ -114,6 +114,17 @@ def colour_name(kind: str) -> Message:
     return COLOUR_NAMES[kind]
 
 
+def swatch(kind: str) -> str:
+    """The swatch a page draws for a card's or a route's colour: the colour itself, and a
+    rainbow for a locomotive (the rulebook's "lokomotivy" are cards of every colour)."""
+    return "rainbow" if kind == LOCOMOTIVE else kind
+
+
+def swatches(cards: Mapping[str, int]) -> tuple[str, ...]:
+    """One swatch for each kind of card a payment holds, in its order."""
+    return tuple(swatch(kind) for kind, n in cards.items() if n)
+
+
 def route_name(route: RouteSpec | str) -> Message:
     """ "Madrid – Pamplona (black)": a route by its two cities and its colour."""
     r = ROUTE_BY_ID[route] if isinstance(route, str) else route

@@ -64,6 +64,7 @@ from companion.games.ticket_to_ride_europe.names import (
     city_name,
     colour_name,
     route_name,
+    swatch,
     ticket_name,
 )
 from companion.games.ticket_to_ride_europe.notation import (
@@ -636,6 +637,7 @@ class TicketToRideEurope:
                     None,
                     tuple(action for _, action in answers),
                     tuple(colour_name(k) for k, _ in answers),
+                    tuple(swatch(k) for k, _ in answers),
                 )
         return _unsure_prompt(colours)
 

@@ -922,6 +922,8 @@ def test_an_unsure_camera_reading_names_the_cards_it_did_read() -> None:
         render_text(colour_name(kind)) for kind in tc.KINDS
     ]
     assert prompt.to_json()["labels"][3] == {"id": "yellow", "context": "card colour"}
+    assert prompt.swatches == (*tc.COLOURS, "rainbow")  # each answer drawn in its colour
+    assert prompt.to_json()["swatches"][-1] == "rainbow"
     yellow = next(o for o in prompt.options if o.args["cards"][1] == "yellow")
     read = game.interpret_cards(state, ["red", "yellow", "red"])  # type: ignore[attr-defined]
     assert yellow == read == Action("reveal_tunnel", None, {"cards": ["red", "yellow", "red"]})
@@ -953,3 +955,57 @@ def test_an_unsure_camera_reading_names_the_cards_it_did_read() -> None:
     assert not late.options and render_text(late.question) == (
         "The camera saw 1× red, but no tunnel or face-up card is waiting."
     )
+
+
+def test_the_table_tree_shows_each_card_and_route_in_its_colour() -> None:
+    """A player finds purple faster by its colour than by its word: every choice that names a
+    card's or a route's colour carries that colour as a swatch (a rainbow for a locomotive, the
+    rulebook's card of every colour), and a payment one swatch for each kind of card it holds."""
+    from companion.core.choices import children_at, node_at
+    from companion.games.ticket_to_ride_europe.board import ROUTES
+    from companion.games.ticket_to_ride_europe.choices import choices
+    from companion.games.ticket_to_ride_europe.final import route_ref
+
+    setup = GAME.setup([PlayerSpec("Red"), PlayerSpec("Blue")], {})
+    turn = children_at(choices(setup), "face-up")
+    assert [(c.key, c.swatches) for c in turn] == [
+        (k, ("rainbow",) if k == "locomotive" else (k,)) for k in tc.KINDS
+    ]
+    state = started(face_up=["red", "blue", "green", "locomotive", "white"])
+    face_up = children_at(choices(state), "draw")
+    assert [c.swatches for c in face_up] == [
+        ("red",), ("blue",), ("green",), ("rainbow",), ("white",), ()
+    ]  # fmt: skip
+    assert face_up[-1].key == "blind"  # the deck has no colour
+    claim = children_at(choices(state), "claim")
+    plain = next(
+        r
+        for r in ROUTES
+        if r.colour == "grey" and r.length == 2 and not r.tunnel and not r.ferry_locomotives
+    )
+    grey = next(c for c in claim if c.key == route_ref(plain).replace(":", "-"))
+    assert grey.swatches == ("grey",)
+    assert {c.swatches for c in claim} >= {(k,) for k in tc.COLOURS}
+    pays = node_at(choices(state), f"claim/{grey.key}").expand()
+    assert ("purple", "rainbow") in {c.swatches for c in pays}
+    mixed = next(c for c in pays if c.swatches == ("purple", "rainbow"))
+    assert mixed.action is not None and dict(mixed.action.args["cards"]) == {
+        "purple": 1,
+        "locomotive": 1,
+    }
+    assert mixed.to_json()["swatches"] == ["purple", "rainbow"]
+
+
+def test_a_swatch_no_page_can_draw_is_refused_where_the_choice_is_made() -> None:
+    from companion.core import Prompt
+    from companion.core.choices import Choice
+    from companion.core.messages import msg
+
+    with pytest.raises(ValueError, match="swatch 'locomotive' is not one of"):
+        Choice(
+            "x", msg("locomotive"), None, action=Action("draw_blind", 0), swatches=("locomotive",)
+        )
+    with pytest.raises(ValueError, match="1 swatches for 2 options"):
+        Prompt("?", None, (Action("a"), Action("b")), (), ("red",))
+    assert "swatches" not in Prompt("?", None, (Action("a"),)).to_json()
+    assert "swatches" not in Choice("x", msg("x"), None, action=Action("a")).to_json()
