@@ -239,10 +239,22 @@ def _rewrap(
                         "target_seq": target,
                         "action": node.action.to_json(),
                     }
-                    found.append(Choice(node.key, node.label, node.player, command=command))
+                    found.append(
+                        Choice(
+                            node.key,
+                            node.label,
+                            node.player,
+                            command=command,
+                            swatches=node.swatches,
+                        )
+                    )
             elif not node.is_leaf and _any_leaf(node, check):
                 below = _rewrap(node.expand(), target, check)
-                found.append(Choice(node.key, node.label, node.player, children=below))
+                found.append(
+                    Choice(
+                        node.key, node.label, node.player, children=below, swatches=node.swatches
+                    )
+                )
         return tuple(found)
 
     return build

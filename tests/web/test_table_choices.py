@@ -253,3 +253,8 @@ def test_a_card_colour_choice_carries_its_swatch_and_every_swatch_can_be_drawn(
         ("locomotive", ["rainbow"]),
     ]
     assert all("swatches" not in n for n in get(client)["choices"])  # steps without a colour
+    assert send(client, by_key(turn, "purple")["input"])["outcome"] == "applied"
+    # correcting that card offers the same colours
+    fixes = get(client, "table-correct/seq-2/face-up")["choices"]
+    assert by_key(fixes, "green")["swatches"] == ["green"]
+    assert by_key(fixes, "green")["input"]["payload"]["command"] == "correct"
