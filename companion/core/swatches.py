@@ -9,10 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 SWATCHES: frozenset[str] = frozenset(
-    ("purple", "white", "blue", "yellow", "orange", "black", "red", "green", "grey", "rainbow")
+    (
+        *("purple", "white", "blue", "yellow", "orange", "black", "red", "green", "grey"),
+        *("brown", "natural", "rainbow"),
+    )
 )
-"""The colours a choice may show as swatches: the colours of the games' cards and routes, and
-``rainbow`` for a card of every colour (a Ticket to Ride locomotive). Pages draw each one."""
+"""The colours a choice may show as swatches: the colours of the games' cards, routes, rails and
+companies (``natural``: Russian Railroads' unpainted wooden rail), and ``rainbow`` for a card of
+every colour (a Ticket to Ride locomotive). Pages draw each one."""
 
 
 def check_swatches(swatches: Sequence[str], where: str) -> None:

@@ -128,3 +128,38 @@ def test_cards_and_routes_are_shown_in_their_colours_on_the_table_page(
         assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
         page.screenshot(path=str(ARTIFACTS / f"table-colours-pay-{name}.png"), full_page=True)
         page.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("game", "at", "first"),
+    [("russian-railroads", "", "black"), ("mini-express", "draft", "orange")],
+)
+def test_rails_and_companies_are_shown_in_their_colours(
+    service: Trackside, browser: Browser, game: str, at: str, first: str
+) -> None:
+    """Russian Railroads' spaces show the rail colours their steps are for, Mini Express's
+    companies their components' colours, on a phone and on a TV-size screen."""
+    from web.app import SWATCH_CSS
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    names = [("Jana", "red"), ("Petr", "blue"), ("Eva", "green")]
+    # two at Russian Railroads: its starting cards (three or four players) come first
+    players = [
+        {"name": n, "colour": c} for n, c in names[: 2 if game == "russian-railroads" else 3]
+    ]
+    start = {"command": "start_game", "game": game, "players": players}
+    service.submit_and_wait(
+        Observation.from_json({"source": "table-page", "kind": "command", "payload": start}), 5
+    )
+    base = f"http://127.0.0.1:{service.web_port}"
+    for size, name in ((TV, "1920x1080"), (PHONE, "390x844")):
+        page = browser.new_page(viewport=size)
+        sign_in(page, base)
+        page.goto(f"{base}/table?at={at}#enter" if at else f"{base}/table#enter")
+        swatch = page.locator("#enter .choice .swatch").first
+        expect(swatch).to_be_visible()
+        assert swatch.get_attribute("style") == f"background: {SWATCH_CSS[first]}"
+        assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+        page.screenshot(path=str(ARTIFACTS / f"table-colours-{game}-{name}.png"), full_page=True)
+        page.close()

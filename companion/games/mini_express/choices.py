@@ -29,7 +29,7 @@ from companion.core.jsonvalue import JsonObject
 from companion.core.messages import Message, msg, plural
 from companion.games.mini_express.data import COMPANIES
 from companion.games.mini_express.moves import WILD
-from companion.games.mini_express.names import RANK_LABELS, company_name
+from companion.games.mini_express.names import COMPANY_SWATCHES, RANK_LABELS, company_name
 from companion.games.mini_express.rules import GAME
 from companion.games.mini_express.setup import next_drafter
 from companion.games.mini_express.state import DRAFT, OVER, PLAY, MiniExpressState
@@ -53,7 +53,7 @@ def choices(state: MiniExpressState, viewer: int | None = None) -> tuple[Choice,
     name = state.players[p].name
     found: list[Choice] = []
     shares = tuple(
-        Choice(c, company_name(c), p, action=a)
+        Choice(c, company_name(c), p, action=a, swatches=(COMPANY_SWATCHES[c],))
         for c in COMPANIES
         if _ok(state, a := Action("take_share", p, {"company": c}))
     )
@@ -62,7 +62,7 @@ def choices(state: MiniExpressState, viewer: int | None = None) -> tuple[Choice,
             Choice("share", msg("{player}: take a share", player=name), p, children=shares)
         )
     builds = tuple(
-        Choice(c, company_name(c), p, children=below)
+        Choice(c, company_name(c), p, children=below, swatches=(COMPANY_SWATCHES[c],))
         for c in COMPANIES
         if (below := _build_trains(state, p, c))
     )
@@ -76,7 +76,7 @@ def _draft(state: MiniExpressState) -> tuple[Choice, ...]:
     if who is None:
         return ()
     leaves = tuple(
-        Choice(c, company_name(c), who, action=a)
+        Choice(c, company_name(c), who, action=a, swatches=(COMPANY_SWATCHES[c],))
         for c in COMPANIES
         if _ok(state, a := Action("draft_share", who, {"company": c}))
     )

@@ -21,6 +21,15 @@ COMPANY_LABELS: Final[dict[str, Message]] = {
 """The companies as players name them: the rulebook's name and the component's colour."""
 
 
+COMPANY_SWATCHES: Final[dict[str, str]] = {
+    "leather": "orange",
+    "lumber": "brown",
+    "steel": "grey",
+    "cotton": "white",
+}
+"""Each company's component colour, as a page draws it beside the company's name."""
+
+
 def company_name(company: str) -> Message:
     """A company validated as one of :data:`~companion.games.mini_express.data.COMPANIES`."""
     return COMPANY_LABELS[company]

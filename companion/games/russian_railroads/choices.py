@@ -323,6 +323,26 @@ def effect_label(state: RussianRailroadsState, action: Action) -> Message:
     return msg("{player}: {what}", player=name, what=action.kind.replace("_", " "))
 
 
+def _space_rails(grants: Sequence[str]) -> tuple[str, ...]:
+    """The rail colours a space's steps are for, each once; steps with any rail show none."""
+    found: dict[str, None] = {}
+    for grant in grants:
+        g = parse_grant(grant)
+        if g.kind == "steps" and g.colours != COLOURS:
+            found.update(dict.fromkeys(g.colours))
+    return tuple(found)
+
+
+def _rails(action: Action) -> tuple[str, ...]:
+    """The rail colours a build moves, in its order, each once, drawn beside its words; the
+    starting card "1 black step" is a black step too."""
+    if action.kind == "build":
+        return tuple(dict.fromkeys(str(m["colour"]) for m in action.arg("moves")))
+    if action.kind == "starting_bonus" and action.arg("card") == "black_step":
+        return ("black",)
+    return ()
+
+
 # -- the tree --------------------------------------------------------------------------------
 def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) -> Choice | None:
     def children() -> tuple[Choice, ...]:
@@ -333,7 +353,9 @@ def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) ->
             if key in seen or not _accepted(state, action):
                 continue
             seen.add(key)
-            out.append(Choice(key, effect_label(state, action), p, action=action))
+            out.append(
+                Choice(key, effect_label(state, action), p, action=action, swatches=_rails(action))
+            )
         return tuple(out)
 
     # offered only when something is legal under it (the first accepted way is enough to
@@ -454,10 +476,12 @@ def _space_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
             space=space_title(space),
             cost=cost_message(space),
         )
+        rails = _space_rails(space.grants)
         if len(payments) == 1:  # one way to pay: the space is the tap (a turn in fewer taps)
-            nodes.append(Choice(f"space-{key}", label, p, action=payments[0].action))
+            action = payments[0].action
+            nodes.append(Choice(f"space-{key}", label, p, action=action, swatches=rails))
         else:
-            nodes.append(Choice(f"space-{key}", label, p, children=payments))
+            nodes.append(Choice(f"space-{key}", label, p, children=payments, swatches=rails))
     return nodes
 
 
@@ -490,7 +514,8 @@ def _decision_nodes(state: RussianRailroadsState) -> list[Choice]:
         if key in seen or not _accepted(state, action):
             continue
         seen.add(key)
-        out.append(Choice(key, _decision_label(state, action), p, action=action))
+        label = _decision_label(state, action)
+        out.append(Choice(key, label, p, action=action, swatches=_rails(action)))
     return out
 
 

@@ -300,3 +300,25 @@ def test_an_unknown_component_is_refused_by_name(table: Any, game: Any) -> None:
 
     with pytest.raises(UnknownComponentError, match="'share-coal'"):
         game.interpret(table.playing(4), 0, "share-coal")
+
+
+def test_each_company_is_shown_in_its_component_colour(table: Any, game: Any) -> None:
+    """The companies are named by the rulebook's name and their component's colour; a page
+    draws that colour beside the name, in the draft, for a share and for a build."""
+    from companion.core.choices import children_at
+
+    colours = {
+        "leather": ("orange",),
+        "lumber": ("brown",),
+        "steel": ("grey",),
+        "cotton": ("white",),
+    }
+    draft = children_at(game.choices(table.new()), "draft")
+    assert {c.key: c.swatches for c in draft} == colours
+    state = table.influence(table.playing(), 0, leather=5, lumber=5, steel=5, cotton=5)
+    tree = game.choices(state)
+    assert {c.key for c in tree} == {"share", "build"}
+    for step in ("share", "build"):
+        assert {c.key: c.swatches for c in children_at(tree, step)} == {
+            c.key: colours[c.key] for c in children_at(tree, step)
+        }

@@ -82,6 +82,21 @@ def test_after_taking_a_space_the_tree_offers_how_to_spend_it() -> None:
         GAME.apply(s, leaf.action)
 
 
+def test_spaces_and_builds_show_the_rail_colours_they_move() -> None:
+    """A page draws each rail's colour beside the words (the steps are "with a rail" of that
+    colour, seed 000): a space for black steps is black, one for black or grey both, one for
+    any rail none; a build one swatch for each colour it moves."""
+    cards = GAME.choices(GAME.setup([PlayerSpec("Anna"), PlayerSpec("Boris")], {}))
+    assert [c.swatches for c in cards] == [("black",)] * 3 + [()] * 3  # the starting cards
+    tree = GAME.choices(new_game(4))
+    swatches = {c.key: c.swatches for c in tree}
+    assert swatches["space-black_3"] == ("black",)
+    assert swatches["space-black_or_grey"] == ("black", "grey")
+    assert swatches["space-any_2"] == () and swatches["space-coins"] == ()
+    s = act(new_game(4), "take_space", 0, space="black_3", workers=2)
+    assert {leaf.swatches for _, leaf in leaves(GAME.choices(s))} == {("black",)}
+
+
 def test_an_occupied_space_and_an_unaffordable_one_are_not_offered() -> None:
     s = act(new_game(4), "take_space", 0, space="coins", workers=1)
     s = act(s, "take_space", 1, space="industry_black", workers=2)
