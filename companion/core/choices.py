@@ -16,7 +16,8 @@ from it, so nothing outside the game holds game knowledge, and the property each
 - Finite and never empty: numbers are offered as options, and a node with nothing legal under it
   is not offered at all.
 - ``swatches``: colours a page shows beside the label (a train card's colour, a route's), each
-  a name from :data:`~companion.core.swatches.SWATCHES`; a player finds "purple" faster by its colour than by its word.
+  a name from :data:`~companion.core.swatches.SWATCHES`; a player finds "purple" faster by its
+  colour than by its word.
 - ``viewer``: ``None`` is the table's view, which never reveals what a player holds face down;
   ``viewer=N`` adds the choices only player N may see (their own hidden hand, a secret trade).
 
