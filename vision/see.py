@@ -17,8 +17,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import io
 import json
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TextIO
 
@@ -42,17 +44,78 @@ from vision.palette import Palette, load_palette
 # 4032 px, 186 MB. Coordinates are given in the photo's own pixels all the same.
 MAX_SIDE: Final = 4032
 
+# A photo with a longest side of twice that or more (a 48- or 108-megapixel phone's) is decoded
+# at a half, a quarter or an eighth of its size straight away (JPEG decodes at those sizes
+# directly): decoded whole, a 48-megapixel photo alone took 352 MB and a 108-megapixel one
+# 705 MB before it was made smaller. It keeps at least three quarters of MAX_SIDE.
+_LEAST_REDUCED_SIDE: Final = MAX_SIDE * 3 // 4
+_REDUCED: Final = {
+    1: cv2.IMREAD_COLOR,
+    2: cv2.IMREAD_REDUCED_COLOR_2,
+    4: cv2.IMREAD_REDUCED_COLOR_4,
+    8: cv2.IMREAD_REDUCED_COLOR_8,
+}
 
-def read_image(path: str) -> npt.NDArray[np.uint8] | None:
-    """The image as 8-bit BGR, or None when it cannot be read as an image."""
+
+def _file_bytes(path: str) -> npt.NDArray[np.uint8] | None:
     try:
         data = np.fromfile(path, dtype=np.uint8)
     except OSError:
         return None
-    if data.size == 0:
-        return None
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return data if data.size else None
+
+
+def _decoded(data: npt.NDArray[np.uint8], flag: int) -> npt.NDArray[np.uint8] | None:
+    image = cv2.imdecode(data, flag)
     return None if image is None else np.asarray(image, np.uint8)
+
+
+def read_image(path: str) -> npt.NDArray[np.uint8] | None:
+    """The image as 8-bit BGR, or None when it cannot be read as an image."""
+    data = _file_bytes(path)
+    return None if data is None else _decoded(data, cv2.IMREAD_COLOR)
+
+
+def _longest_side(data: npt.NDArray[np.uint8]) -> int | None:
+    """The photo's longest side from its header alone (Pillow reads no pixel for it); None when
+    the header does not say. A photo Pillow calls a decompression bomb (over 178 megapixels)
+    counts as 16,000 px on its longest side: it is read at a quarter of its size."""
+    import PIL.Image  # here, not at start-up: only `trackside see` reads photos this way
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PIL.Image.DecompressionBombWarning)
+        try:
+            with PIL.Image.open(io.BytesIO(data.tobytes())) as header:
+                return max(header.size)
+        except PIL.Image.DecompressionBombError:
+            return 16_000
+        except (OSError, ValueError, SyntaxError):  # Pillow does not know the format
+            return None
+
+
+def reduction(longest: int) -> int:
+    """By how much to decode a photo whose longest side is ``longest``: 8, 4, 2 or 1, the most
+    that keeps its longest side at three quarters of :data:`MAX_SIDE` or more."""
+    return next((f for f in (8, 4, 2) if longest // f >= _LEAST_REDUCED_SIDE), 1)
+
+
+def read_photo(path: str) -> tuple[npt.NDArray[np.uint8], float] | None:
+    """The photo at most :data:`MAX_SIDE` on its longest side, and its scale against the photo's
+    own size (a large JPEG decoded smaller at once), or None when it cannot be read as an
+    image."""
+    data = _file_bytes(path)
+    if data is None:
+        return None
+    longest = _longest_side(data)
+    factor = 1 if longest is None else reduction(longest)
+    image = _decoded(data, _REDUCED[factor])
+    if image is None:
+        return None
+    image, scale = bounded(image)
+    if factor == 1 or longest is None:
+        return image, scale
+    # the decoder's own orientation (EXIF) may have turned it: compare the longest sides
+    return image, max(image.shape[:2]) / longest
 
 
 def describe(
@@ -159,12 +222,12 @@ def see(
     detector = MarkerDetector()
     status = 0
     for path in images:
-        image = read_image(path)
-        if image is None:
+        photo = read_photo(path)
+        if photo is None:
             print(f"trackside see: cannot read {path!r} as an image", file=err)
             status = 2
             continue
-        image, scale = bounded(image)
+        image, scale = photo
         result = describe(image, path, palette, detector, explain=explain, scale=scale)
         del image
         give_back_memory()

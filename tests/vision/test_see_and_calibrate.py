@@ -78,19 +78,75 @@ def test_see_prints_each_image_before_reading_the_next(tmp_path: Path) -> None:
     out = Watch()
     import vision.see as see_module
 
-    real_read = see_module.read_image
+    real_read = see_module.read_photo
 
     def read(path: str):  # type: ignore[no-untyped-def]
         if path == second:
             out.lines_when_second_was_read = out.getvalue().count("\n")
         return real_read(path)
 
-    see_module.read_image = read  # type: ignore[assignment]
+    see_module.read_photo = read  # type: ignore[assignment]
     try:
         assert see([first, second], out) == 0
     finally:
-        see_module.read_image = real_read  # type: ignore[assignment]
+        see_module.read_photo = real_read  # type: ignore[assignment]
     assert out.lines_when_second_was_read == 1
+
+
+def test_a_photo_of_many_megapixels_is_decoded_smaller_and_its_boxes_are_its_own_pixels(
+    tmp_path: Path,
+) -> None:
+    """A 48- or 108-megapixel phone photo is decoded at a half or a quarter of its size at once
+    (decoded whole, one took 352 or 705 MB); what ``see`` says is still in the photo's own
+    pixels, as for the same scene photographed smaller."""
+    from vision.see import MAX_SIDE, read_photo, reduction
+
+    assert [reduction(side) for side in (4032, 4608, 6000, 8000, 12000, 16320, 32000)] == [
+        1, 1, 1, 2, 2, 4, 8,
+    ]  # fmt: skip
+    scene = render_scene(SceneSpec(cards=("red", "green", "blue"), layout="row", seed=4)).image
+    small = tmp_path / "small.jpg"
+    big = tmp_path / "big.jpg"
+    cv2.imwrite(str(small), scene, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    h, w = scene.shape[:2]
+    grown = cv2.resize(scene, (w * 14, h * 14), interpolation=cv2.INTER_CUBIC)  # 60 megapixels
+    cv2.imwrite(str(big), grown, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert reduction(w * 14) == 2  # decoded at half its size, then made MAX_SIDE long
+    read = read_photo(str(big))
+    assert read is not None
+    image, scale = read
+    assert max(image.shape) == MAX_SIDE and scale == pytest.approx(MAX_SIDE / (w * 14))
+    out = io.StringIO()
+    assert see([str(small), str(big)], out) == 0
+    near, far = (json.loads(line)["train_cards"] for line in out.getvalue().splitlines())
+    assert [c["colour"] for c in far] == [c["colour"] for c in near] == ["red", "green", "blue"]
+    for a, b in zip(near, far, strict=True):
+        assert np.allclose(np.asarray(b["box"]) / 14, a["box"], atol=3)
+
+
+def _png_header(width: int, height: int) -> np.ndarray:
+    """The first bytes of a PNG of that size: its signature, its header chunk and no pixels."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    return np.frombuffer(b"\x89PNG\r\n\x1a\n" + header + chunk(b"IDAT", b""), np.uint8)
+
+
+def test_a_photo_size_is_read_from_its_header_even_past_pillows_bomb_limits() -> None:
+    """Over 89 megapixels Pillow warns, over 178 it refuses: neither stops ``see``, which needs
+    only the size (a warning would be an error under the tests' settings)."""
+    from vision.see import _longest_side, reduction
+
+    assert _longest_side(_png_header(12000, 9000)) == 12000  # 108 megapixels: a warning
+    assert _longest_side(_png_header(20000, 10000)) == 16_000  # 200: refused, taken as huge
+    assert reduction(16_000) == 4
+    assert _longest_side(np.frombuffer(b"tunnel: red, red", np.uint8)) is None
 
 
 def test_see_explain_says_why_a_card_too_close_was_not_taken(tmp_path: Path) -> None:
