@@ -42,7 +42,7 @@ from vision.palette import (
     features_to_srgb,
     save_palette,
 )
-from vision.see import read_image
+from vision.see import read_image, unreadable_because
 
 Image = npt.NDArray[np.uint8]
 
@@ -83,7 +83,8 @@ def _loaded(source: str | Image, name: str) -> Image:
     if isinstance(source, str):
         image = read_image(source)
         if image is None:
-            raise CalibrationError(f"cannot read {source!r} as an image")
+            why = unreadable_because(source)
+            raise CalibrationError(f"cannot read {source!r} as an image: {why}")
         return image
     if (
         not isinstance(source, np.ndarray)

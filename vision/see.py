@@ -76,6 +76,30 @@ def read_image(path: str) -> npt.NDArray[np.uint8] | None:
     return None if data is None else _decoded(data, cv2.IMREAD_COLOR)
 
 
+# HEIF brands (ISO/IEC 23008-12) in an ISO media file's "ftyp" box, bytes 8-12: an iPhone's
+# photo by default. OpenCV and Pillow read none of them.
+_HEIF_BRANDS: Final = (b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1")
+
+
+def unreadable_because(path: str) -> str:
+    """Why an image could not be read, for people: the file is missing or empty, or an HEIC
+    photo (an iPhone's own format, which the phone can save as JPEG instead), or not an image
+    this reads."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(12)
+    except OSError as exc:
+        return exc.strerror or "it cannot be opened"
+    if not head:
+        return "the file is empty"
+    if head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS:
+        return (
+            "it is an HEIC photo (an iPhone's own format), which is not read here: save it as "
+            "JPEG (on the iPhone: Settings → Camera → Formats → Most Compatible)"
+        )
+    return "it is not a JPEG, PNG or other image OpenCV reads"
+
+
 def _longest_side(data: npt.NDArray[np.uint8]) -> int | None:
     """The photo's longest side from its header alone (Pillow reads no pixel for it); None when
     the header does not say. A photo Pillow calls a decompression bomb (over 178 megapixels)
@@ -224,7 +248,8 @@ def see(
     for path in images:
         photo = read_photo(path)
         if photo is None:
-            print(f"trackside see: cannot read {path!r} as an image", file=err)
+            why = unreadable_because(path)
+            print(f"trackside see: cannot read {path!r} as an image: {why}", file=err)
             status = 2
             continue
         image, scale = photo

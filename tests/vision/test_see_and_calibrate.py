@@ -124,6 +124,30 @@ def test_a_photo_of_many_megapixels_is_decoded_smaller_and_its_boxes_are_its_own
         assert np.allclose(np.asarray(b["box"]) / 14, a["box"], atol=3)
 
 
+def test_an_unreadable_image_says_why_an_iphones_heic_photo_how_to_save_it(
+    tmp_path: Path,
+) -> None:
+    """An iPhone saves its photos as HEIC unless told otherwise, and nothing here reads HEIC:
+    ``see`` and calibration say so and how to get a JPEG, not just "cannot read"."""
+    heic = tmp_path / "IMG_0042.HEIC"
+    heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("tunnel: red, red, locomotive")
+    out, err = io.StringIO(), io.StringIO()
+    paths = [str(p) for p in (heic, empty, notes, tmp_path / "missing.jpg")]
+    assert see(paths, out, err=err) == 2
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 4 and out.getvalue() == ""
+    assert "HEIC photo" in lines[0] and "Most Compatible" in lines[0]
+    assert lines[1].endswith("the file is empty")
+    assert lines[2].endswith("it is not a JPEG, PNG or other image OpenCV reads")
+    assert lines[3].endswith("No such file or directory")
+    with pytest.raises(CalibrationError, match="HEIC photo"):
+        calibrate([str(heic)] * 9, str(tmp_path / "palette.json"))
+
+
 def _png_header(width: int, height: int) -> np.ndarray:
     """The first bytes of a PNG of that size: its signature, its header chunk and no pixels."""
     import struct
