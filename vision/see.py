@@ -100,6 +100,11 @@ def unreadable_because(path: str) -> str:
     return "it is not a JPEG, PNG or other image OpenCV reads"
 
 
+# What Pillow is given to find the size: a JPEG's size comes after its EXIF and colour profile
+# segments (64 kB each at most), not after its pixels; the whole file would be a copy of it.
+_HEADER_BYTES: Final = 1 << 20
+
+
 def _longest_side(data: npt.NDArray[np.uint8]) -> int | None:
     """The photo's longest side from its header alone (Pillow reads no pixel for it); None when
     the header does not say. A photo Pillow calls a decompression bomb (over 178 megapixels)
@@ -109,7 +114,7 @@ def _longest_side(data: npt.NDArray[np.uint8]) -> int | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PIL.Image.DecompressionBombWarning)
         try:
-            with PIL.Image.open(io.BytesIO(data.tobytes())) as header:
+            with PIL.Image.open(io.BytesIO(data[:_HEADER_BYTES].tobytes())) as header:
                 return max(header.size)
         except PIL.Image.DecompressionBombError:
             return 16_000
