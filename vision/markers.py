@@ -47,12 +47,18 @@ class Marker:
         return float(np.mean(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))
 
 
+MIN_PERIMETER_RATE: Final = 0.03  # OpenCV's default: a marker's perimeter / longer side
+
+
 class MarkerDetector:
     """Wraps ``cv2.aruco.ArucoDetector``; one per thread (the detector is not shared)."""
 
-    def __init__(self) -> None:
+    def __init__(self, min_perimeter_rate: float = MIN_PERIMETER_RATE) -> None:
         dictionary = cv2.aruco.getPredefinedDictionary(ARUCO_DICTIONARY)
         params = cv2.aruco.DetectorParameters()
+        # The smallest outline looked at, as a share of the picture's longer side (OpenCV's
+        # default); a part of a larger picture read alone passes the whole picture's share.
+        params.minMarkerPerimeterRate = min_perimeter_rate
         # Sub-pixel corners are not needed to identify a component; the default (none) is fast.
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
         # Read each bit from the middle of its cell (the outer 0.3 of a cell ignored): optical

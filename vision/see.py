@@ -19,6 +19,7 @@ import ctypes.util
 import functools
 import io
 import json
+import math
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -36,7 +37,7 @@ from vision.cards import (
     classify_card,
     find_cards_explained,
 )
-from vision.markers import MarkerDetector
+from vision.markers import MIN_PERIMETER_RATE, Marker, MarkerDetector
 from vision.palette import Palette, load_palette
 
 # Larger photos are read at this longest side (a 12-megapixel phone photo's): a 16-megapixel
@@ -147,6 +148,66 @@ def read_photo(path: str) -> tuple[npt.NDArray[np.uint8], float] | None:
     return image, max(image.shape[:2]) / longest
 
 
+# A still photo of more than twice the camera's 1280 px is looked at for markers in four parts,
+# each reaching _TILE_REACH px past the middle, and once at half its size for the large ones:
+# OpenCV's search of one 12-megapixel picture of a textured table took 100 MB on its own (its
+# outlines), a part of it 22 MB. A marker up to about 300 px with its quiet zone lies wholly in
+# one part; one of _HALF_FROM px or more at half size (twice that in the photo) is read there.
+_PARTS_FROM: Final = 2 * 1280
+_TILE_REACH: Final = 256
+_HALF_FROM: Final = 60
+
+
+@functools.lru_cache(maxsize=4)
+def _part_detector(rate: float) -> MarkerDetector:
+    return MarkerDetector(rate)
+
+
+def _moved(marker: Marker, dx: float, dy: float) -> Marker:
+    """A part's read in the whole photo's pixels."""
+    return Marker(marker.marker_id, tuple((x + dx, y + dy) for x, y in marker.corners))
+
+
+def _grown(marker: Marker, sx: float, sy: float) -> Marker:
+    """A read at a smaller size in the photo's pixels (pixel centres on whole numbers)."""
+    corners = tuple(((x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5) for x, y in marker.corners)
+    return Marker(marker.marker_id, corners)
+
+
+def still_markers(image: npt.NDArray[np.uint8], detector: MarkerDetector) -> list[Marker]:
+    """The markers in a still photo, as ``detector`` reads them (the same outlines and checks),
+    a large photo looked at in parts so that OpenCV's search stays small."""
+    grey = np.asarray(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), np.uint8)
+    h, w = grey.shape
+    if max(h, w) < _PARTS_FROM:
+        return detector.detect(grey)
+    # each part keeps the whole photo's smallest outline in pixels
+    rows = ((0, min(h, h // 2 + _TILE_REACH)), (max(0, h // 2 - _TILE_REACH), h))
+    columns = ((0, min(w, w // 2 + _TILE_REACH)), (max(0, w // 2 - _TILE_REACH), w))
+    longest_part = max(rows[0][1], h - rows[1][0], columns[0][1], w - columns[1][0])
+    part = _part_detector(MIN_PERIMETER_RATE * max(h, w) / longest_part)
+    found = [
+        _moved(m, x0, y0)
+        for y0, y1 in rows
+        for x0, x1 in columns
+        for m in part.detect(np.ascontiguousarray(grey[y0:y1, x0:x1]))
+    ]
+    half = cv2.resize(grey, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    found += [
+        _grown(m, w / (w // 2), h / (h // 2))
+        for m in detector.detect(np.asarray(half, np.uint8))
+        if m.side_px >= _HALF_FROM
+    ]
+    kept: list[Marker] = []
+    for m in found:  # the parts' reads first, at the photo's own size
+        x, y = m.centre
+        if not any(
+            k.marker_id == m.marker_id and math.dist(k.centre, (x, y)) < k.side_px / 2 for k in kept
+        ):
+            kept.append(m)
+    return sorted(kept, key=lambda m: m.marker_id)
+
+
 def describe(
     image: npt.NDArray[np.uint8],
     name: str,
@@ -164,7 +225,7 @@ def describe(
     def box(b: tuple[int, int, int, int] | list[int]) -> list[int]:
         return [round(v * back) for v in b]
 
-    found_markers = detector.detect(image)
+    found_markers = still_markers(image, detector)
     markers = [
         {
             "id": m.marker_id,
