@@ -18,7 +18,8 @@ ADAPTERS = ("firmware_bridge", "vision", "web")
 # the outside libraries each adapter exists to wrap, and nothing else
 THIRD_PARTY = {
     "firmware_bridge": {"serial", "evdev", "paho"},
-    "vision": {"cv2", "numpy", "picamera2", "libcamera"},
+    # Pillow only for a photo's size from its header (vision/see.py)
+    "vision": {"cv2", "numpy", "picamera2", "libcamera", "PIL"},
     "web": {"flask", "werkzeug", "jinja2", "markupsafe", "segno", "waitress", "babel"},
 }
 STDLIB = set(sys.stdlib_module_names)
