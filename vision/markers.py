@@ -104,9 +104,10 @@ class MarkerDetector:
         # warp and a dozen numpy calls each) they cost 0.15 ms a read, 5.5 ms on a real photo
         # of a board of 35 markers; so about 1 ms for 33.
         squares = _squares(grey, quads)
+        half_module = _ring_contrast(grey, quads, 1.0 / 6.0)
         passed = (
-            _has_quiet_zones(grey, quads)
-            & _edges_on_the_outline(grey, quads)
+            _has_quiet_zones(half_module)
+            & _edges_on_the_outline(grey, quads, half_module)
             & _cells_are_whole(squares, quads)
         )
         cells = _cell_means(squares)
@@ -135,19 +136,31 @@ def _ring_means(
     return np.asarray(grey[ys, xs].reshape(len(quads), -1).mean(axis=1), np.float64)
 
 
-def _has_quiet_zones(
-    grey: npt.NDArray[np.uint8], quads: npt.NDArray[np.float32]
-) -> npt.NDArray[np.bool_]:
+def _ring_contrast(
+    grey: npt.NDArray[np.uint8], quads: npt.NDArray[np.float32], by: float
+) -> npt.NDArray[np.float64]:
+    """Mean grey just outside each quad minus just inside it, ``by`` of its half-side away
+    (1/6: half a module, 1/12: a quarter)."""
+    return _ring_means(grey, quads, 1.0 + by) - _ring_means(grey, quads, 1.0 - by)
+
+
+def _min_sides(quads: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Each quad's shortest side, in pixels."""
+    return np.asarray(np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).min(axis=1))
+
+
+def _has_quiet_zones(half_module: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
     """A real marker's black border (half a module in) is darker than its white quiet zone
-    (half a module out). A candidate that is the edge of a sticker on a dark mat is not: it
-    decoded as a wrong id on synthetic scenes (a 14 px marker read as another id)."""
-    inner = _ring_means(grey, quads, 1.0 - 1.0 / 6.0)
-    outer = _ring_means(grey, quads, 1.0 + 1.0 / 6.0)
-    return np.asarray(outer - inner > 25.0, np.bool_)
+    (half a module out): ``half_module`` is that contrast (:func:`_ring_contrast` by 1/6). A
+    candidate that is the edge of a sticker on a dark mat is not: it decoded as a wrong id on
+    synthetic scenes (a 14 px marker read as another id)."""
+    return np.asarray(half_module > 25.0, np.bool_)
 
 
 def _edges_on_the_outline(
-    grey: npt.NDArray[np.uint8], quads: npt.NDArray[np.float32]
+    grey: npt.NDArray[np.uint8],
+    quads: npt.NDArray[np.float32],
+    half_module: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.bool_]:
     """The outline OpenCV found is the marker's own edge: a quarter of a module out is already
     most of the way to the quiet zone's white, a quarter in most of the way to the border's
@@ -160,11 +173,9 @@ def _edges_on_the_outline(
     reads of the real marker photos (1280 × 720, the camera's crop and their own size) at
     least 0.56 below 48 px (blur flattens a quarter module of a pixel or less) and 0.64 from
     48 px; the hollows' outlines 0.46 at most, all at 110 px and more."""
-    near = _ring_means(grey, quads, 1.0 + 1.0 / 12.0) - _ring_means(grey, quads, 1.0 - 1.0 / 12.0)
-    far = _ring_means(grey, quads, 1.0 + 1.0 / 6.0) - _ring_means(grey, quads, 1.0 - 1.0 / 6.0)
-    sides = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).min(axis=1)
-    least = np.where(sides >= _CELLS * 8, 0.6, 0.45)
-    return np.asarray(near >= least * np.maximum(far, 1.0), np.bool_)
+    quarter_module = _ring_contrast(grey, quads, 1.0 / 12.0)
+    least = np.where(_min_sides(quads) >= _CELLS * 8, 0.6, 0.45)
+    return np.asarray(quarter_module >= least * np.maximum(half_module, 1.0), np.bool_)
 
 
 _CELLS = 6  # a 4×4 marker and its one-cell black border
@@ -208,8 +219,7 @@ def _cells_are_whole(
     half white. With OpenCV 4.11 a 5×5 marker decoded as our id 48 without any bit corrected;
     its cells gave it away. Judged only where a cell is at least 8 px wide: smaller, the
     uncorrected corners put a cell's middle too close to its neighbours to tell."""
-    sides = np.linalg.norm(quads - np.roll(quads, 1, axis=1), axis=2).min(axis=1)
-    judged = np.flatnonzero(sides >= _CELLS * 8)
+    judged = np.flatnonzero(_min_sides(quads) >= _CELLS * 8)
     passed = np.ones(len(quads), np.bool_)
     if not len(judged):
         return passed

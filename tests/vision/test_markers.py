@@ -112,7 +112,8 @@ def _decoded_ids(detector: MarkerDetector, image: np.ndarray) -> list[int]:
     if ids is None:
         return []
     quads = np.asarray(corners, np.float32).reshape(-1, 4, 2)
-    passed = markers._has_quiet_zones(grey, quads) & markers._cells_are_whole(
+    half_module = markers._ring_contrast(grey, quads, 1.0 / 6.0)
+    passed = markers._has_quiet_zones(half_module) & markers._cells_are_whole(
         markers._squares(grey, quads), quads
     )
     return sorted(int(i) for i, ok in zip(ids.reshape(-1), passed, strict=True) if ok)
