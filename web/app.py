@@ -64,6 +64,10 @@ SSE_MIN_INTERVAL_S = 0.25  # at most four updates a second per client
 SSE_BURST = 3  # messages that may go back to back before the rate limit applies
 SSE_MINOR_INTERVAL_S = 1.0  # device chips and logged reader noise: at most once a second
 SSE_KEEPALIVE_S = 15.0
+RECENT_LOG_ROWS = 8
+"""The table page's last moves; the whole log is its own paged view (``/table/log``), so the
+page costs the same at the last turn of a long game as at the first."""
+LOG_PAGE_ROWS = 50
 LIGHT_COLOURS = {"yellow", "white", "orange", "pink", "lime", "cyan", "natural", "beige"}
 # Seat colours as players name them, in shades that read well on a dark TV page.
 SEAT_PALETTE = {
@@ -103,6 +107,11 @@ class TableService(Protocol):
     def export(
         self, game_id: int, fmt: str, translations: gettext.NullTranslations | None = None
     ) -> tuple[str, str]: ...
+
+    def log_page(self, game_id: int, limit: int, before_seq: int | None = None) -> dict[str, Any]:
+        """At most ``limit`` log entries of a game below ``before_seq``, newest first, as others
+        at the table may see them: ``{"game", "players", "events", "more"}``."""
+        ...
 
     def choices(self, viewer: int | None = None) -> tuple[int, str, int, tuple[Choice, ...]] | None:
         """The active game's log seq, game name, game id and choices tree; None with none."""
@@ -286,8 +295,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         version, snapshot = service.latest()
         game_id = snapshot.get("game_id")
         log_rows: list[dict[str, Any]] = []
+        older = False
         if isinstance(game_id, int):
-            log_rows = _game_log(service, game_id)
+            log_rows, older = _game_log(service, game_id, RECENT_LOG_ROWS)
         show_hidden = bool(app.config["SHOW_HIDDEN_GAMES"])
         game = snapshot.get("game")
         components: list[str] = []
@@ -308,6 +318,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             unknown_uid=unknown,
             components=components,
             log=log_rows,
+            log_older=older,
             games=[find_game(n) for n in game_names(include_hidden=show_hidden)],
             # a player's private actions are entered on their own page (/me), never on the
             # shared table screen, where everyone would read the arguments
@@ -322,6 +333,26 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             max_players=forms.MAX_PLAYERS_ON_FORM,
             # the club hub's players, offered in the name boxes (docs/hub.md, "Players")
             known_players=getattr(service, "known_player_names", list)(),
+        )
+
+    @app.get("/table/log")
+    def table_log() -> str | BaseResponse:
+        """The current game's whole log, a page at a time, newest first (``?before=SEQ``)."""
+        if not _signed_in():
+            return redirect(url_for("table"), 303)
+        _version, snapshot = service.latest()
+        game_id = snapshot.get("game_id")
+        raw = request.args.get("before", "")
+        before = int(raw) if raw.isdigit() and len(raw) < 10 else None
+        rows: list[dict[str, Any]] = []
+        older = False
+        if isinstance(game_id, int):
+            rows, older = _game_log(service, game_id, LOG_PAGE_ROWS, before)
+        return render_template(
+            "table_log.html",
+            log=rows,
+            older=rows[-1]["seq"] if older and rows else None,
+            newest=before is None,
         )
 
     def _viewer_arg(raw: str | None, players: int) -> int | None:
@@ -903,13 +934,15 @@ def _unknown_uid(prompt: Mapping[str, Any] | None, snapshot: Mapping[str, Any]) 
     return ""
 
 
-def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
-    """The game's events, newest first, with who entered them and when."""
+def _game_log(
+    service: TableService, game_id: int, limit: int, before_seq: int | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """At most ``limit`` of the game's events below ``before_seq``, newest first, with who
+    entered them and when; and whether older ones remain."""
     try:
-        _version, body = service.export(game_id, "json")
+        record = service.log_page(game_id, limit, before_seq)
     except TracksideError:
-        return []
-    record = json.loads(body)
+        return [], False
     players = record.get("players") or []
     try:
         words = getattr(find_game(str(record.get("game"))), "describe", None)
@@ -917,7 +950,7 @@ def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
         words = None
     names = [str(p.get("name")) for p in players if isinstance(p, Mapping)]
     rows = []
-    for event in reversed(record.get("events") or []):
+    for event in record.get("events") or []:  # newest first
         kind = event.get("type", "")
         if kind in ("action_applied", "action_corrected"):
             what = _describe(event.get("action") or {}, players)
@@ -953,7 +986,7 @@ def _game_log(service: TableService, game_id: int) -> list[dict[str, Any]]:
                 "kind": kind,
             }
         )
-    return rows
+    return rows, bool(record.get("more"))
 
 
 def _bg_stats_link(record: Mapping[str, Any]) -> str:

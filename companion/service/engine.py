@@ -904,6 +904,13 @@ class Engine:
         tree = table_tree(session, viewer, self._state.prompt)
         return tree_seq(session), session, game_id, tree
 
+    def revealed(self, game_id: int) -> bool | None:
+        """Whether everything about game ``game_id`` may be shown (over by its rules, or
+        ended); ``None`` for a game the engine does not hold. Any thread: sessions are
+        immutable."""
+        session = self._state.sessions.get(GameId(game_id))
+        return None if session is None else _revealed(session)
+
     def _check_seq(self, obs: Observation) -> None:
         """An input built from a tree carries the seq the tree was for; when the table has
         moved on since, it is refused and nothing changes (the person sees the new tree)."""

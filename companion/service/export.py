@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from companion.core.errors import TracksideError
-from companion.core.events import event_to_json
+from companion.core.events import LogEntry, event_to_json
 from companion.core.jsonvalue import JsonObject
 from companion.core.messages import msg, render_text
 from companion.core.privacy import private_actions, redact_event
@@ -114,6 +114,34 @@ def game_summaries(store: EventStore, cache: SummaryCache | None = None) -> list
     return result
 
 
+def _public_entry(entry: LogEntry, hidden: frozenset[str]) -> JsonObject:
+    """A log entry as the record shows it: its actions of the ``hidden`` kinds redacted."""
+    return {
+        "seq": entry.seq,
+        "by": entry.by,
+        "wall_time_s": entry.wall_time_s,
+        **redact_event(event_to_json(entry.event), hidden),
+    }
+
+
+def log_page(
+    store: EventStore, game_id: int, *, revealed: bool, limit: int, before_seq: int | None = None
+) -> JsonObject:
+    """One page of a game's log, newest first: the entries the JSON export lists (redacted the
+    same way until ``revealed``), at most ``limit`` of them below ``before_seq``, with the
+    players' names and whether older entries remain. Read straight from the log, with no
+    replay, so the table page costs the same at the last turn of a long game as at the first."""
+    record = store.game(game_id)
+    hidden = frozenset() if revealed else private_actions(find_game(record.game))
+    entries = store.newest_entries(game_id, limit + 1, before_seq)
+    return {
+        "game": record.game,
+        "players": [{"name": name} for name in record.players],
+        "events": [_public_entry(e, hidden) for e in entries[:limit]],
+        "more": len(entries) > limit,
+    }
+
+
 def export_game(
     store: EventStore,
     game_id: int,
@@ -143,15 +171,7 @@ def export_game(
             "ended_at": record.ended_at,
             "end_reason": record.end_reason,
             "players": [p.to_json() for p in session.started.players],
-            "events": [
-                {
-                    "seq": e.seq,
-                    "by": e.by,
-                    "wall_time_s": e.wall_time_s,
-                    **redact_event(event_to_json(e.event), hidden),
-                }
-                for e in session.entries
-            ],
+            "events": [_public_entry(e, hidden) for e in session.entries],
             "snapshot": view(session.state),
             "score": sheet.to_json(),
         }

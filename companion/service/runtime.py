@@ -26,7 +26,7 @@ from companion.service.club import ClubResponder, DatabaseIdentity
 from companion.service.config import ReaderSettings, Settings, parse_settings
 from companion.service.engine import Engine, Publication
 from companion.service.enrolment import parse_tags_document, tags_document
-from companion.service.export import SummaryCache, export_game, game_summaries
+from companion.service.export import SummaryCache, export_game, game_summaries, log_page
 from companion.service.known_players import KnownPlayers
 from companion.service.store import EventStore, TagBinding
 from companion.service.tls import certificate_fingerprint
@@ -375,6 +375,16 @@ class Trackside:
     ) -> tuple[str, str]:
         """A game's record; the CSV's words for people in the language of ``translations``."""
         return export_game(self.store, game_id, fmt, translations)
+
+    def log_page(self, game_id: int, limit: int, before_seq: int | None = None) -> dict[str, Any]:
+        """A page of a game's log, newest first, as others at the table may see it
+        (:func:`~companion.service.export.log_page`)."""
+        revealed = self.engine.revealed(game_id)
+        if revealed is None:
+            revealed = self.store.game(game_id).ended_at is not None
+        return dict(
+            log_page(self.store, game_id, revealed=revealed, limit=limit, before_seq=before_seq)
+        )
 
     def setup_defaults(self, game: str) -> tuple[JsonObject, JsonObject]:
         """(the config's options, the options saved from the table page) for ``game``."""

@@ -510,6 +510,22 @@ class EventStore:
             for seq, body, by, wall in rows
         ]
 
+    def newest_entries(
+        self, game_id: int, limit: int, before_seq: int | None = None
+    ) -> list[LogEntry]:
+        """At most ``limit`` of a game's log entries with ``seq`` below ``before_seq`` (from the
+        end when ``None``), newest first: a page of the log costs the same at the last turn of
+        a long game as at the first (the primary key's index, no replay)."""
+        rows = self._read(
+            "SELECT seq, body, by, wall_time_s FROM events WHERE game_id = ? AND seq < ?"
+            " ORDER BY seq DESC LIMIT ?",
+            (game_id, before_seq if before_seq is not None else 2**62, max(0, limit)),
+        )
+        return [
+            LogEntry(seq, event_from_json(json.loads(body), f"events[{game_id}:{seq}]"), by, wall)
+            for seq, body, by, wall in rows
+        ]
+
     def last_ref_index(self, prefix: str) -> int:
         """The highest ``N`` among inputs whose ref is ``prefix#N`` (-1 when none): where a
         replay resumes after a restart."""
