@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -34,3 +35,53 @@ def browser() -> Iterator[Browser]:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         yield b
         b.close()
+
+
+# -- running in parallel (pytest-xdist, scripts/test.sh) ---------------------------------------
+# Seconds a test takes alone on a 2-core machine, for the few that take far longer than the rest
+# (measured with --durations; a hint for the order, never a limit). Under xdist the longest
+# start first, each on its own worker, so the run is not left waiting on one long game at the
+# end; the rest keep their files' order (their module fixtures are set up once).
+LONG_TESTS_S: dict[str, float] = {
+    "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[trains-and-stations]": 320,
+    "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[ticket-to-ride-europe]": 220,
+    "tests/games/russian_railroads/test_choices.py::"
+    "test_200_random_playouts_through_the_tree_end_the_game_on_legal_boards": 80,
+    "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[mini-express]": 70,
+    "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[russian-railroads]": 70,
+    "tests/resilience/test_crash_raw_night.py::test_sigkill_during_the_raw_demo_night_then_resume": 30,
+    "tests/hub/test_club_night.py::": 30,
+    "tests/web/test_scoreboard_layout.py::": 25,
+    "tests/resilience/test_web_flood.py::": 20,
+    "tests/games/test_conformance.py::test_random_playouts_through_the_tree": 15,
+}
+SLOW_S = 3.0  # any other test marked slow
+
+
+def expected_seconds(item: pytest.Item) -> float:
+    for prefix, seconds in LONG_TESTS_S.items():
+        if item.nodeid.startswith(prefix):
+            return seconds
+    return SLOW_S if item.get_closest_marker("slow") else 0.0
+
+
+def longest_first(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
+    """``items`` with the long ones first, longest first (a stable sort), and the first
+    ``2 * workers`` paired so that each worker starts with one of the ``workers`` longest and
+    one of the next (xdist's load scheduler hands each worker two tests to begin with: tests
+    ``2k`` and ``2k + 1`` go to worker ``k``)."""
+    ordered = sorted(items, key=lambda item: -expected_seconds(item))
+    head = ordered[: 2 * workers]
+    if len(head) < 2 * workers:
+        return ordered
+    paired = [head[i // 2] if i % 2 == 0 else head[-1 - i // 2] for i in range(2 * workers)]
+    return paired + ordered[2 * workers :]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers > 1:
+        items[:] = longest_first(items, workers)

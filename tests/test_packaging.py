@@ -11,17 +11,30 @@ from pathlib import Path
 
 import pytest
 
+from tests.locks import one_build_at_a_time
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
 def test_the_wheel_carries_templates_assets_and_the_demo_night(tmp_path: Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
+    with one_build_at_a_time():
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "-q",
+                "-w",
+                str(tmp_path),
+                str(ROOT),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
     (wheel,) = tmp_path.glob("trackside-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for source in [*ROOT.glob("web/templates/*.html"), *ROOT.glob("web/static/*")]:

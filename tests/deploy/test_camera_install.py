@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.locks import one_build_at_a_time
+
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEM_PYTHON = "/usr/bin/python3"
 APT_SITE = "/usr/lib/python3/dist-packages"
@@ -53,13 +55,14 @@ def test_apt_numpy_stays_in_charge_in_the_system_site_packages_venv(tmp_path: Pa
         [SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120
     )
     python = str(venv / "bin" / "python")
-    install = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=480,
-        check=False,
-    )
+    with one_build_at_a_time():
+        install = subprocess.run(
+            [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
+            capture_output=True,
+            text=True,
+            timeout=480,
+            check=False,
+        )
     assert install.returncode == 0, install.stderr[-3000:]
     result = subprocess.run(
         [python, "-c", CHECK], capture_output=True, text=True, timeout=60, check=False
