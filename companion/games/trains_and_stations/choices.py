@@ -301,10 +301,12 @@ def _resolve_keep(state: TSState, p: int, builds: list[Args], coins: int) -> tup
         for f in KEEPABLE_FACES
     }
     faces = [f for f in KEEPABLE_FACES if most[f]]
+    action = _resolve_action(p, builds, coins, [])
+    # the usual answer first, in one tap; then how many of each face
+    none = (Choice("keep-none", msg("Keep no die"), p, action),) if _ok(state, action) else ()
     if not faces:
-        action = _resolve_action(p, builds, coins, [])
-        return (Choice("keep-none", msg("Keep no die"), p, action),) if _ok(state, action) else ()
-    return _keep_counts(state, p, builds, coins=coins, faces=faces, most=most, keep=[])
+        return none
+    return none + _keep_counts(state, p, builds, coins=coins, faces=faces, most=most, keep=[])
 
 
 def _keep_counts(

@@ -63,7 +63,9 @@ def test_the_rulebook_keeps_two_hotels_for_the_next_turn() -> None:
     assert after.players[0].dice_kept == ("hotel", "hotel")
     # every count of every face, up to what was rolled and not used
     assert keys(state, "resolve/coins-0/keep-coin-1") == ["keep-hotel-0", "keep-hotel-1", "keep-hotel-2"]  # fmt: skip
-    assert keys(state, "resolve/coins-1")[0] == "keep-hotel-0"  # the one coin die was cashed
+    # the one coin die was cashed: no coin to keep; keeping nothing is one tap
+    assert keys(state, "resolve/coins-1")[:2] == ["keep-none", "keep-hotel-0"]
+    assert args(tap(state, "resolve/coins-1/keep-none"))["keep"] == []
 
 
 def test_bonus_dice_are_never_kept() -> None:
