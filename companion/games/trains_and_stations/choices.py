@@ -418,9 +418,11 @@ def _cities(state: TSState, p: int, count: int, cities: list[Args]) -> tuple[Cho
         new = f"City {i}"
         if state.station(new) is None:
             names.append((new, msg("A new city, {city}", city=new)))
-    taken = {c["name"] for c in cities}
+    # a delivery's cities have no order: each next city comes after the last one in the list,
+    # so every set of cities is offered once
+    after = max((i for i, (name, _) in enumerate(names) for c in cities if c["name"] == name), default=-1)  # fmt: skip
     for index, (name, label) in enumerate(names):
-        if name in taken:
+        if index <= after or len(names) - index < count - len(cities):
             continue
         bonuses = tuple(
             Choice(
