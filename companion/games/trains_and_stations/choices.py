@@ -91,26 +91,33 @@ def _faces(
     make: Callable[[tuple[str, ...]], Choice | None],
     player: int,
     chosen: tuple[str, ...] = (),
+    *,
+    bonus: bool = False,
 ) -> tuple[Choice, ...]:
     """Count by count: how many of ``faces[0]`` among ``n`` dice, then of the next face; the
-    last face takes the rest. ``make`` turns a complete multiset into a node (or None)."""
+    last face takes the rest. ``make`` turns a complete multiset into a node (or None).
+    ``bonus``: these are the white bonus dice (the labels say so)."""
     face, rest = faces[0], faces[1:]
     found: list[Choice] = []
     for k in range(n + 1):
         now = (*chosen, *([face] * k))
         remaining = n - k
+        label: Message = face_label(face, k)
         if remaining and len(rest) > 1:
-            below = _lazy_faces(remaining, rest, make, player, now)
-            found.append(Choice(f"{face}-{k}", face_label(face, k), player, children=below))
+            below = _lazy_faces(remaining, rest, make, player, now, bonus=bonus)
+            found.append(Choice(f"{face}-{k}", _dice_words(label, bonus), player, children=below))
             continue
-        label = face_label(face, k)
         if remaining:
             now = (*now, *([rest[0]] * remaining))
             label = msg("{a}, {b}", a=label, b=face_label(rest[0], remaining))
         node = make(now)
         if node is not None:
-            found.append(_rekey(node, f"{face}-{k}", label))
+            found.append(_rekey(node, f"{face}-{k}", _dice_words(label, bonus)))
     return tuple(found)
+
+
+def _dice_words(label: Message, bonus: bool) -> Message:
+    return msg("bonus dice: {faces}", faces=label) if bonus else label
 
 
 def _rekey(node: Choice, key: str, label: Message) -> Choice:
@@ -125,8 +132,10 @@ def _lazy_faces(
     make: Callable[[tuple[str, ...]], Choice | None],
     player: int,
     chosen: tuple[str, ...],
+    *,
+    bonus: bool,
 ) -> Callable[[], tuple[Choice, ...]]:
-    return lambda: _faces(n, faces, make, player, chosen)
+    return lambda: _faces(n, faces, make, player, chosen, bonus=bonus)
 
 
 # -- step 1: gather and roll ------------------------------------------------------------------
@@ -167,7 +176,7 @@ def _roll_faces(state: TSState, p: int, own: int, bonus: int) -> tuple[Choice, .
     def make_own(dice: tuple[str, ...]) -> Choice | None:
         if bonus == 0:
             return _roll_leaf(state, p, dice, ())
-        below = _faces(bonus, FACES, lambda b: _roll_leaf(state, p, dice, b), p)
+        below = _faces(bonus, FACES, lambda b: _roll_leaf(state, p, dice, b), p, bonus=True)
         return Choice("bonus", msg("Bonus dice"), p, children=below) if below else None
 
     return _faces(own, FACES, make_own, p)
@@ -208,10 +217,10 @@ def _rolled(state: TSState, p: int) -> tuple[Choice, ...]:
         def make_own(dice: tuple[str, ...]) -> Choice | None:
             if not free_bonus:
                 return leaf(dice, ())
-            below = _faces(free_bonus, FACES, lambda b: leaf(dice, b), p)
+            below = _faces(free_bonus, FACES, lambda b: leaf(dice, b), p, bonus=True)
             return Choice("bonus", msg("Bonus dice"), p, children=below) if below else None
 
-        below = _faces(free, FACES, make_own, p) if free else _faces(free_bonus, FACES, lambda b: leaf((), b), p)  # fmt: skip
+        below = _faces(free, FACES, make_own, p) if free else _faces(free_bonus, FACES, lambda b: leaf((), b), p, bonus=True)  # fmt: skip
         if below:
             label = msg("{player}: reroll (1 coin)", player=name)
             found.append(Choice("reroll", label, p, children=below))

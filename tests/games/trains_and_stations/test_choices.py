@@ -87,6 +87,9 @@ def test_bonus_dice_beyond_five_are_optional_and_rerolled_like_any_die() -> None
     assert keys(state, "roll") == ["bonus-2", "bonus-1", "bonus-0"]
     one = tap(state, "roll/bonus-1/coin-5/coin-1")
     assert args(one) == {"dice": ["coin"] * 5, "bonus": ["coin"]}
+    # the white dice's step says so: a person knows which dice they are counting
+    bonus_step = node_at(GAME.choices(state), "roll/bonus-1/coin-5/coin-1")
+    assert bonus_step.label.render() == "bonus dice: 1 coin"
     state = GAME.apply(state, one)
     reroll = tap(state, "reroll/coin-5/coin-0/hotel-1")
     assert args(reroll) == {"dice": ["coin"] * 5, "bonus": ["hotel"]}
