@@ -583,11 +583,13 @@ def _task(state: TSState, viewer: int) -> Choice | None:
     pairs = _task_pairs(state, viewer)
     if not pairs:
         return None
+    # keys by place in the list of this turn's cities (a city's name is free text)
+    cities = _turn_cities(state)
     firsts: list[Choice] = []
     for a in sorted({x for x, _ in pairs}):
         seconds = tuple(
             Choice(
-                f"to-{b}",
+                f"to-{cities.index(b)}",
                 msg("and {city}", city=b),
                 viewer,
                 children=_lazy_points(state, viewer, a, b),
@@ -595,18 +597,23 @@ def _task(state: TSState, viewer: int) -> Choice | None:
             for x, b in pairs
             if x == a
         )
-        firsts.append(Choice(f"from-{a}", msg("{city}", city=a), viewer, children=seconds))
+        key = f"from-{cities.index(a)}"
+        firsts.append(Choice(key, msg("{city}", city=a), viewer, children=seconds))
     label = msg("{player}: complete a task card", player=me.name)
     return Choice("task", label, viewer, children=tuple(firsts))
 
 
+def _turn_cities(state: TSState) -> list[str]:
+    return sorted({c for d in state.turn.deliveries for c in d})
+
+
 def _task_pairs(state: TSState, viewer: int) -> list[tuple[str, str]]:
-    cities = sorted({c for d in state.turn.deliveries for c in d})
+    cities = _turn_cities(state)
     pairs = []
     for x in cities:
         for y in cities:
             task = Action("complete_task", viewer, {"cities": [x, y], "points": 1})
-            if x < y and "/" not in x + y and _ok(state, task):
+            if x < y and _ok(state, task):
                 pairs.append((x, y))
     return pairs
 

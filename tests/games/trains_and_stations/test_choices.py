@@ -298,13 +298,15 @@ def test_the_rulebook_task_seattle_detroit_in_saras_own_view() -> None:
     state = replace(state, turn=replace(state.turn, placed=(1, 0)))
     state = GAME.apply(state, tap(state, "deliver/cities-2/c2/b-vp/c3/b-vp/dice-0/bonus-0/done"))  # fmt: skip
     assert "task" not in keys(state, "")
-    task = tap(state, "task/from-Detroit/to-Seattle/points-11-20/points-12", viewer=2)
+    # this turn's cities: Billings, Detroit, Los Angeles, Seattle
+    assert node_at(GAME.choices(state, 2), "task/from-1").label.render() == "Detroit"
+    task = tap(state, "task/from-1/to-3/points-11-20/points-12", viewer=2)
     assert task == Action("complete_task", 2, {"cities": ["Detroit", "Seattle"], "points": 12})
     after = GAME.apply(state, task)
     assert after.players[2].task_points == 12
     # the same pair once per turn ("Pokud hráč má dvě stejné karty úkolu, může vyložit pouze
     # jednu z nich")
-    assert "to-Seattle" not in keys(after, "task/from-Detroit", viewer=2)
+    assert "to-3" not in keys(after, "task/from-1", viewer=2)
 
 
 # -- every kind of move, through the tree -----------------------------------------------------
