@@ -14,7 +14,7 @@ when the deck is short) → the next player's turn.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -157,12 +157,28 @@ def _pair_key(pair: Pair) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
+ACTION_KINDS = (
+    "roll",
+    "reroll",
+    "withdraw",
+    "resolve",
+    "deliver",
+    "complete_task",
+    "end_turn",
+    "speculate",
+    "allocate_speculation",
+    "report_special_goods",
+)
+"""Every kind of move the engine takes (``apply``'s handlers, in the same order)."""
+
+
 class TrainsAndStations:
     name = NAME
     title = TITLE
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     hidden = False
+    action_kinds = ACTION_KINDS
     private_actions = frozenset({"speculate", "report_special_goods"})
     """Actions whose arguments are the player's secret: the speculation is made "tajně"
     (secretly) and the goods and special cards are face down ("Veřejná informace"; "Spekulace
@@ -241,7 +257,7 @@ class TrainsAndStations:
             raise refuse(
                 msg("the game is over"), msg("the game ends before the conductor's turn"), S_END
             )
-        handlers = {
+        handlers: dict[str, Callable[[TSState, int, Field], TSState]] = {
             "roll": self._roll,
             "reroll": self._reroll,
             "withdraw": self._withdraw,
@@ -253,6 +269,7 @@ class TrainsAndStations:
             "allocate_speculation": self._allocate,
             "report_special_goods": self._report_special_goods,
         }
+        assert tuple(handlers) == ACTION_KINDS
         handler = handlers.get(action.kind)
         if handler is None:
             raise refuse(
