@@ -49,6 +49,7 @@ from companion.games.ticket_to_ride_europe.names import (
 from companion.games.ticket_to_ride_europe.rules import (
     GAME,
     TtrState,
+    holding_problem,
     seen_cards,
     tunnel_payments,
 )
@@ -61,32 +62,12 @@ def _ok(state: TtrState, action: Action) -> bool:
 def could_hold(
     state: TtrState, player: int, cards: dict[str, int], unseen: tc.Cards | None = None
 ) -> bool:
-    """Whether the player can hold ``cards``, as far as the table knows: the cards seen going
-    into the hand, and for the rest the hand's unseen cards, each of a kind not all seen
-    elsewhere ("every card exists once"). ``unseen`` is :func:`_unseen` of ``state``, passed
-    by callers that ask for many payments of one state."""
-    me = state.players[player]
-    if unseen is None:
-        unseen = _unseen(state)
-    from_unknown = 0
-    for kind, n in cards.items():
-        i = tc.INDEX[kind]
-        beyond = max(0, n - me.known[i])
-        if beyond > unseen[i]:
-            return False
-        from_unknown += beyond
-    if from_unknown > me.hand - tc.total(me.known):
-        return False
-    if state.deck_pool is None:
-        return True
-    # After a reshuffle the deck holds only cards of the discards that made it: a card played
-    # from a hand cannot be one the deck still needs ("LÍZNUTÍ KARET VAGÓNŮ").
-    left = list(unseen)
-    for kind, n in cards.items():
-        i = tc.INDEX[kind]
-        left[i] -= max(0, n - me.known[i])
-    room = sum(min(p, u) for p, u in zip(state.deck_pool, left, strict=True))
-    return room >= state.deck
+    """Whether the player can hold ``cards``, as far as the table knows: the engine's own
+    check (:func:`~companion.games.ticket_to_ride_europe.rules.holding_problem`), asked first
+    because it is cheap. ``unseen`` is :func:`_unseen` of ``state``, passed by callers that
+    ask for many payments of one state."""
+    paid = tc.cards_of(k for k, n in cards.items() for _ in range(n))
+    return holding_problem(state, player, paid, unseen) is None
 
 
 def _unseen(state: TtrState) -> tc.Cards:

@@ -1278,31 +1278,82 @@ def _hand_check(state: TtrState, p: int, needed: int, section: Text) -> None:
         )
 
 
-def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: Text) -> None:
-    """ "OBSAZOVÁNÍ TRATÍ": a route is paid with cards from the hand. Of each kind a player can
-    hold at most the cards of it the table has seen go into their hand plus those it has not
-    seen anywhere (every card exists once, "OBSAH BALENÍ": 12 of each colour, 14
-    locomotives); a payment beyond that is refused, not only flagged afterwards."""
+def holding_problem(
+    state: TtrState, p: int, paid: tc.Cards, unseen: tc.Cards | None = None
+) -> Message | None:
+    """Why player ``p`` cannot hold the cards ``paid``, as far as the table knows (None when
+    they can). "OBSAZOVÁNÍ TRATÍ": a route is paid with cards from the hand; "OBSAH BALENÍ":
+    every card exists once (12 of each colour, 14 locomotives). Only what the whole table has
+    seen is read (the hand's size, the cards seen going into it, the cards seen elsewhere):
+    nothing a player holds face down, so the reason may be shown to everyone.
+
+    - of each kind, at most the cards seen going into the hand plus those not seen anywhere;
+    - the cards beyond those seen going into the hand come from its unseen part, which holds
+      the hand's size minus the cards seen going in (a hand seen whole, 2 red, cannot pay
+      2 blue);
+    - after a reshuffle the deck holds only cards of the discards that made it ("LÍZNUTÍ
+      KARET VAGÓNŮ"): a card paid from the hand cannot be one the deck still needs.
+
+    ``unseen`` is every card not seen anywhere (passed by callers asking for many payments)."""
     me = state.players[p]
-    unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    if unseen is None:
+        unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    from_unknown = 0
     for kind, n, known, free in zip(tc.KINDS, paid, me.known, unseen, strict=True):
-        if n > known + free:
-            where = tc.FULL_DECK[tc.INDEX[kind]] - known - free
-            raise _refuse(
-                msg(
-                    "{player} cannot pay {n}× {card}: of the {all} {card} cards the table has "
-                    "seen {elsewhere} elsewhere (face up, discarded or in other hands), so "
-                    "{player} holds at most {most}.",
-                    player=me.name,
-                    n=n,
-                    card=colour_name(kind),
-                    all=tc.FULL_DECK[tc.INDEX[kind]],
-                    elsewhere=where,
-                    most=known + free,
-                ),
-                msg("the cards are paid from the hand; every card exists once"),
-                section,
+        beyond = max(0, n - known)
+        if beyond > free:
+            return msg(
+                "{player} cannot pay {n}× {card}: of the {all} {card} cards the table has "
+                "seen {elsewhere} elsewhere (face up, discarded or in other hands), so "
+                "{player} holds at most {most}.",
+                player=me.name,
+                n=n,
+                card=colour_name(kind),
+                all=tc.FULL_DECK[tc.INDEX[kind]],
+                elsewhere=tc.FULL_DECK[tc.INDEX[kind]] - known - free,
+                most=known + free,
             )
+        from_unknown += beyond
+    unknown_part = me.hand - tc.total(me.known)
+    if from_unknown > unknown_part:
+        return plural(
+            "{player} cannot pay {cards}: of the {hand} cards in {player}'s hand the table saw "
+            "{seen} go in, so only {n} other card can be in it.",
+            "{player} cannot pay {cards}: of the {hand} cards in {player}'s hand the table saw "
+            "{seen} go in, so only {n} other cards can be in it.",
+            "n",
+            player=me.name,
+            cards=_cards(paid),
+            hand=me.hand,
+            seen=_cards(me.known) if tc.total(me.known) else msg("none", context="cards"),
+            n=max(0, unknown_part),
+        )
+    if state.deck_pool is None or not state.deck:
+        return None
+    left = [u - max(0, n - k) for u, n, k in zip(unseen, paid, me.known, strict=True)]
+    room = sum(min(pool, free) for pool, free in zip(state.deck_pool, left, strict=True))
+    if room < state.deck:
+        return plural(
+            "{player} cannot pay {cards}: the {n} card of the deck was shuffled from the "
+            "discards, and with these cards in {player}'s hand it could not be there.",
+            "{player} cannot pay {cards}: the {n} cards of the deck were shuffled from the "
+            "discards, and with these cards in {player}'s hand they could not all be there.",
+            "n",
+            player=me.name,
+            cards=_cards(paid),
+            n=state.deck,
+        )
+    return None
+
+
+def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: Text) -> None:
+    """The payment must be cards the player can hold (:func:`holding_problem`); a payment
+    beyond that is refused, not only flagged afterwards."""
+    problem = holding_problem(state, p, paid)
+    if problem is not None:
+        raise _refuse(
+            problem, msg("the cards are paid from the hand; every card exists once"), section
+        )
 
 
 def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteSpec:
@@ -1790,6 +1841,7 @@ def _build_station(state: TtrState, player: int | None, args: Field) -> TtrState
         S_STATION,
     )
     _hand_check(state, p, cost, S_STATION)
+    _holding_check(state, p, played, S_STATION)
     state = _update_player(
         state,
         p,
