@@ -379,20 +379,27 @@ def _check_three_locomotives(state: TtrState) -> TtrState:
     if state.face_up_due or state.face_up.count(LOCOMOTIVE) < FACE_UP_LOCOMOTIVE_LIMIT:
         return state
     shown = tc.cards_of(c for c in state.face_up if c is not None)
-    # The rulebook is silent on a wipe that cannot help. When the cards that could be turned
-    # next (the deck, as far as the table can know it, the discards and these five) hold fewer
-    # than three that are not locomotives, any five new cards show three locomotives again,
-    # for ever: the five stay, as a table would leave them. (Our reading; see the format doc.)
-    # "the deck, as far as the table knows it": empty when no card is left in it (the cards not
-    # seen are then in hands); the new deck's cards after a reshuffle; else every unseen card
+    # The rulebook: the five are "nahrazeno pěti novými kartami", replaced by five new cards. It
+    # is silent on a wipe that cannot help; our reading (documented in the format doc): when
+    # the five cards that would be turned next are certain to show three locomotives again,
+    # the wipe would only repeat, for ever, so the five stay, as a table would leave them.
+    # The next five are the deck's top cards (the deck as far as the table knows it: empty
+    # when no card is left in it, the new deck's cards after a reshuffle, else every unseen
+    # card), then, once it runs out, the discards with these five shuffled in. With ten cards
+    # left, six of them locomotives in two fives of three, the wipes swapped the two fives
+    # for ever; the deck's five are known after the first wipe, and the second one stays.
     if state.deck == 0:
         deck_bound = tc.NONE
     elif state.deck_pool is not None:
         deck_bound = state.deck_pool
     else:
         deck_bound = tc.sub(tc.FULL_DECK, seen_cards(state))
-    turnable = tc.add(tc.add(deck_bound, state.discard), shown)
-    if tc.total(turnable) - turnable[tc.LOCO] < FACE_UP_SLOTS - FACE_UP_LOCOMOTIVE_LIMIT + 1:
+    from_deck = min(FACE_UP_SLOTS, state.deck)
+    reshuffled = tc.add(state.discard, shown)
+    others = min(from_deck, tc.total(deck_bound) - deck_bound[tc.LOCO]) + min(
+        FACE_UP_SLOTS - from_deck, tc.total(reshuffled) - reshuffled[tc.LOCO]
+    )
+    if others < FACE_UP_SLOTS - FACE_UP_LOCOMOTIVE_LIMIT + 1:
         return state
     state = replace(state, face_up=(None,) * FACE_UP_SLOTS, discard=tc.add(state.discard, shown))
     return _refill_due(state)
@@ -1147,6 +1154,13 @@ def _reveal_face_up(state: TtrState, player: int | None, args: Field) -> TtrStat
     state = _check_three_locomotives(state)
     if state.phase == "setup" and not state.face_up_due and all(p.ready for p in state.players):
         state = replace(state, phase="play")
+    if state.phase == "play" and state.cards_drawn and not _can_draw_second(state):
+        # "LÍZNUTÍ KARET VAGÓNŮ": with the deck drawn and no discards "hráč nemá možnost
+        # líznout si další karty vagonů" — the player cannot draw more train cards; the card
+        # turned to replace the first one leaves nothing that may be the second (only
+        # locomotives face up, "LOKOMOTIVY": not as the second card), so the turn ends with
+        # the one card
+        state = _end_turn(state)
     return state
 
 
