@@ -49,7 +49,7 @@ from companion.games.ticket_to_ride_europe.names import (
 from companion.games.ticket_to_ride_europe.rules import (
     GAME,
     TtrState,
-    holding_problem,
+    can_hold,
     seen_cards,
     tunnel_payments,
 )
@@ -63,11 +63,13 @@ def could_hold(
     state: TtrState, player: int, cards: dict[str, int], unseen: tc.Cards | None = None
 ) -> bool:
     """Whether the player can hold ``cards``, as far as the table knows: the engine's own
-    check (:func:`~companion.games.ticket_to_ride_europe.rules.holding_problem`), asked first
+    check (:func:`~companion.games.ticket_to_ride_europe.rules.can_hold`), asked first
     because it is cheap. ``unseen`` is :func:`_unseen` of ``state``, passed by callers that
     ask for many payments of one state."""
-    paid = tc.cards_of(k for k, n in cards.items() for _ in range(n))
-    return holding_problem(state, player, paid, unseen) is None
+    counts = [0] * len(tc.KINDS)
+    for kind, n in cards.items():
+        counts[tc.INDEX[kind]] += n
+    return can_hold(state, player, tuple(counts), unseen)
 
 
 def _unseen(state: TtrState) -> tc.Cards:

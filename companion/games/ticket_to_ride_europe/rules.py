@@ -1292,6 +1292,36 @@ def _hand_check(state: TtrState, p: int, needed: int, section: Text) -> None:
         )
 
 
+def can_hold(state: TtrState, p: int, paid: tc.Cards, unseen: tc.Cards | None = None) -> bool:
+    """Whether player ``p`` can hold the cards ``paid``, as far as the table knows (the
+    tree's quick test: :func:`holding_problem` without the words)."""
+    return _holding_fault(state, p, paid, unseen) is None
+
+
+def _holding_fault(
+    state: TtrState, p: int, paid: tc.Cards, unseen: tc.Cards | None
+) -> tuple[str, int] | None:
+    """Which of :func:`holding_problem`'s bounds ``paid`` breaks: ("kind", index of the
+    kind), ("unknown", 0) or ("deck", 0); None when it breaks none."""
+    me = state.players[p]
+    if unseen is None:
+        unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    from_unknown = 0
+    for i, (n, known, free) in enumerate(zip(paid, me.known, unseen, strict=True)):
+        beyond = n - known
+        if beyond > 0:
+            if beyond > free:
+                return ("kind", i)
+            from_unknown += beyond
+    if from_unknown > me.hand - tc.total(me.known):
+        return ("unknown", 0)
+    if state.deck_pool is None or not state.deck:
+        return None
+    left = [u - max(0, n - k) for u, n, k in zip(unseen, paid, me.known, strict=True)]
+    room = sum(min(pool, free) for pool, free in zip(state.deck_pool, left, strict=True))
+    return ("deck", 0) if room < state.deck else None
+
+
 def holding_problem(
     state: TtrState, p: int, paid: tc.Cards, unseen: tc.Cards | None = None
 ) -> Message | None:
@@ -1309,27 +1339,27 @@ def holding_problem(
       KARET VAGÓNŮ"): a card paid from the hand cannot be one the deck still needs.
 
     ``unseen`` is every card not seen anywhere (passed by callers asking for many payments)."""
-    me = state.players[p]
     if unseen is None:
         unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
-    from_unknown = 0
-    for kind, n, known, free in zip(tc.KINDS, paid, me.known, unseen, strict=True):
-        beyond = max(0, n - known)
-        if beyond > free:
-            return msg(
-                "{player} cannot pay {n}× {card}: of the {all} {card} cards the table has "
-                "seen {elsewhere} elsewhere (face up, discarded or in other hands), so "
-                "{player} holds at most {most}.",
-                player=me.name,
-                n=n,
-                card=colour_name(kind),
-                all=tc.FULL_DECK[tc.INDEX[kind]],
-                elsewhere=tc.FULL_DECK[tc.INDEX[kind]] - known - free,
-                most=known + free,
-            )
-        from_unknown += beyond
-    unknown_part = me.hand - tc.total(me.known)
-    if from_unknown > unknown_part:
+    fault = _holding_fault(state, p, paid, unseen)
+    if fault is None:
+        return None
+    me = state.players[p]
+    what, i = fault
+    if what == "kind":
+        kind, known, free = tc.KINDS[i], me.known[i], unseen[i]
+        return msg(
+            "{player} cannot pay {n}× {card}: of the {all} {card} cards the table has "
+            "seen {elsewhere} elsewhere (face up, discarded or in other hands), so "
+            "{player} holds at most {most}.",
+            player=me.name,
+            n=paid[i],
+            card=colour_name(kind),
+            all=tc.FULL_DECK[i],
+            elsewhere=tc.FULL_DECK[i] - known - free,
+            most=known + free,
+        )
+    if what == "unknown":
         return plural(
             "{player} cannot pay {cards}: of the {hand} cards in {player}'s hand the table saw "
             "{seen} go in, so only {n} other card can be in it.",
@@ -1340,24 +1370,18 @@ def holding_problem(
             cards=_cards(paid),
             hand=me.hand,
             seen=_cards(me.known) if tc.total(me.known) else msg("none", context="cards"),
-            n=max(0, unknown_part),
+            n=max(0, me.hand - tc.total(me.known)),
         )
-    if state.deck_pool is None or not state.deck:
-        return None
-    left = [u - max(0, n - k) for u, n, k in zip(unseen, paid, me.known, strict=True)]
-    room = sum(min(pool, free) for pool, free in zip(state.deck_pool, left, strict=True))
-    if room < state.deck:
-        return plural(
-            "{player} cannot pay {cards}: the {n} card of the deck was shuffled from the "
-            "discards, and with these cards in {player}'s hand it could not be there.",
-            "{player} cannot pay {cards}: the {n} cards of the deck were shuffled from the "
-            "discards, and with these cards in {player}'s hand they could not all be there.",
-            "n",
-            player=me.name,
-            cards=_cards(paid),
-            n=state.deck,
-        )
-    return None
+    return plural(
+        "{player} cannot pay {cards}: the {n} card of the deck was shuffled from the "
+        "discards, and with these cards in {player}'s hand it could not be there.",
+        "{player} cannot pay {cards}: the {n} cards of the deck were shuffled from the "
+        "discards, and with these cards in {player}'s hand they could not all be there.",
+        "n",
+        player=me.name,
+        cards=_cards(paid),
+        n=state.deck,
+    )
 
 
 def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: Text) -> None:
