@@ -50,6 +50,7 @@ from companion.games.ticket_to_ride_europe.rules import (
     GAME,
     TtrState,
     can_hold,
+    route_open,
     seen_cards,
     tunnel_payments,
 )
@@ -389,6 +390,8 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
         ref = route_ref(route)
         if ref in seen_refs:
             continue  # the twin grey ferries are one choice
+        if not route_open(state, p, route):
+            continue  # claimed, a double route's partner, too few trains: no card helps
         # the hand first (cheap), then the engine itself for each payment the hand allows
         pays = payments(route.colour, route.length, route.ferry_locomotives)
         options = [

@@ -1436,6 +1436,30 @@ def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteS
     return free[0]
 
 
+def _route_fault(state: TtrState, p: int, route: RouteSpec) -> str | None:
+    """What keeps player ``p`` from claiming ``route`` whatever the cards (None: nothing):
+    "partner-own" ("DVOJITÉ TRATĚ": one player never claims both routes of a double route),
+    "partner-few" ("DŮLEŽITÁ POZNÁMKA": with 2 or 3 players only one of them is used),
+    "trains" ("OBSAZOVÁNÍ TRATÍ": one train on each space), "claimed"."""
+    if _route_owner(state, route.id) is not None:
+        return "claimed"
+    if route.partner is not None:
+        partner_owner = _route_owner(state, route.partner)
+        if partner_owner == p:
+            return "partner-own"
+        if partner_owner is not None and len(state.players) <= DOUBLE_ROUTES_ONE_ONLY_UP_TO:
+            return "partner-few"
+    if state.players[p].trains < route.length:
+        return "trains"
+    return None
+
+
+def route_open(state: TtrState, p: int, route: RouteSpec) -> bool:
+    """Whether player ``p`` may claim ``route`` with the right cards (the tree asks this once
+    per route before it tries any payment; :func:`_claim_route` refuses the same)."""
+    return _route_fault(state, p, route) is None
+
+
 def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("route", "cards", "hand")
     played = tc.parse_cards(args.get("cards"))
@@ -1443,31 +1467,33 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
     route = _pick_route(state, p, args.get("route"), played)
     me = state.players[p]
     ref = route_name(route)
-    if route.partner is not None:
+    fault = _route_fault(state, p, route)
+    if fault == "partner-own":
+        raise _refuse(
+            msg(
+                "{player} already owns the other route of the double route {route}.",
+                player=me.name,
+                route=ref,
+            ),
+            msg("one player never claims both routes of a double route"),
+            S_DOUBLE,
+        )
+    if fault == "partner-few":
+        assert route.partner is not None
         partner_owner = _route_owner(state, route.partner)
-        if partner_owner == p:
-            raise _refuse(
-                msg(
-                    "{player} already owns the other route of the double route {route}.",
-                    player=me.name,
-                    route=ref,
-                ),
-                msg("one player never claims both routes of a double route"),
-                S_DOUBLE,
-            )
-        if partner_owner is not None and len(state.players) <= DOUBLE_ROUTES_ONE_ONLY_UP_TO:
-            raise _refuse(
-                msg(
-                    "With {n} players only one route of a double route is used, and {player} "
-                    "has the other one beside {route}.",
-                    n=len(state.players),
-                    player=state.players[partner_owner].name,
-                    route=ref,
-                ),
-                msg("with 2 or 3 players only one route of a double route is used"),
-                S_DOUBLE_FEW,
-            )
-    if me.trains < route.length:
+        assert partner_owner is not None
+        raise _refuse(
+            msg(
+                "With {n} players only one route of a double route is used, and {player} "
+                "has the other one beside {route}.",
+                n=len(state.players),
+                player=state.players[partner_owner].name,
+                route=ref,
+            ),
+            msg("with 2 or 3 players only one route of a double route is used"),
+            S_DOUBLE_FEW,
+        )
+    if fault == "trains":
         raise _refuse(
             plural(
                 "{route} needs {length} trains; {player} has {n} train left.",
