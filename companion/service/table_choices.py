@@ -183,7 +183,26 @@ def _end(session: TableSession) -> tuple[Choice, ...]:
     return tuple(ends)
 
 
+_LISTED: dict[tuple[int, int | None], tuple[TableSession, tuple[Choice, ...]]] = {}
+"""The last correction listings built, by session and viewer: a path under ``table-correct``
+(``?at=table-correct/seq-12/claim``) lists the lines again at every step, and a session never
+changes (a new entry makes a new one)."""
+_LISTED_KEPT = 8
+
+
 def _corrections(session: TableSession, viewer: int | None) -> tuple[Choice, ...]:
+    key = (id(session), viewer)
+    cached = _LISTED.get(key)
+    if cached is not None and cached[0] is session:
+        return cached[1]
+    listed = _list_corrections(session, viewer)
+    if len(_LISTED) >= _LISTED_KEPT:
+        _LISTED.clear()
+    _LISTED[key] = (session, listed)
+    return listed
+
+
+def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice, ...]:
     found: list[Choice] = []
     start = max(0, len(session.applied) - LOG_LINES_OFFERED)
     for index in range(len(session.applied) - 1, start - 1, -1):
@@ -192,9 +211,14 @@ def _corrections(session: TableSession, viewer: int | None) -> tuple[Choice, ...
         if applied.action.kind in private_actions(session.game) and viewer != applied.action.player:
             continue  # a secret action is corrected on its player's own view
         tree = game_tree(session, before, viewer)
-        if not tree:
-            continue
         check = _still_legal(session, index)
+        # a line is listed (``more: true``) only when some correction under it is legal: the
+        # action in the log may not be one the tree offers (a scan, the camera's five cards at
+        # once, a move whose player the rules do not read, a table corrected since), and when
+        # no other choice keeps every later action legal the line would open on nothing
+        # (choices.md: "a node listed with more: true has children at ?at=")
+        if not any(_any_leaf(node, check) for node in tree):
+            continue
         found.append(
             Choice(
                 f"seq-{applied.seq}",
@@ -215,7 +239,11 @@ def _still_legal(session: TableSession, index: int) -> Callable[[Action], bool]:
     def check(action: Action) -> bool:
         try:
             state = game.apply(before, action)
-            for a in later:
+            for step, a in enumerate(later):
+                if state == session.states[index + 1 + step]:
+                    # back on the table as it was: the rest replays as it did (apply is a
+                    # function of the state), so the original action costs one apply
+                    return True
                 state = game.apply(state, a)
         except TracksideError:
             return False

@@ -39,6 +39,7 @@ from companion.games.ticket_to_ride_europe.board import (
 from companion.games.ticket_to_ride_europe.final import city_name as english_city
 from companion.games.ticket_to_ride_europe.final import route_ref
 from companion.games.ticket_to_ride_europe.names import (
+    cards_text,
     city_name,
     colour_name,
     route_name,
@@ -49,6 +50,8 @@ from companion.games.ticket_to_ride_europe.names import (
 from companion.games.ticket_to_ride_europe.rules import (
     GAME,
     TtrState,
+    can_hold,
+    route_open,
     seen_cards,
     tunnel_payments,
 )
@@ -61,32 +64,14 @@ def _ok(state: TtrState, action: Action) -> bool:
 def could_hold(
     state: TtrState, player: int, cards: dict[str, int], unseen: tc.Cards | None = None
 ) -> bool:
-    """Whether the player can hold ``cards``, as far as the table knows: the cards seen going
-    into the hand, and for the rest the hand's unseen cards, each of a kind not all seen
-    elsewhere ("every card exists once"). ``unseen`` is :func:`_unseen` of ``state``, passed
-    by callers that ask for many payments of one state."""
-    me = state.players[player]
-    if unseen is None:
-        unseen = _unseen(state)
-    from_unknown = 0
+    """Whether the player can hold ``cards``, as far as the table knows: the engine's own
+    check (:func:`~companion.games.ticket_to_ride_europe.rules.can_hold`), asked first
+    because it is cheap. ``unseen`` is :func:`_unseen` of ``state``, passed by callers that
+    ask for many payments of one state."""
+    counts = [0] * len(tc.KINDS)
     for kind, n in cards.items():
-        i = tc.INDEX[kind]
-        beyond = max(0, n - me.known[i])
-        if beyond > unseen[i]:
-            return False
-        from_unknown += beyond
-    if from_unknown > me.hand - tc.total(me.known):
-        return False
-    if state.deck_pool is None:
-        return True
-    # After a reshuffle the deck holds only cards of the discards that made it: a card played
-    # from a hand cannot be one the deck still needs ("LÍZNUTÍ KARET VAGÓNŮ").
-    left = list(unseen)
-    for kind, n in cards.items():
-        i = tc.INDEX[kind]
-        left[i] -= max(0, n - me.known[i])
-    room = sum(min(p, u) for p, u in zip(state.deck_pool, left, strict=True))
-    return room >= state.deck
+        counts[tc.INDEX[kind]] += n
+    return can_hold(state, player, tuple(counts), unseen)
 
 
 def _unseen(state: TtrState) -> tc.Cards:
@@ -186,7 +171,8 @@ def choices(state: TtrState, viewer: int | None = None) -> tuple[Choice, ...]:
     t = state.tunnel
     if t is not None:
         if len(t.revealed) < t.reveal:
-            return _reveal_tunnel(state)
+            declare = _declare(state, viewer)
+            return (*declare, *_reveal_tunnel(state))
         return _pay_tunnel(state)
     if state.ticket_draw is not None:
         return _ticket_draw(state, viewer)
@@ -242,6 +228,100 @@ def _reveal_tunnel(state: TtrState) -> tuple[Choice, ...]:
         of=t.reveal,
     )
     return (Choice("tunnel-card", label, t.player, children=leaves),)
+
+
+def _declare(state: TtrState, viewer: int | None) -> tuple[Choice, ...]:
+    """ "TUNELY": before the first card is turned the claimant may tell Trackside the rest of
+    their hand, for their own odds (cards in hand lie face down: only in their own view). The
+    hand is told as staged choices, a kind at a time ("how many red?"), each count one the hand
+    can hold (at least the cards seen going in, at most those plus the ones not seen anywhere,
+    the rest still fitting); a kind whose count is forced is filled in without a tap."""
+    t = state.tunnel
+    if t is None or viewer != t.player or t.revealed or t.declared is not None:
+        return ()
+    me = state.players[t.player]
+    unseen = _unseen(state)
+    low = me.known
+    high = tuple(k + u for k, u in zip(me.known, unseen, strict=True))
+    if not sum(low) <= me.hand <= sum(high):
+        return ()  # the table's counts cannot make this hand: nothing to offer
+    label = msg("{player}: tell your cards in hand (for your own odds)", player=me.name)
+    return (
+        Choice(
+            "declare",
+            label,
+            t.player,
+            children=lambda: _declare_stage(state, t.player, (), low, high),
+        ),
+    )
+
+
+def _declare_stage(
+    state: TtrState, p: int, fixed: tuple[int, ...], low: tc.Cards, high: tc.Cards
+) -> tuple[Choice, ...]:
+    """The counts the next kind can have, given the counts ``fixed`` so far (kinds in
+    :data:`~companion.games.ticket_to_ride_europe.cards.KINDS` order)."""
+    hand = state.players[p].hand
+    fixed, options = _forced(fixed, low, high, hand)
+    i = len(fixed)
+    if i == len(tc.KINDS):
+        action = Action("declare_hand", p, {"cards": tc.to_json(fixed)})
+        if not _ok(state, action):
+            return ()
+        return (Choice("told", _told(fixed), p, action=action),)
+    found: list[Choice] = []
+    kind = tc.KINDS[i]
+    for n in options:
+        step = (*fixed, n)
+        after, _ = _forced(step, low, high, hand)
+        label = msg("{n}× {card}", n=n, card=card_name(kind))
+        if len(after) == len(tc.KINDS):
+            action = Action("declare_hand", p, {"cards": tc.to_json(after)})
+            if _ok(state, action):
+                found.append(
+                    Choice(f"{kind}-{n}", _told(after), p, action=action, swatches=(swatch(kind),))
+                )
+            continue
+        found.append(
+            Choice(
+                f"{kind}-{n}",
+                label,
+                p,
+                children=_later_stage(state, p, step, low, high),
+                swatches=(swatch(kind),),
+            )
+        )
+    return tuple(found)
+
+
+def _later_stage(
+    state: TtrState, p: int, fixed: tuple[int, ...], low: tc.Cards, high: tc.Cards
+) -> Callable[[], tuple[Choice, ...]]:
+    return lambda: _declare_stage(state, p, fixed, low, high)
+
+
+def _forced(
+    fixed: tuple[int, ...], low: tc.Cards, high: tc.Cards, hand: int
+) -> tuple[tuple[int, ...], list[int]]:
+    """``fixed`` extended by every kind whose count has one possible value, and the possible
+    counts of the first kind that has more (empty when all are fixed)."""
+    while len(fixed) < len(tc.KINDS):
+        i = len(fixed)
+        left = hand - sum(fixed)
+        rest_low, rest_high = sum(low[i + 1 :]), sum(high[i + 1 :])
+        options = [n for n in range(low[i], high[i] + 1) if rest_low <= left - n <= rest_high]
+        if len(options) != 1:
+            return fixed, options
+        fixed = (*fixed, options[0])
+    return fixed, []
+
+
+def _told(cards: tuple[int, ...]) -> Message:
+    """The whole hand told, as its last choice reads: "3× red, 1× locomotive"."""
+    told = tc.to_json(cards)
+    if not told:
+        return msg("no card in hand")
+    return cards_text(told)
 
 
 def _pay_tunnel(state: TtrState) -> tuple[Choice, ...]:
@@ -406,6 +486,8 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
         ref = route_ref(route)
         if ref in seen_refs:
             continue  # the twin grey ferries are one choice
+        if not route_open(state, p, route):
+            continue  # claimed, a double route's partner, too few trains: no card helps
         # the hand first (cheap), then the engine itself for each payment the hand allows
         pays = payments(route.colour, route.length, route.ferry_locomotives)
         options = [

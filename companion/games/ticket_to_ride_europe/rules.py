@@ -379,20 +379,27 @@ def _check_three_locomotives(state: TtrState) -> TtrState:
     if state.face_up_due or state.face_up.count(LOCOMOTIVE) < FACE_UP_LOCOMOTIVE_LIMIT:
         return state
     shown = tc.cards_of(c for c in state.face_up if c is not None)
-    # The rulebook is silent on a wipe that cannot help. When the cards that could be turned
-    # next (the deck, as far as the table can know it, the discards and these five) hold fewer
-    # than three that are not locomotives, any five new cards show three locomotives again,
-    # for ever: the five stay, as a table would leave them. (Our reading; see the format doc.)
-    # "the deck, as far as the table knows it": empty when no card is left in it (the cards not
-    # seen are then in hands); the new deck's cards after a reshuffle; else every unseen card
+    # The rulebook: the five are "nahrazeno pěti novými kartami", replaced by five new cards. It
+    # is silent on a wipe that cannot help; our reading (documented in the format doc): when
+    # the five cards that would be turned next are certain to show three locomotives again,
+    # the wipe would only repeat, for ever, so the five stay, as a table would leave them.
+    # The next five are the deck's top cards (the deck as far as the table knows it: empty
+    # when no card is left in it, the new deck's cards after a reshuffle, else every unseen
+    # card), then, once it runs out, the discards with these five shuffled in. With ten cards
+    # left, six of them locomotives in two fives of three, the wipes swapped the two fives
+    # for ever; the deck's five are known after the first wipe, and the second one stays.
     if state.deck == 0:
         deck_bound = tc.NONE
     elif state.deck_pool is not None:
         deck_bound = state.deck_pool
     else:
         deck_bound = tc.sub(tc.FULL_DECK, seen_cards(state))
-    turnable = tc.add(tc.add(deck_bound, state.discard), shown)
-    if tc.total(turnable) - turnable[tc.LOCO] < FACE_UP_SLOTS - FACE_UP_LOCOMOTIVE_LIMIT + 1:
+    from_deck = min(FACE_UP_SLOTS, state.deck)
+    reshuffled = tc.add(state.discard, shown)
+    others = min(from_deck, tc.total(deck_bound) - deck_bound[tc.LOCO]) + min(
+        FACE_UP_SLOTS - from_deck, tc.total(reshuffled) - reshuffled[tc.LOCO]
+    )
+    if others < FACE_UP_SLOTS - FACE_UP_LOCOMOTIVE_LIMIT + 1:
         return state
     state = replace(state, face_up=(None,) * FACE_UP_SLOTS, discard=tc.add(state.discard, shown))
     return _refill_due(state)
@@ -1147,6 +1154,13 @@ def _reveal_face_up(state: TtrState, player: int | None, args: Field) -> TtrStat
     state = _check_three_locomotives(state)
     if state.phase == "setup" and not state.face_up_due and all(p.ready for p in state.players):
         state = replace(state, phase="play")
+    if state.phase == "play" and state.cards_drawn and not _can_draw_second(state):
+        # "LÍZNUTÍ KARET VAGÓNŮ": with the deck drawn and no discards "hráč nemá možnost
+        # líznout si další karty vagonů" — the player cannot draw more train cards; the card
+        # turned to replace the first one leaves nothing that may be the second (only
+        # locomotives face up, "LOKOMOTIVY": not as the second card), so the turn ends with
+        # the one card
+        state = _end_turn(state)
     return state
 
 
@@ -1278,31 +1292,106 @@ def _hand_check(state: TtrState, p: int, needed: int, section: Text) -> None:
         )
 
 
-def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: Text) -> None:
-    """ "OBSAZOVÁNÍ TRATÍ": a route is paid with cards from the hand. Of each kind a player can
-    hold at most the cards of it the table has seen go into their hand plus those it has not
-    seen anywhere (every card exists once, "OBSAH BALENÍ": 12 of each colour, 14
-    locomotives); a payment beyond that is refused, not only flagged afterwards."""
+def can_hold(state: TtrState, p: int, paid: tc.Cards, unseen: tc.Cards | None = None) -> bool:
+    """Whether player ``p`` can hold the cards ``paid``, as far as the table knows (the
+    tree's quick test: :func:`holding_problem` without the words)."""
+    return _holding_fault(state, p, paid, unseen) is None
+
+
+def _holding_fault(
+    state: TtrState, p: int, paid: tc.Cards, unseen: tc.Cards | None
+) -> tuple[str, int] | None:
+    """Which of :func:`holding_problem`'s bounds ``paid`` breaks: ("kind", index of the
+    kind), ("unknown", 0) or ("deck", 0); None when it breaks none."""
     me = state.players[p]
-    unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
-    for kind, n, known, free in zip(tc.KINDS, paid, me.known, unseen, strict=True):
-        if n > known + free:
-            where = tc.FULL_DECK[tc.INDEX[kind]] - known - free
-            raise _refuse(
-                msg(
-                    "{player} cannot pay {n}× {card}: of the {all} {card} cards the table has "
-                    "seen {elsewhere} elsewhere (face up, discarded or in other hands), so "
-                    "{player} holds at most {most}.",
-                    player=me.name,
-                    n=n,
-                    card=colour_name(kind),
-                    all=tc.FULL_DECK[tc.INDEX[kind]],
-                    elsewhere=where,
-                    most=known + free,
-                ),
-                msg("the cards are paid from the hand; every card exists once"),
-                section,
-            )
+    if unseen is None:
+        unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    from_unknown = 0
+    for i, (n, known, free) in enumerate(zip(paid, me.known, unseen, strict=True)):
+        beyond = n - known
+        if beyond > 0:
+            if beyond > free:
+                return ("kind", i)
+            from_unknown += beyond
+    if from_unknown > me.hand - tc.total(me.known):
+        return ("unknown", 0)
+    if state.deck_pool is None or not state.deck:
+        return None
+    left = [u - max(0, n - k) for u, n, k in zip(unseen, paid, me.known, strict=True)]
+    room = sum(min(pool, free) for pool, free in zip(state.deck_pool, left, strict=True))
+    return ("deck", 0) if room < state.deck else None
+
+
+def holding_problem(
+    state: TtrState, p: int, paid: tc.Cards, unseen: tc.Cards | None = None
+) -> Message | None:
+    """Why player ``p`` cannot hold the cards ``paid``, as far as the table knows (None when
+    they can). "OBSAZOVÁNÍ TRATÍ": a route is paid with cards from the hand; "OBSAH BALENÍ":
+    every card exists once (12 of each colour, 14 locomotives). Only what the whole table has
+    seen is read (the hand's size, the cards seen going into it, the cards seen elsewhere):
+    nothing a player holds face down, so the reason may be shown to everyone.
+
+    - of each kind, at most the cards seen going into the hand plus those not seen anywhere;
+    - the cards beyond those seen going into the hand come from its unseen part, which holds
+      the hand's size minus the cards seen going in (a hand seen whole, 2 red, cannot pay
+      2 blue);
+    - after a reshuffle the deck holds only cards of the discards that made it ("LÍZNUTÍ
+      KARET VAGÓNŮ"): a card paid from the hand cannot be one the deck still needs.
+
+    ``unseen`` is every card not seen anywhere (passed by callers asking for many payments)."""
+    if unseen is None:
+        unseen = tc.sub(tc.FULL_DECK, seen_cards(state))
+    fault = _holding_fault(state, p, paid, unseen)
+    if fault is None:
+        return None
+    me = state.players[p]
+    what, i = fault
+    if what == "kind":
+        kind, known, free = tc.KINDS[i], me.known[i], unseen[i]
+        return msg(
+            "{player} cannot pay {n}× {card}: of the {all} {card} cards the table has "
+            "seen {elsewhere} elsewhere (face up, discarded or in other hands), so "
+            "{player} holds at most {most}.",
+            player=me.name,
+            n=paid[i],
+            card=colour_name(kind),
+            all=tc.FULL_DECK[i],
+            elsewhere=tc.FULL_DECK[i] - known - free,
+            most=known + free,
+        )
+    if what == "unknown":
+        return plural(
+            "{player} cannot pay {cards}: of the {hand} cards in {player}'s hand the table saw "
+            "{seen} go in, so only {n} other card can be in it.",
+            "{player} cannot pay {cards}: of the {hand} cards in {player}'s hand the table saw "
+            "{seen} go in, so only {n} other cards can be in it.",
+            "n",
+            player=me.name,
+            cards=_cards(paid),
+            hand=me.hand,
+            seen=_cards(me.known) if tc.total(me.known) else msg("none", context="cards"),
+            n=max(0, me.hand - tc.total(me.known)),
+        )
+    return plural(
+        "{player} cannot pay {cards}: the {n} card of the deck was shuffled from the "
+        "discards, and with these cards in {player}'s hand it could not be there.",
+        "{player} cannot pay {cards}: the {n} cards of the deck were shuffled from the "
+        "discards, and with these cards in {player}'s hand they could not all be there.",
+        "n",
+        player=me.name,
+        cards=_cards(paid),
+        n=state.deck,
+    )
+
+
+def _holding_check(state: TtrState, p: int, paid: tc.Cards, section: Text) -> None:
+    """The payment must be cards the player can hold (:func:`holding_problem`); a payment
+    beyond that is refused, not only flagged afterwards."""
+    problem = holding_problem(state, p, paid)
+    if problem is not None:
+        raise _refuse(
+            problem, msg("the cards are paid from the hand; every card exists once"), section
+        )
 
 
 def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteSpec:
@@ -1347,6 +1436,30 @@ def _pick_route(state: TtrState, p: int, ref: Field, played: tc.Cards) -> RouteS
     return free[0]
 
 
+def _route_fault(state: TtrState, p: int, route: RouteSpec) -> str | None:
+    """What keeps player ``p`` from claiming ``route`` whatever the cards (None: nothing):
+    "partner-own" ("DVOJITÉ TRATĚ": one player never claims both routes of a double route),
+    "partner-few" ("DŮLEŽITÁ POZNÁMKA": with 2 or 3 players only one of them is used),
+    "trains" ("OBSAZOVÁNÍ TRATÍ": one train on each space), "claimed"."""
+    if _route_owner(state, route.id) is not None:
+        return "claimed"
+    if route.partner is not None:
+        partner_owner = _route_owner(state, route.partner)
+        if partner_owner == p:
+            return "partner-own"
+        if partner_owner is not None and len(state.players) <= DOUBLE_ROUTES_ONE_ONLY_UP_TO:
+            return "partner-few"
+    if state.players[p].trains < route.length:
+        return "trains"
+    return None
+
+
+def route_open(state: TtrState, p: int, route: RouteSpec) -> bool:
+    """Whether player ``p`` may claim ``route`` with the right cards (the tree asks this once
+    per route before it tries any payment; :func:`_claim_route` refuses the same)."""
+    return _route_fault(state, p, route) is None
+
+
 def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
     args.only("route", "cards", "hand")
     played = tc.parse_cards(args.get("cards"))
@@ -1354,31 +1467,33 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
     route = _pick_route(state, p, args.get("route"), played)
     me = state.players[p]
     ref = route_name(route)
-    if route.partner is not None:
+    fault = _route_fault(state, p, route)
+    if fault == "partner-own":
+        raise _refuse(
+            msg(
+                "{player} already owns the other route of the double route {route}.",
+                player=me.name,
+                route=ref,
+            ),
+            msg("one player never claims both routes of a double route"),
+            S_DOUBLE,
+        )
+    if fault == "partner-few":
+        assert route.partner is not None
         partner_owner = _route_owner(state, route.partner)
-        if partner_owner == p:
-            raise _refuse(
-                msg(
-                    "{player} already owns the other route of the double route {route}.",
-                    player=me.name,
-                    route=ref,
-                ),
-                msg("one player never claims both routes of a double route"),
-                S_DOUBLE,
-            )
-        if partner_owner is not None and len(state.players) <= DOUBLE_ROUTES_ONE_ONLY_UP_TO:
-            raise _refuse(
-                msg(
-                    "With {n} players only one route of a double route is used, and {player} "
-                    "has the other one beside {route}.",
-                    n=len(state.players),
-                    player=state.players[partner_owner].name,
-                    route=ref,
-                ),
-                msg("with 2 or 3 players only one route of a double route is used"),
-                S_DOUBLE_FEW,
-            )
-    if me.trains < route.length:
+        assert partner_owner is not None
+        raise _refuse(
+            msg(
+                "With {n} players only one route of a double route is used, and {player} "
+                "has the other one beside {route}.",
+                n=len(state.players),
+                player=state.players[partner_owner].name,
+                route=ref,
+            ),
+            msg("with 2 or 3 players only one route of a double route is used"),
+            S_DOUBLE_FEW,
+        )
+    if fault == "trains":
         raise _refuse(
             plural(
                 "{route} needs {length} trains; {player} has {n} train left.",
@@ -1790,6 +1905,7 @@ def _build_station(state: TtrState, player: int | None, args: Field) -> TtrState
         S_STATION,
     )
     _hand_check(state, p, cost, S_STATION)
+    _holding_check(state, p, played, S_STATION)
     state = _update_player(
         state,
         p,

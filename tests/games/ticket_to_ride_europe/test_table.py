@@ -1009,3 +1009,48 @@ def test_a_swatch_no_page_can_draw_is_refused_where_the_choice_is_made() -> None
         Prompt("?", None, (Action("a"), Action("b")), (), ("red",))
     assert "swatches" not in Prompt("?", None, (Action("a"),)).to_json()
     assert "swatches" not in Choice("x", msg("x"), None, action=Action("a")).to_json()
+
+
+def test_a_hand_the_table_has_seen_whole_pays_only_with_those_cards() -> None:
+    """OBSAZOVÁNÍ TRATÍ: a route is paid with cards from the hand. P0 holds 2 cards and the
+    table saw both go in (two reds taken face up): 2 blue cannot be in that hand, however many
+    blue cards are unseen. The reason reads only what everyone saw (the hand's size, the cards
+    taken face up), so it may be shown to everyone; the tree offers no such payment either."""
+    from companion.core.choices import leaves
+    from companion.games.ticket_to_ride_europe.choices import choices
+
+    state = edit(started(face_up=["red", "red", "green", "yellow", "white"]), hands=[{"cards": 0}])
+    state = act(state, "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=["black"])
+    state = act(state, "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=["black"])
+    state = act(state, "draw_blind", 1)
+    state = act(state, "draw_blind", 1)
+    assert state.players[0].hand == 2 and state.players[0].known == tc.cards_of(["red"] * 2)
+    refused(
+        state,
+        "P0 cannot pay 2× blue: of the 2 cards in P0's hand the table saw 2× red go in, so "
+        "only 0 other cards can be in it",
+        "claim_route",
+        0,
+        route="berlin-essen",
+        cards={"blue": 2},
+    )
+    refused(state, "only 0 other cards", "claim_route", 0, route="berlin-essen",
+            cards={"blue": 1, "locomotive": 1})  # fmt: skip
+    # STAVBA NÁDRAŽÍ: a station is paid from the hand too
+    refused(state, "only 0 other cards", "build_station", 0, city="berlin", cards={"blue": 1})
+    # what the table saw go in pays: 2 red for a grey route of two
+    paid = act(state, "claim_route", 0, route="danzig-warszawa", cards={"red": 2})
+    assert paid.players[0].hand == 0
+    # the tree offers exactly the payments the engine takes: red only
+    offered = [leaf.action for _, leaf in leaves(choices(state)) if leaf.action is not None]
+    pays = [dict(a.arg("cards")) for a in offered if a.kind in ("claim_route", "build_station")]
+    assert pays and all(set(p) == {"red"} for p in pays)
+    # one red seen, one card unknown: 1 red + 1 locomotive may be held, 2 blue may not
+    half = edit(state, hands=[{"cards": 2, "known": {"red": 1}}])
+    claimed = act(
+        half, "claim_route", 0, route="danzig-warszawa", cards={"red": 1, "locomotive": 1}
+    )
+    assert claimed.players[0].routes == ("danzig-warszawa",)
+    refused(half, "only 1 other card", "claim_route", 0, route="berlin-essen", cards={"blue": 2})

@@ -1,0 +1,117 @@
+"""Turns that must end (issue 48): the card-drawing states where the engine used to wait for a
+card that could not come, or wiped the face-up cards for ever. Rulebook "LÍZNUTÍ KARET VAGÓNŮ"
+(and "LOKOMOTIVY"); every state is then played to the end through the choices tree, every
+offered leaf accepted."""
+
+from __future__ import annotations
+
+import random
+
+from companion.core.choices import check_tree, leaves, random_leaf
+from companion.games.ticket_to_ride_europe import cards as tc
+from companion.games.ticket_to_ride_europe.choices import choices
+from companion.games.ticket_to_ride_europe.rules import GAME, TtrState
+from tests.games.ticket_to_ride_europe.test_table import act, edit, started
+
+LOCO = "locomotive"
+
+
+def play_to_the_end(state: TtrState, seed: int, limit: int = 3000) -> int:
+    """Random leaves of the tree (each player's own view when it is theirs) until the game is
+    over; every leaf offered is accepted and the tree is never empty before the end."""
+    rng = random.Random(seed)
+    for step in range(limit):
+        if GAME.is_over(state) and not state.face_up_due:
+            return step
+        active = GAME.status(state).active_players
+        tree = choices(state, rng.choice(active) if active else None)
+        check_tree(tree, deep=False)
+        picked = random_leaf(tree, rng)
+        assert picked is not None, f"step {step}: nothing to enter, the game is not over"
+        assert picked[1].action is not None
+        state = GAME.apply(state, picked[1].action)  # raises (fails) when refused
+        assert GAME.problems(state) == ()
+    raise AssertionError(f"no end after {limit} steps")
+
+
+def every_leaf_is_accepted(state: TtrState) -> int:
+    tree = choices(state, state.turn)
+    check_tree(tree)
+    found = list(leaves(tree))
+    for _, leaf in found:
+        assert leaf.action is not None
+        GAME.apply(state, leaf.action)
+    return len(found)
+
+
+def fifth_locomotive() -> TtrState:
+    """Four locomotives and a red face up (the wipe cannot help: nothing else is left to turn),
+    one card in the deck, no discards. P0 takes the red; its replacement is the fifth
+    locomotive and the deck and the discards are empty."""
+    state = edit(started(), face_up=[LOCO, LOCO, "red", LOCO, LOCO], deck=1, discard={})
+    state = act(state, "take_face_up", 0, card="red")
+    assert state.cards_drawn == 1 and state.face_up_due == 1
+    return act(state, "reveal_face_up", cards=[LOCO])
+
+
+def test_with_no_card_left_to_draw_the_turn_ends_after_the_first_card() -> None:
+    """LÍZNUTÍ KARET VAGÓNŮ: "Pokud nastane nepravděpodobná situace, že je balíček dolízaný a
+    žádné odhozené karty nejsou k dispozici …, hráč nemá možnost líznout si další karty
+    vagonů." Five locomotives face up cannot be the second card (LOKOMOTIVY), the deck and the
+    discards are empty: the player cannot draw more, and the turn ends with the one card."""
+    state = fifth_locomotive()
+    assert state.face_up == (LOCO,) * 5 and state.deck == 0 and state.discard == tc.NONE
+    assert state.turn == 1 and state.cards_drawn == 0
+    assert state.players[0].known[tc.INDEX["red"]] == 1
+    # the next player's tree is not empty: a face-up locomotive (the only card of a turn),
+    # a route, tickets or a station
+    assert every_leaf_is_accepted(state) > 0
+    kinds = {leaf.action.kind for _, leaf in leaves(choices(state, 1)) if leaf.action}
+    assert {"take_face_up", "claim_route"} <= kinds and "draw_blind" not in kinds
+
+
+def ten_cards_six_locomotives() -> TtrState:
+    """Ten train cards left outside the hands (five face up, five in the deck), six of them
+    locomotives, three in each five. P0 takes a red; the replacement is the third face-up
+    locomotive, so the five are wiped and the deck's five turned: three locomotives again."""
+    state = edit(started(face_up=[LOCO, LOCO, "red", "blue", "green"]), deck=6, discard={})
+    state = act(state, "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=[LOCO])
+    assert state.face_up == (None,) * 5 and state.face_up_due == 5  # the first wipe
+    return act(state, "reveal_face_up", cards=[LOCO, LOCO, LOCO, "white", "black"])
+
+
+def test_wipes_that_would_only_swap_two_fives_stop() -> None:
+    """LÍZNUTÍ KARET VAGÓNŮ: three face-up locomotives → the five are "nahrazeno pěti novými
+    kartami". The rulebook is silent on a wipe that cannot help; our reading: once the deck
+    is the first five reshuffled (known to the table, two of them not locomotives), five new
+    cards would show three locomotives again, for ever — so the second five stay and the turn
+    goes on. (The engine used to swap the two fives for ever: 200 reveals, 40 wipes.)"""
+    state = ten_cards_six_locomotives()
+    assert state.face_up == (LOCO, LOCO, LOCO, "white", "black")
+    assert state.face_up_due == 0
+    assert state.deck == 5 and state.deck_pool == tc.cards_of([LOCO] * 3 + ["blue", "green"])
+    # P0 takes the second card: a face-up white (a locomotive cannot be the second card)
+    assert every_leaf_is_accepted(state) > 0
+    state = act(state, "take_face_up", 0, card="white")
+    assert state.turn == 1 and state.players[0].hand == 6  # two cards: the turn is over
+    assert state.face_up_due == 1  # the white's replacement, from the reshuffled five
+    state = act(state, "reveal_face_up", cards=["blue"])
+    assert state.face_up == (LOCO, LOCO, LOCO, "blue", "black") and state.face_up_due == 0
+
+
+def test_a_wipe_that_can_help_still_happens() -> None:
+    """The reading above stops only a wipe certain to repeat: with other cards in the deck the
+    five are wiped, as the rulebook says."""
+    state = edit(started(face_up=[LOCO, LOCO, "red", "blue", "green"]), deck=20, discard={})
+    state = act(state, "take_face_up", 0, card="red")
+    state = act(state, "reveal_face_up", cards=[LOCO])
+    assert state.face_up == (None,) * 5 and state.face_up_due == 5
+
+
+def test_the_deadlock_states_play_to_the_end_through_the_tree() -> None:
+    """Both states, played on through the tree with random choices, reach the end of the game
+    with every offered leaf accepted."""
+    for seed in range(2):
+        assert play_to_the_end(fifth_locomotive(), seed) > 0
+        assert play_to_the_end(ten_cards_six_locomotives(), seed) > 0

@@ -1,0 +1,123 @@
+"""choices.md: "a node listed with more: true has children at ?at=" — the table's correction
+lines too (issue 48: in long games a line was listed, and ``?at=`` then answered that it was a
+complete input; random playouts of Ticket to Ride and Trains & Stations stopped there).
+
+A line is the action in the log and, under it, the game's own choices before that action with
+only those kept under which every later action is still legal. When the action in the log is
+not one the tree offers (the camera's five cards turned at once, a move whose player the rules
+do not read, a table corrected since) and no other choice keeps the later actions legal, the
+line has nothing under it and is not listed.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from companion.core.actions import Action
+from companion.core.choices import Choice
+from companion.core.events import ActionApplied, ActionCorrected, GameStarted, LogEntry
+from companion.core.game import PlayerSpec
+from companion.core.session import TableSession
+from companion.games import find_game
+from companion.service.table_choices import table_tree
+
+TTR = "ticket-to-ride-europe"
+
+
+def start(name: str, players: int) -> TableSession:
+    started = GameStarted(name, tuple(PlayerSpec(f"P{i}") for i in range(players)))
+    return TableSession.start(find_game(name), LogEntry(1, started))
+
+
+def enter(session: TableSession, action: Action) -> TableSession:
+    return session.append(LogEntry(session.next_seq, ActionApplied(action)))
+
+
+def correction_lines(session: TableSession, viewer: int | None) -> tuple[Choice, ...]:
+    correct = next(c for c in table_tree(session, viewer) if c.key == "table-correct")
+    return correct.expand()
+
+
+def assert_every_line_opens(session: TableSession, viewer: int | None) -> None:
+    for line in correction_lines(session, viewer):
+        assert not line.is_leaf
+        below = line.expand()
+        assert below, f"table-correct/{line.key} is listed with more: true but has nothing under it"
+        for node in below:
+            assert node.is_leaf or node.expand(), f"table-correct/{line.key}/{node.key} is empty"
+
+
+def test_a_line_no_correction_can_replace_is_not_listed() -> None:
+    """The camera turned the five face-up cards at once ("PŘÍPRAVA HRY"); the tree turns them
+    one at a time, and one card instead of five leaves four to turn, so the later face-up take
+    could not stand: line #2 has no correction under it. It used to be listed and to open on
+    nothing."""
+    game = find_game(TTR)
+    session = start(TTR, 2)
+    session = enter(
+        session,
+        Action("reveal_face_up", None, {"cards": ["red", "blue", "green", "white", "black"]}),
+    )
+    for player, tickets in enumerate(
+        (("paris-wien", "edinburgh-athina"), ("berlin-roma", "brest-petrograd"))
+    ):
+        for ticket in tickets:
+            session = enter(session, Action("keep_ticket", player, {"ticket": ticket}))
+        session = enter(session, Action("done_tickets", player))
+    assert game.is_over(session.state) is False and session.state.phase == "play"
+    session = enter(session, Action("take_face_up", 0, {"card": "red"}))
+    lines = {line.key for line in correction_lines(session, None)}
+    assert "seq-2" not in lines
+    assert "seq-9" in lines  # the take itself can be corrected (another card, the deck)
+    assert_every_line_opens(session, None)
+
+
+def table_playout(
+    name: str, seed: int, players: int = 3, corrections: float = 0.3, steps: int = 5000
+) -> int:
+    """Random paths through the table's whole tree: the game's own choices, and now and then a
+    correction of an earlier line (every node on the path must have something under it), until
+    the end of the game or ``steps`` steps."""
+    rng = random.Random(seed)
+    game = find_game(name)
+    session = start(name, players)
+    for step in range(steps):
+        if game.is_over(session.state):
+            return step
+        active = game.status(session.state).active_players
+        viewer = rng.choice(active) if active else None
+        tree = table_tree(session, viewer)
+        correct = [c for c in tree if c.key == "table-correct"]
+        nodes = (
+            correct
+            if correct and rng.random() < corrections
+            else tuple(c for c in tree if not c.key.startswith("table-"))
+        )
+        path: list[str] = []
+        while True:
+            assert nodes, f"seed {seed} step {step}: {'/'.join(path)} is listed but empty"
+            pick = rng.choice(nodes)
+            path.append(pick.key)
+            if pick.is_leaf:
+                break
+            nodes = pick.expand()
+        if pick.action is not None:
+            event: ActionApplied | ActionCorrected = ActionApplied(pick.action)
+        else:
+            assert pick.command is not None and pick.command["command"] == "correct"
+            target = pick.command["target_seq"]
+            assert isinstance(target, int)
+            event = ActionCorrected(target, Action.from_json(pick.command["action"]))
+        session = session.append(LogEntry(session.next_seq, event))
+    assert steps < 5000, f"seed {seed}: no end"
+    return steps
+
+
+@pytest.mark.slow
+def test_a_long_ticket_to_ride_with_corrections_never_lists_an_empty_line() -> None:
+    """Seed 1 reaches (at step 543) a tunnel card whose player the rules do not read, entered
+    before an earlier line was corrected: the tunnel's line was listed and opened on nothing.
+    (Played to step 560: a whole game with corrections this often takes a minute.)"""
+    assert table_playout(TTR, 1, steps=560) == 560
