@@ -228,28 +228,40 @@ class _Build:
         return _once(lambda: self._demand(args))
 
     def _demand(self, base: JsonObject) -> tuple[Choice, ...]:
+        """Stavba trati 6.: the city's demand token. A token is offered when the build with it
+        and nothing else (no compensation, no event, the city still open) is accepted: that
+        build is one of its leaves, and no leaf below is accepted when it is not. The steps
+        below are built when opened (the 23 tokens would otherwise each be built in full)."""
         found: list[Choice] = []
         for demand in _demands():
             key = "none" if not demand else "-".join(demand)
             args: JsonObject = {**base, "demand": list(demand)}
             if demand and demand[1] == WILD and not self.by_automa:
-                below = tuple(
+                wild = tuple(
                     Choice(
                         other,
                         msg("Wild symbol: +1 in {company}", company=company_name(other)),
                         self.player,
-                        children=leaf,
+                        children=self._lazy_events(with_wild),
                         swatches=_sw(other),
                     )
                     for other in COMPANIES
                     if other != demand[0]
-                    and (leaf := self._events({**args, "wild_company": other}))
+                    and self._plain_ok(with_wild := {**args, "wild_company": other})
                 )
-            else:
-                below = self._events(args)
-            if below:
-                found.append(Choice(key, _demand_label(demand), self.player, children=below))
+                if wild:
+                    found.append(Choice(key, _demand_label(demand), self.player, children=wild))
+            elif self._plain_ok(args):
+                label = _demand_label(demand)
+                found.append(Choice(key, label, self.player, children=self._lazy_events(args)))
         return tuple(found)
+
+    def _plain_ok(self, args: JsonObject) -> bool:
+        demand = args["demand"]
+        return self._ok({**args, "city_full": False} if demand else args)
+
+    def _lazy_events(self, args: JsonObject) -> Stage:
+        return _once(lambda: self._events(args))
 
     def _events(self, args: JsonObject) -> tuple[Choice, ...]:
         """The map variants' events this build may trigger, then the last step."""
