@@ -351,7 +351,8 @@ class _Build:
         """How many compensation trains ``other`` can still receive (Stavba trati 4.: one per
         shared space, as the supply allows; Pozn.: "Maximální počet vlaků na poli pro vlaky je
         vždy 5", more is ignored; Turista: the Mašinfíra gives none to a company with 2 or more
-        trains on its field). Spaces beyond it change nothing, so they are one option."""
+        trains on its field), and never more spaces than it has trains on the map. Spaces
+        beyond it change nothing, so they are one option."""
         company = self.state.company(other)
         if other == self.company:
             return 0
@@ -359,7 +360,8 @@ class _Build:
         if self.by_automa and turista and company.trains_on_field >= 2:
             return 0
         room = TRAIN_FIELD_MAX - company.trains_on_field
-        return max(0, min(trains, room, company.trains_in_supply))
+        # it shares at most as many spaces as it has trains on the map
+        return max(0, min(trains, room, company.trains_in_supply, company.trains_on_map))
 
     def _end_ok(self, action: Action, plain: Action, paid: bool) -> bool:
         """Whether ``apply`` takes a last step's leaf. Compensation (Stavba trati 4.) never
