@@ -490,7 +490,7 @@ def _automa_setup(state: MiniExpressState) -> tuple[Choice, ...]:
                 continue
             company = POINTER_ORDER[(automa.company_pointer + bottom) % len(POINTER_ORDER)]
             label = msg(
-                "Bottom number {n}: the Mašinfíra takes a starting share of {company}",
+                "Bottom number {n}: the company pointer moves to {company}",
                 n=bottom,
                 company=company_name(company),
             )
