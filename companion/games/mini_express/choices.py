@@ -526,7 +526,9 @@ def _automa_draw(
             pointer = (pointer + steps) % len(POINTER_ORDER)
             numbered = True
     found: list[Choice] = []
-    if automa.refresh_in_bag:
+    if automa.refresh_in_bag and out > 0:
+        # with no token out of the bag a refresh token changes nothing: the next token is
+        # entered instead (so the tree does not offer refresh after refresh)
         label = msg("Mašinfíra: a refresh token (the drawn tokens go back into the bag)")
         found.append(
             Choice("refresh", label, index, children=_lazy_draw(state, (*draws, REFRESH), city))
