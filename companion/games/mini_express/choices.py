@@ -573,11 +573,16 @@ class _Bottom:
                 n=bottom,
                 company=company_name(company),
             )
+            key = f"bottom-{bottom}"
             if not self.numbered and _needs_city(self.state, self.top):
                 below = _automa_city(self.state, now, company)
+            elif self.state.company(company).trains_on_field > SHARE_MAX_TRAINS:
+                # a build, or "no legal build": never empty, built when opened
+                builds = _lazy_acts(self.state, now, self.city, company)
+                found.append(Choice(key, label, index, children=builds, swatches=_sw(company)))
+                continue
             else:
                 below = _automa_acts(self.state, now, self.city, company)
-            key = f"bottom-{bottom}"
             if len(below) == 1 and below[0].is_leaf:
                 leaf = Choice(key, label, index, action=below[0].action, swatches=_sw(company))
                 found.append(leaf)

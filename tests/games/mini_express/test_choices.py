@@ -343,9 +343,10 @@ class Tally:
 
 
 def _timed(tally: Tally, path: str, build: Any) -> Any:
-    started = time.perf_counter()
+    # CPU time: the machine's other work does not count against the node
+    started = time.process_time()
     nodes = build()
-    spent = time.perf_counter() - started
+    spent = time.process_time() - started
     if spent > tally.slowest[0]:
         tally.slowest = (spent, path)
     return nodes
@@ -389,7 +390,7 @@ def test_random_playouts_of_every_variant_end_with_every_leaf_accepted(
     tally = Tally()
     steps = [playout(game, players, options, seed, tally) for seed in range(SEEDS)]
     assert all(s > 0 for s in steps)
-    assert tally.slowest[0] < 0.5, tally.slowest  # 50 ms is the target; this catches a blow-up
+    assert tally.slowest[0] < 0.05, tally.slowest  # no node over 50 ms
     print(  # the numbers the issue asks for (pytest -s)
         options,
         "taps per move median",
