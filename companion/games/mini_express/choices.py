@@ -421,9 +421,13 @@ class _Build:
         trains = args["trains"]
         assert isinstance(trains, int)
         after = COMPANIES.index(paid[-1][0]) + 1 if paid else 0
+        # A company whose only train on the map is the one on its start location (PŘÍPRAVA
+        # HRY 4.) shares at most the new track's city with it, and a track enters one city and
+        # runs through no other (Stavba trati 3.): at most one such company is compensated.
+        lone_paid = any(self.state.company(c).trains_on_map == 1 for c, _ in paid)
         for other in COMPANIES[after:]:
             cap = self._compensation_cap(other, trains)
-            if cap == 0:
+            if cap == 0 or (lone_paid and self.state.company(other).trains_on_map == 1):
                 continue
             spaces = tuple(
                 Choice(

@@ -52,7 +52,7 @@ from companion.games.mini_express.setup import (
     next_drafter,
 )
 from companion.games.mini_express.setup import setup as setup_state
-from companion.games.mini_express.state import AUTOMA_SETUP, DRAFT, OVER, MiniExpressState
+from companion.games.mini_express.state import AUTOMA_SETUP, DRAFT, OVER, MiniExpressState, evolve
 from companion.games.mini_express.state import PLAY as PLAY_PHASE
 
 
@@ -342,7 +342,7 @@ class MiniExpress:
         if triggered is None and state.exhausted_count >= 2:
             # KONEC HRY: two companies' share offers exhausted at the end of a turn
             triggered = turn
-        state = replace(state, turns_taken=turn + 1, end_triggered_at=triggered)
+        state = evolve(state, turns_taken=turn + 1, end_triggered_at=triggered)
         if triggered is not None and state.turns_taken % len(state.players) == 0:
             # everyone has had the same number of turns: the player right of the start player
             # (the automa, when it plays) takes the last turn (KONEC HRY; Konec sólové hry)

@@ -195,6 +195,17 @@ def test_compensation_beyond_a_full_field_is_not_asked(table: Any, game: Any) ->
     assert "comp-lumber" not in keys(game, full, "build-steel/3/leather-cotton")
 
 
+def test_companies_that_never_built_share_at_most_the_city(table: Any, game: Any) -> None:
+    # PŘÍPRAVA HRY 4.: each company starts with one train on its start location (a city);
+    # Stavba trati 3.: a track runs through no other city and ends in one: of the companies
+    # with only that train on the map, one at most had a train on the new track
+    state = table.playing(4)
+    lone = "build-steel/3/leather-cotton/comp-leather"
+    assert keys(game, state, lone) == {"open", "full"}
+    built = table.company(state, "lumber", trains_in_supply=18)  # Lumber has built: 2 more
+    assert keys(game, built, lone) == {"open", "full", "comp-lumber"}
+
+
 def test_a_build_is_four_taps_and_a_single_train_skips_the_count(table: Any, game: Any) -> None:
     state = table.playing(4)
     assert len(leaf(game, state, "build-steel/2/steel-steel/open").args) > 0
