@@ -28,7 +28,7 @@ from companion.games.mini_express.names import (
     company_name,
     point,
 )
-from companion.games.mini_express.state import Company, MiniExpressState
+from companion.games.mini_express.state import Company, MiniExpressState, evolve
 
 WILD = "wild"
 _DEMAND_TOKENS = msg(
@@ -113,7 +113,7 @@ def _exhaust_if_no_trains(state: MiniExpressState, name: str) -> MiniExpressStat
     exhausted at once and its remaining shares leave the game."""
     company = state.company(name)
     if company.trains_in_supply == 0 and not company.exhausted:
-        return state.with_company(name, replace(company, shares_on_board=0, exhausted=True))
+        return state.with_company(name, evolve(company, shares_on_board=0, exhausted=True))
     return state
 
 
@@ -124,7 +124,7 @@ def add_to_field(state: MiniExpressState, name: str, wanted: int) -> MiniExpress
     moved = max(0, min(wanted, TRAIN_FIELD_MAX - company.trains_on_field, company.trains_in_supply))
     state = state.with_company(
         name,
-        replace(
+        evolve(
             company,
             trains_on_field=company.trains_on_field + moved,
             trains_in_supply=company.trains_in_supply - moved,
@@ -138,9 +138,7 @@ def supply_to_map(state: MiniExpressState, name: str) -> tuple[MiniExpressState,
     company = state.company(name)
     if company.trains_in_supply == 0:
         return state, False
-    state = state.with_company(
-        name, replace(company, trains_in_supply=company.trains_in_supply - 1)
-    )
+    state = state.with_company(name, evolve(company, trains_in_supply=company.trains_in_supply - 1))
     return _exhaust_if_no_trains(state, name), True
 
 
@@ -148,7 +146,7 @@ def advance_track(state: MiniExpressState, name: str, steps: int) -> MiniExpress
     """Stavba trati 5.: the marker moves by the landscape spaces, never above 15."""
     company = state.company(name)
     length = min(TRACK_LENGTH_MAX, company.track_length + steps)
-    return state.with_company(name, replace(company, track_length=length))
+    return state.with_company(name, evolve(company, track_length=length))
 
 
 # -- take a share ------------------------------------------------------------------------------
@@ -193,7 +191,7 @@ def _take_from_board(state: MiniExpressState, name: str) -> MiniExpressState:
     left = company.shares_on_board - 1
     # Vyčerpání nabídky akcií: taking the last share exhausts the company's offer
     return state.with_company(
-        name, replace(company, shares_on_board=left, exhausted=company.exhausted or left == 0)
+        name, evolve(company, shares_on_board=left, exhausted=company.exhausted or left == 0)
     )
 
 
@@ -276,7 +274,7 @@ def build(
 
     # 3. the trains go from the train field onto the map
     state = state.with_company(
-        name, replace(company, trains_on_field=company.trains_on_field - report.trains)
+        name, evolve(company, trains_on_field=company.trains_on_field - report.trains)
     )
     # 4. compensation: one train per shared space, up to 5 on the field, as the supply allows
     fields_before = {c: state.company(c).trains_on_field for c in COMPANIES}

@@ -52,7 +52,7 @@ from companion.games.mini_express.setup import (
     next_drafter,
 )
 from companion.games.mini_express.setup import setup as setup_state
-from companion.games.mini_express.state import AUTOMA_SETUP, DRAFT, OVER, MiniExpressState
+from companion.games.mini_express.state import AUTOMA_SETUP, DRAFT, OVER, MiniExpressState, evolve
 from companion.games.mini_express.state import PLAY as PLAY_PHASE
 
 
@@ -74,6 +74,7 @@ ACTIONS = (
     "take_share",
     "build",
     "automa_turn",
+    "no_second_action",
     "share_values",
 )
 SHARE_VALUES_RULE = msg("the board's share-value table: track lengths 0–15 × 1st, 2nd, other")
@@ -84,6 +85,7 @@ KIND_WORDS: dict[str, Message] = {
     "automa_turn": msg("the Mašinfíra's turn"),
     "take_share": msg("taking a share"),
     "build": msg("building track"),
+    "no_second_action": msg("ending the turn without a second action"),
     "share_values": msg("filling the board table"),
 }
 """A move's kind in words, for refusals."""
@@ -233,7 +235,7 @@ class MiniExpress:
     def _play(self, state: MiniExpressState, action: Action, args: Field) -> MiniExpressState:
         who = state.current_player
         is_automa = state.players[who].is_automa
-        kinds = ("automa_turn",) if is_automa else ("take_share", "build")
+        kinds = ("automa_turn",) if is_automa else ("take_share", "build", "no_second_action")
         self._expect(
             state,
             action,
@@ -258,12 +260,53 @@ class MiniExpress:
             company = args.get("company").str(COMPANIES)
             self._check_two_experienced_company(state, company)
             after = take_share(state, who, company)
+        elif action.kind == "no_second_action":
+            args.only()
+            return self._no_second_action(state, who)
         else:
             report_ = BuildReport.parse(args)
             company = report_.company
             self._check_two_experienced_company(state, company)
             after = build(state, who, report_)
         return self._end_of_action(state, after, company)
+
+    def _no_second_action(self, state: MiniExpressState, who: int) -> MiniExpressState:
+        """HRA PRO 2 ZKUŠENÉ HRÁČE, Průběh hry pro 2 zkušené hráče: the two actions of a turn
+        are for two different companies (A.) and nobody may end the game with the second
+        action (B.). The rulebook does not say what a player does when no second action is
+        left (no other company has a train on its train field to build with, and every share
+        they could take would end the game or costs more influence than they have). The turn
+        is not skipped ("Není možné vynechat tah", PRŮBĚH HRY): its first action was played,
+        and rule B forbids the only moves left, so the turn ends after that one action."""
+        second = len(state.actions_this_turn) == 1 and state.turns_taken > 0
+        if state.variant != TWO_EXPERIENCED_VARIANT or not second:
+            raise IllegalActionError(
+                msg("only a second action of a turn can be left out"),
+                rule=msg("on your turn: take a share or build track"),
+                section=TWO_EXPERIENCED if state.variant == TWO_EXPERIENCED_VARIANT else PLAY,
+            )
+        for c in COMPANIES:
+            if c in state.actions_this_turn:
+                continue
+            if state.company(c).trains_on_field > 0:
+                raise IllegalActionError(
+                    msg(
+                        "{company} has trains on its train field: build track with them",
+                        company=company_name(c),
+                    ),
+                    rule=msg("a second action is left out only when none is possible"),
+                    section=TWO_EXPERIENCED,
+                )
+            try:
+                self._end_of_action(state, take_share(state, who, c), c)
+            except IllegalActionError:
+                continue
+            raise IllegalActionError(
+                msg("a {company} share can still be taken", company=company_name(c)),
+                rule=msg("a second action is left out only when none is possible"),
+                section=TWO_EXPERIENCED,
+            )
+        return replace(state, actions_this_turn=(), turns_taken=state.turns_taken + 1)
 
     # -- turns and the game end ----------------------------------------------------------------
     def _check_two_experienced_company(self, state: MiniExpressState, company: str) -> None:
@@ -299,7 +342,7 @@ class MiniExpress:
         if triggered is None and state.exhausted_count >= 2:
             # KONEC HRY: two companies' share offers exhausted at the end of a turn
             triggered = turn
-        state = replace(state, turns_taken=turn + 1, end_triggered_at=triggered)
+        state = evolve(state, turns_taken=turn + 1, end_triggered_at=triggered)
         if triggered is not None and state.turns_taken % len(state.players) == 0:
             # everyone has had the same number of turns: the player right of the start player
             # (the automa, when it plays) takes the last turn (KONEC HRY; Konec sólové hry)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from companion.games.mini_express.board_table import ShareValueTable
 from companion.games.mini_express.data import (
@@ -12,6 +13,18 @@ from companion.games.mini_express.data import (
     LEVELS,
     TRAINS_PER_COMPANY,
 )
+
+T = TypeVar("T")
+
+
+def evolve(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` for these frozen, slotted records without its checks (the
+    choices tree applies every leaf it offers, so this is on a hot path)."""
+    new = object.__new__(type(obj))
+    for name in type(obj).__slots__:  # type: ignore[attr-defined]
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new
+
 
 # phases
 DRAFT = "draft"  # setup step 9: the starting share draft
@@ -55,13 +68,13 @@ class Player:
         i = COMPANIES.index(company)
         shares = list(self.shares)
         shares[i] += n
-        return replace(self, shares=tuple(shares))
+        return evolve(self, shares=tuple(shares))
 
     def with_influence(self, company: str, delta: int) -> Player:
         i = COMPANIES.index(company)
         influence = list(self.influence)
         influence[i] += delta
-        return replace(self, influence=tuple(influence))
+        return evolve(self, influence=tuple(influence))
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +144,10 @@ class MiniExpressState:
 
     def with_company(self, name: str, company: Company) -> MiniExpressState:
         i = COMPANIES.index(name)
-        return replace(self, companies=(*self.companies[:i], company, *self.companies[i + 1 :]))
+        return evolve(self, companies=(*self.companies[:i], company, *self.companies[i + 1 :]))
 
     def with_player(self, index: int, player: Player) -> MiniExpressState:
-        return replace(self, players=(*self.players[:index], player, *self.players[index + 1 :]))
+        return evolve(self, players=(*self.players[:index], player, *self.players[index + 1 :]))
 
     @property
     def automa_index(self) -> int | None:

@@ -317,8 +317,7 @@ def test_each_company_is_shown_in_its_component_colour(table: Any, game: Any) ->
     assert {c.key: c.swatches for c in draft} == colours
     state = table.influence(table.playing(), 0, leather=5, lumber=5, steel=5, cotton=5)
     tree = game.choices(state)
-    assert {c.key for c in tree} == {"share", "build"}
-    for step in ("share", "build"):
-        assert {c.key: c.swatches for c in children_at(tree, step)} == {
-            c.key: colours[c.key] for c in children_at(tree, step)
-        }
+    # one tap for a share, one for the company to build for: "share-<company>", "build-<company>"
+    assert {c.key for c in tree} == {f"{s}-{c}" for s in ("share", "build") for c in colours}
+    for node in tree:
+        assert node.swatches == colours[node.key.split("-", 1)[1]]
