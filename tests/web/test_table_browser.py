@@ -51,7 +51,9 @@ GAMES = [
         avoid=("tickets", "station", "withdraw"),
     ),
     Plan("mini-express", ("Jana", "Petr", "Eva"), prefer=("build", "share")),
-    Plan("trains-and-stations", ("Jana", "Petr", "Eva")),
+    # keep no die and never reroll: a turn is a roll, its use and a delivery, not a dice game
+    # of its own (the rerolls and the dice kept are the tree's own tests' business)
+    Plan("trains-and-stations", ("Jana", "Petr", "Eva"), prefer=("keep-none",), avoid=("reroll",)),
 ]
 
 
