@@ -104,6 +104,7 @@ def _player_to_json(b: PlayerBoard) -> JsonObject:
         "coins": b.coins,
         "used_spaces": list(b.used_spaces),
         "black_worker_used": b.black_worker_used,
+        "black_worker_space": b.black_worker_space,
         "points": [_point_json(c, p, w) for c, p, w in b.points],
         "score": b.score,
     }
@@ -150,6 +151,21 @@ def state_to_json(s: RussianRailroadsState) -> JsonObject:
         "board": board,
         "players": [_player_to_json(b) for b in s.players],
     }
+
+
+def _engineer_row(doc: Field, players: int) -> tuple[str, ...]:
+    """The engineer row ("" = a tile not named). A snapshot from before the row was always
+    kept has it empty: the tiles still on the board are then all unnamed."""
+    row_doc = doc.get("engineer_row")
+    row = tuple(item.str(frozenset({"", *ENGINEERS})) for item in row_doc.list(max_len=7))
+    named = [e for e in row if e]
+    if len(set(named)) != len(named):
+        row_doc.fail("an entry appears twice")
+    if not row and doc.get("phase").value != "over":
+        dealt = 7 if players == 4 else 6
+        rounds_done = doc.get("round").int(lo=1, hi=7) - 1
+        row = ("",) * max(dealt - rounds_done, 0)
+    return row
 
 
 def _strs(
@@ -206,6 +222,7 @@ def _player_from_json(doc: Field) -> PlayerBoard:
         coins=doc.get("coins").int(lo=0),
         used_spaces=tuple(u.str() for u in doc.get("used_spaces", []).list(max_len=40)),
         black_worker_used=doc.get("black_worker_used", False).bool(),
+        black_worker_space=doc.get("black_worker_space", "").str(),
         points=tuple(points),
     )
     if doc.has("score") and doc.get("score").int() != board.score:
@@ -280,7 +297,7 @@ def state_from_json(data: Any) -> RussianRailroadsState:
         bonus_deck=doc.get("bonus_deck").int(lo=0, hi=8),
         starting_bonus_cards=_strs(doc.get("starting_bonus_cards"), STARTING_BONUS_CARDS),
         engineer_hired=doc.get("engineer_hired").bool(),
-        engineer_row=_strs(doc.get("engineer_row"), tuple(ENGINEERS)),
+        engineer_row=_engineer_row(doc, n),
         temporary_taken=doc.get("temporary_taken").bool(),
         occupied=tuple(o.str() for o in doc.get("occupied", []).list(max_len=60)),
         doubler_supply=doc.get("doubler_supply").int(lo=0, hi=DOUBLER_SUPPLY),

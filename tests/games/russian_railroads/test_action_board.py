@@ -206,19 +206,38 @@ def test_hiring_the_engineer_takes_a_coin_and_one_engineer_a_round() -> None:
     s = new_game(4)
     refused(s, "take_space", 0, "needs 1 coin", space="hire_engineer", workers=1)
     s = act(s, "take_space", 0, space="hire_engineer", coins=1)
-    s = act(s, "hire_engineer", 0, number=4)
+    s = act(s, "hire_engineer", 0, number=4, ability="two_any")
     assert board_of(s, 0).engineers[0].number == 4 and board_of(s, 0).coins == 0
     s = with_board(s, 1, coins=2)
     refused(s, "take_space", 1, "taken this round", space="hire_engineer", coins=1)
 
 
 def test_public_engineer_spaces_are_used_once_a_round_by_anyone() -> None:
-    """Seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH"."""
-    row = ["two_any", "black_grey", "grey_brown", "two_black", "industry_two", "doubler_3points",
+    """Seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH" (its example: Red on the left
+    variable action space, the doubler + 3 points engineer) and setup step 9: the two variable
+    action spaces only — the tiles before them lie face down, the one on the hiring space can be
+    hired, not used."""
+    row = ["two_any", "black_grey", "grey_brown", "industry_two", "doubler_3points", "two_black",
            "industry_black"]  # fmt: skip
     s = new_game(4, engineer_row=row)
     refused(s, "take_space", 0, "not on an engineer action space", space="engineer_two_any",
             workers=1)  # fmt: skip
+    refused(
+        s,
+        "take_space",
+        0,
+        "not on an engineer action space",
+        space="engineer_industry_two",
+        workers=1,
+    )  # fmt: skip  (face down, before the variable action spaces)
+    refused(
+        s,
+        "take_space",
+        0,
+        "not on an engineer action space",
+        space="engineer_industry_black",
+        workers=1,
+    )  # fmt: skip  (the hiring space)
     s = act(s, "take_space", 0, space="engineer_doubler_3points", workers=1)
     assert board_of(s, 0).doublers == 1
     assert GAME.score(s).player("Red").points("actions") == 3

@@ -1,0 +1,216 @@
+"""Engineers, doublers and the black worker as the rulebook says (issue 47, points 1–5): each
+scenario names its section of seed 000 (the Czech rulebook)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from companion.core import Action, IllegalActionError
+from companion.core.choices import leaves, node_at
+from companion.games.russian_railroads import GAME, RussianRailroadsState
+from companion.games.russian_railroads.state import Engineer
+from tests.games.russian_railroads.helpers import board_of, moves, new_game, with_board
+
+TS, SP, KV = "trans_siberian", "st_petersburg", "kiev"
+ROW = ["two_any", "black_grey", "grey_brown", "industry_two", "doubler_3points", "two_black",
+       "industry_black"]  # fmt: skip
+
+
+def act(state: RussianRailroadsState, kind: str, player: int, **args: Any) -> RussianRailroadsState:
+    return GAME.apply(state, Action(kind, player, args))
+
+
+def refused(state: RussianRailroadsState, kind: str, player: int, match: str, **args: Any) -> None:
+    before = GAME.to_json(state)
+    with pytest.raises(IllegalActionError, match=match) as info:
+        act(state, kind, player, **args)
+    assert info.value.rule and info.value.section, "every refusal names the rule and section"
+    assert GAME.to_json(state) == before
+
+
+def all_pass(state: RussianRailroadsState) -> RussianRailroadsState:
+    start = state.round
+    while state.round == start:
+        who = GAME.expected(state)
+        assert who is not None
+        state = act(state, "pass", who)
+    return state
+
+
+# --- 1. the public engineer spaces (setup step 9) ------------------------------------------
+
+
+def test_only_the_two_variable_action_spaces_are_public_engineer_spaces() -> None:
+    """Seed 000, setup step 9 and "INŽENÝŘI NA HERNÍM PLÁNU PŘED PROMĚNLIVÝMI AKČNÍMI POLI":
+    the B tiles before the variable action spaces lie face down and can be neither hired nor
+    used; the engineer on the hiring space is hired, not used as a public space."""
+    s = new_game(4, engineer_row=ROW)
+    refused(s, "take_space", 0, "not on an engineer action space", space="engineer_industry_two",
+            workers=1)  # fmt: skip
+    refused(s, "take_space", 0, "not on an engineer action space",
+            space="engineer_industry_black", workers=1)  # fmt: skip
+    s = act(s, "take_space", 0, space="hire_engineer", coins=1)
+    s = act(s, "hire_engineer", 0, number=6)
+    assert board_of(s, 0).engineers == (Engineer(6, "industry_black"),)
+    # the tiles move right: the right variable space's engineer is on the hiring space now,
+    # the face-down tile before the left one turns face up there
+    s = all_pass(s)
+    assert s.round == 2 and s.engineer_row == tuple(ROW[:-1])
+    refused(s, "take_space", 0, "not on an engineer action space", space="engineer_two_black",
+            workers=1)  # fmt: skip
+    s = act(s, "take_space", 0, space="engineer_industry_two", workers=1)
+    assert s.pending[0].grants == ("industry:2",)
+
+
+def test_three_players_leave_the_leftmost_place_empty() -> None:
+    """Seed 000, "HRA VE TŘECH HRÁČÍCH": 6 engineers (3 A, 3 B), the leftmost place empty — the
+    two variable action spaces are still the two before the hiring space."""
+    row = ROW[1:]
+    s = new_game(3, engineer_row=row)
+    refused(s, "take_space", 0, "not on an engineer action space", space="engineer_industry_two",
+            workers=1)  # fmt: skip
+    s = act(s, "take_space", 0, space="engineer_two_black", workers=1)
+    assert s.pending[0].grants == ("steps:black:2",)
+
+
+# --- 2. the default setup: nothing is public until the table names it ----------------------
+
+
+def test_by_default_the_face_up_engineers_are_named_by_the_table_before_use() -> None:
+    """Seed 000 setup step 9: what lies face up is what may be used — never any of the 15."""
+    s = new_game(4)
+    assert s.engineer_row == ("",) * 7
+    refused(s, "take_space", 0, "not on an engineer action space", space="engineer_two_any",
+            workers=1)  # fmt: skip
+    s = act(s, "engineer_tile", 2, place="left", engineer="two_any")  # anyone says it
+    assert s.engineer_row[4] == "two_any" and GAME.expected(s) == 0  # no move: still Red's turn
+    refused(s, "engineer_tile", 0, "already named", place="left", engineer="two_black")
+    refused(s, "engineer_tile", 0, "already on the table", place="right", engineer="two_any")
+    tree = GAME.choices(s)
+    keys = [c.key for c in tree]
+    assert "space-engineer_two_any" in keys and "engineer-tile-right" in keys
+    assert "engineer-tile-left" not in keys
+    s = act(s, "take_space", 0, space="engineer_two_any", workers=1)
+    assert s.pending[0].source == "engineer_two_any"
+
+
+# --- 3. doublers: one a marked space, from the supply, the action in full --------------------
+
+
+def test_the_doubler_space_needs_a_free_marked_space_and_a_doubler_in_the_supply() -> None:
+    """Seed 000, "ŽETONY ZDVOJNÁSOBENÍ" (eight spaces, 20 doublers) and "POPIS JEDNOHO TAHU
+    HRÁČE" (the action at once and in full)."""
+    s = with_board(new_game(4), 0, doublers=8)
+    refused(s, "take_space", 0, "cannot be done in full", space="doubler", workers=1)
+    s2 = act(s, "take_space", 0, space="coins", workers=1)
+    s2 = replace_supply(s2, 0)
+    refused(s2, "take_space", 1, "cannot be done in full", space="doubler", workers=1)
+    assert act(new_game(4), "take_space", 0, space="doubler", workers=1).doubler_supply == 19
+
+
+def replace_supply(state: RussianRailroadsState, left: int) -> RussianRailroadsState:
+    from dataclasses import replace
+
+    return replace(state, doubler_supply=left)
+
+
+def test_the_doubler_and_3_points_engineer_pays_no_points_without_its_doubler() -> None:
+    """Seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH" (the doubler + 3 points
+    example) in full on the public space; one's own engineer may be used partly ("A
+    INŽENÝŘI")."""
+    row = ["two_any", "black_grey", "grey_brown", "industry_two", "doubler_3points", "two_black",
+           "industry_black"]  # fmt: skip
+    s = with_board(new_game(4, engineer_row=row), 0, doublers=8)
+    refused(s, "take_space", 0, "cannot be done in full", space="engineer_doubler_3points",
+            workers=1)  # fmt: skip
+    own = with_board(new_game(4), 0, doublers=8, engineers=(Engineer(3, "doubler_3points"),))
+    own = act(own, "take_space", 0, space="own_engineer_3", workers=1)
+    assert board_of(own, 0).doublers == 8
+    assert GAME.score(own).player("Red").points("actions") == 3
+
+
+# --- 4. the black worker ---------------------------------------------------------------------
+
+
+def test_a_repeat_of_an_action_done_with_the_black_worker_may_take_the_extra_step_again() -> None:
+    """Seed 000, "DESTIČKY INŽENÝRŮ" footnote: repeating an action first done with the black
+    worker gives the extra black step again (the conditions met on the repeat)."""
+    s = with_board(new_game(4), 0, black_worker=True, extra_workers=1,
+                   engineers=(Engineer(5, "repeat_action"),))  # fmt: skip
+    s = act(s, "take_space", 0, space="black_or_grey", workers=1, black_worker=True)
+    s = act(s, "build", 0, moves=moves((KV, "black", 2)))
+    for p in (1, 2, 3):
+        s = act(s, "pass", p)
+    s = act(s, "take_space", 0, space="own_engineer_5", workers=1)
+    s = act(s, "take_space", 0, space="black_or_grey")
+    s = act(s, "build", 0, moves=moves((KV, "black", 2)))
+    assert board_of(s, 0).rail(KV, "black") == 5 and s.pending == ()
+
+
+def test_a_turn_order_worker_is_the_black_worker_only_if_it_stood_there() -> None:
+    """Seed 000, "KARTY ?" (the black worker) and "DALŠÍ VYUŽITÍ DĚLNÍKŮ …": the worker moved
+    after the round is the one on the turn order space."""
+    s = new_game(4)
+    s = act(s, "take_space", 0, space="coins", workers=1)
+    s = act(s, "take_space", 1, space="turn_order_1", workers=1)
+    for p in (2, 3, 0, 1):
+        s = act(s, "pass", p)
+    assert s.pending[0].kind == "turn_order_move"
+    refused(s, "take_space", 1, "not the black worker", space="black_or_grey", black_worker=True)
+    # with the black worker on the turn order space, the extra step comes along
+    t = with_board(new_game(4), 1, black_worker=True, extra_workers=1)
+    t = act(t, "take_space", 0, space="coins", workers=1)
+    t = act(t, "take_space", 1, space="turn_order_1", workers=1, black_worker=True)
+    for p in (2, 3, 0, 1):
+        t = act(t, "pass", p)
+    t = act(t, "take_space", 1, space="black_or_grey", black_worker=True)
+    t = act(t, "build", 1, moves=moves((KV, "black", 2)))
+    assert board_of(t, 1).rail(KV, "black") == 3
+
+
+# --- 5. the "?" card engineer ----------------------------------------------------------------
+
+
+def test_the_question_card_engineer_is_named_and_its_space_can_be_used() -> None:
+    """Seed 000, "KARTY ?": the engineer without a letter and the coin, "both at once, already
+    in this round"; its action space is printed on the tile ("A INŽENÝŘI")."""
+    s = with_board(new_game(4), 0, rails=((1, 0, 0, 0, 0), (3, 0, 0, 0, 0), (1, 0, 0, 0, 0)),
+                   locomotives=((1,), (5,), ()))  # fmt: skip
+    s = act(s, "take_space", 0, space="black_3", workers=2)
+    s = act(s, "build", 0, moves=moves((SP, "black", 1), (KV, "black", 2)))
+    s = act(s, "use_token", 0, token="question_card")
+    tree = GAME.choices(s)
+    engineer = node_at(tree, "question-card-engineer/engineer-two_black")
+    assert len(engineer.expand()) == 15  # then the printed number
+    s = act(s, "question_card", 0, card="engineer_and_coin", ability="two_black", number=15)
+    assert board_of(s, 0).engineers == (Engineer(15, "two_black"),)
+    s = act(s, "decline", 0)  # no final bonus card
+    s = act(s, "pass", 1)
+    for p in (2, 3):
+        s = act(s, "pass", p)
+    s = act(s, "take_space", 0, space="own_engineer_15", workers=1)
+    s = act(s, "build", 0, moves=moves((TS, "black", 2)))
+    assert board_of(s, 0).rail(TS, "black") == 3
+
+
+def test_hiring_names_the_tile_and_reads_its_number_in_two_taps() -> None:
+    """Seed 000, "VYUŽITÍ SCHOPNOSTÍ INŽENÝRŮ": the rightmost engineer, one coin; the tree
+    asks which tile it is, then (unless the owner set it) the number printed on it."""
+    s = act(new_game(4), "take_space", 0, space="hire_engineer", coins=1)
+    grant = GAME.choices(s)[0]
+    assert len(grant.expand()) == 15  # any tile not yet seen
+    numbers = node_at(GAME.choices(s), f"{grant.key}/engineer-grey_5points")
+    leaf = numbers.expand()[2]
+    assert leaf.action is not None
+    s = GAME.apply(s, leaf.action)
+    assert board_of(s, 0).engineers == (Engineer(3, "grey_5points"),)
+    assert s.engineer_row[-1] == "grey_5points"
+    # the owner set the number: one tap
+    t = new_game(4, board={"engineer_number_two_any": 11}, engineer_row=["", *ROW[1:-1], "two_any"])
+    t = act(t, "take_space", 0, space="hire_engineer", coins=1)
+    only = [leaf for _, leaf in leaves(GAME.choices(t))]
+    assert [
+        leaf.action for leaf in only if leaf.action and leaf.action.kind == "hire_engineer"
+    ] == [Action("hire_engineer", 0, {"ability": "two_any"})]
