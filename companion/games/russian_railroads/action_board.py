@@ -158,8 +158,10 @@ SPACES: Final[tuple[ActionSpace, ...]] = (
             "rails",
             n,
             (f"steps:{colour}:{n}",),
-            f"{REF_2P}; on the 3–4-player side not printed in any public source",
-            confirmed=False,
+            f"{REF_2P}; on the 3–4-player side not printed in any public source"
+            if f"{colour}_{n}" != "brown_1"
+            else f"{REF_2P}; {S_TURN_MOVE} (example: the one turn order worker, 1 brown step)",
+            confirmed=f"{colour}_{n}" == "brown_1",
         )
         for colour in ("brown", "natural", "white")
         for n in (1, 2)

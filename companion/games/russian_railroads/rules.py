@@ -55,6 +55,7 @@ from companion.games.russian_railroads.board_data import (
     OWNER_SOURCE,
     QUESTION_CARDS,
     ROUNDS,
+    SETTLED_ENGINEER_WORKERS,
     SPACE_FIGURE_TITLES,
     START_COINS,
     STARTING_BONUS_CARDS,
@@ -842,7 +843,7 @@ class RussianRailroads:
                 action_board.S_OWN_ENGINEERS,
                 False,
             )
-            return self._space_workers(state, own, "engineer")
+            return self._space_workers(state, own, self._worker_figure(state, p, key))
         if key.startswith("engineer_"):
             ability = key.removeprefix("engineer_")
             if ability not in ENGINEERS:
@@ -874,7 +875,7 @@ class RussianRailroads:
                 action_board.S_PUBLIC_ENGINEERS,
                 False,
             )
-            return self._space_workers(state, shown, "engineer")
+            return self._space_workers(state, shown, self._worker_figure(state, p, key))
         raise refuse(
             msg("there is no such action space"),
             msg("the action spaces are the board's, the public engineers' and your own engineers'"),
@@ -1069,7 +1070,7 @@ class RussianRailroads:
         ):
             board = replace(board, used_spaces=(*board.used_spaces, space.key))
         state = self._board(state, p, br.Outcome(board))
-        figure = "engineer" if "engineer_" in space.key else space.key
+        figure = self._worker_figure(state, p, space.key)
         used = state.board.figures.get(f"space_workers_{figure}")
         two_player_side = len(state.players) == 2 and figure in TWO_PLAYER_SIDE_KNOWN
         if used is not None and not used.confirmed and not two_player_side:
@@ -1077,6 +1078,20 @@ class RussianRailroads:
         if not space.reusable:
             state = replace(state, occupied=(*state.occupied, space.key))
         return self._grant(state, p, space.key, space.grants, black and _black_steps(space))
+
+    @staticmethod
+    def _worker_figure(state: RussianRailroadsState, p: int, key: str) -> str:
+        """Which worker-count figure a space uses ("" for a settled one)."""
+        if key.startswith("own_engineer_"):
+            number = key.removeprefix("own_engineer_")
+            ability = next(
+                (e.ability for e in state.players[p].engineers if str(e.number) == number), ""
+            )
+        elif key.startswith("engineer_"):
+            ability = key.removeprefix("engineer_")
+        else:
+            return key
+        return "" if ability in SETTLED_ENGINEER_WORKERS else "engineer"
 
     def _check_doable(self, state: RussianRailroadsState, p: int, space: ActionSpace) -> None:
         """An action must be done in full (seed 000, "POPIS JEDNOHO TAHU HRÁČE"): a space whose

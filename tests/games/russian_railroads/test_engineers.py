@@ -214,3 +214,25 @@ def test_hiring_names_the_tile_and_reads_its_number_in_two_taps() -> None:
     assert [
         leaf.action for leaf in only if leaf.action and leaf.action.kind == "hire_engineer"
     ] == [Action("hire_engineer", 0, {"ability": "two_any"})]
+
+
+# --- 9. figures the rulebook's own examples settle ---------------------------------------------
+
+
+def test_the_settled_worker_counts_are_confirmed_and_carry_no_unverified_note() -> None:
+    """Seed 000, "DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE LIŠTY POŘADÍ NA TAHU" (the turn
+    order worker — one — does one brown step) and "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH
+    POLÍCH" (one worker on the doubler + 3 points engineer); the other engineers stay marked."""
+    s = new_game(4, engineer_row=ROW)
+    assert s.board.figure("space_workers_brown_1").confirmed
+    assert not s.board.figure("space_workers_brown_2").confirmed
+    assert not s.board.figure("space_workers_engineer").confirmed
+    s = act(s, "take_space", 0, space="engineer_doubler_3points", workers=1)
+    assert "space_workers_engineer" not in s.figures_used
+    s = act(s, "take_space", 1, space="engineer_two_black", workers=1)
+    assert "space_workers_engineer" in s.figures_used  # still unconfirmed for the others
+    brown = with_board(new_game(4), 0, colours=frozenset({"black", "grey", "brown"}),
+                       rails=((7, 3, 1, 0, 0), (1, 0, 0, 0, 0), (1, 0, 0, 0, 0)),
+                       fired=frozenset({"rails:2", "rails:6"}))  # fmt: skip
+    brown = act(brown, "take_space", 0, space="brown_1", workers=1)
+    assert "space_workers_brown_1" not in brown.figures_used
