@@ -86,10 +86,14 @@ def step_moves(
     """Every way to spend ``count`` steps (``up_to``: 1…count) of the given colours over the
     tracks that the board rules allow (seed 000, "ZÁSADY STAVBY KOLEJÍ": split freely between
     tracks); moves in colour order, black first, so a colour never waits on the one before."""
+    # a colour gained on the way (black reaching Trans-Siberian 2 / 6 / 10 / 15) is usable at
+    # once (seed 000, "BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV"; engineer tiles: "the order of the steps
+    # is yours"): every colour the grant allows is tried, the board rules decide
+    reachable = board.colours | _gainable(board, colours, count)
     pairs = [
         (t, c)
         for c in COLOURS
-        if c in colours and c in board.colours
+        if c in colours and c in reachable
         for t in TRACKS
         if c in TRACK_COLOURS[t]
     ]
@@ -114,6 +118,44 @@ def step_moves(
             except IllegalActionError:
                 continue
             yield moves
+
+
+def _gainable(board: PlayerBoard, colours: Sequence[str], count: int) -> frozenset[str]:
+    """Colours black steps of this grant could still unlock (black on the Trans-Siberian
+    reaching 2 / 6 / 10 / 15 within ``count`` steps)."""
+    if "black" not in colours:
+        return frozenset()
+    from companion.games.russian_railroads.board_data import NEW_RAILS_AT
+
+    black = board.rail("trans_siberian", "black")
+    return frozenset(c for space, c in NEW_RAILS_AT.items() if black < space <= black + count)
+
+
+def steps_doable(
+    board: PlayerBoard,
+    player: int,
+    grants: Sequence[tuple[Sequence[str], int]],
+    token_space: int | None,
+) -> bool:
+    """Whether all these step grants can be done in full, in some order (a colour one of
+    them unlocks serves the next: seed 000, "DESTIČKY INŽENÝRŮ", the order of the steps)."""
+    if not grants:
+        return True
+    for i, (colours, count) in enumerate(grants):
+        rest = [*grants[:i], *grants[i + 1 :]]
+        for moves in step_moves(
+            board,
+            player,
+            colours,
+            count,
+            up_to=False,
+            extra_black=False,
+            token_space=token_space,
+        ):
+            after = br.build(board, player, list(moves), token_space).board
+            if steps_doable(after, player, rest, token_space):
+                return True
+    return False
 
 
 def locomotive_chains(board: PlayerBoard, level: int) -> Iterator[tuple[dict[str, object], ...]]:
@@ -742,4 +784,11 @@ def choices(state: RussianRailroadsState, viewer: int | None = None) -> tuple[Ch
     return tuple(nodes)
 
 
-__all__ = ["choices", "grant_actions", "grant_doable", "payment_actions", "step_moves"]
+__all__ = [
+    "choices",
+    "grant_actions",
+    "grant_doable",
+    "payment_actions",
+    "step_moves",
+    "steps_doable",
+]

@@ -1097,7 +1097,7 @@ class RussianRailroads:
         """An action must be done in full (seed 000, "POPIS JEDNOHO TAHU HRÁČE"): a space whose
         action cannot be done is not taken; the 3-worker locomotive + factory space needs a
         locomotive in the supply (seed 000, "ROZDÍLY AKČNÍCH POLÍ TÉTO OBLASTI")."""
-        from companion.games.russian_railroads.choices import grant_doable
+        from companion.games.russian_railroads.choices import grant_doable, steps_doable
 
         if space.key == "locomotive_and_factory" and not any(state.locomotive_supply):
             raise refuse(
@@ -1112,6 +1112,7 @@ class RussianRailroads:
                 S_ENGINEERS,
             )
         own = space.key.startswith("own_engineer_")  # may be used partly ("A INŽENÝŘI")
+        steps: list[tuple[tuple[str, ...], int]] = []
         for g in space.grants:
             grant = parse_grant(g)
             if grant.kind == "doublers" and not own:
@@ -1137,6 +1138,9 @@ class RussianRailroads:
                     )
             if grant.immediate or grant.up_to:
                 continue
+            if grant.kind == "steps":
+                steps.append((grant.colours, grant.count))
+                continue
             if not grant_doable(state, p, g):
                 raise refuse(
                     msg(
@@ -1147,6 +1151,18 @@ class RussianRailroads:
                     msg("an action is done at once and in full, never partly"),
                     S_WORKERS,
                 )
+        token_space = self._token_space(state)
+        if steps and not steps_doable(state.players[p], p, steps, token_space):
+            what = [g for g in space.grants if parse_grant(g).kind == "steps"]
+            raise refuse(
+                msg(
+                    "the action of “{space}” ({what}) cannot be done in full on this board",
+                    space=space_title(space),
+                    what=grants_message(tuple(what)),
+                ),
+                msg("an action is done at once and in full, never partly"),
+                S_WORKERS,
+            )
 
     def _grant(
         self,

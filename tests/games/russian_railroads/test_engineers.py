@@ -236,3 +236,38 @@ def test_the_settled_worker_counts_are_confirmed_and_carry_no_unverified_note() 
                        fired=frozenset({"rails:2", "rails:6"}))  # fmt: skip
     brown = act(brown, "take_space", 0, space="brown_1", workers=1)
     assert "space_workers_brown_1" not in brown.figures_used
+
+
+# --- 6. a colour gained in the middle of an action is usable at once ---------------------------
+
+ROW_6 = ["industry_two", "doubler_3points", "grey_brown", "two_black", "black_grey", "two_any",
+         "industry_black"]  # fmt: skip
+
+
+def test_one_black_and_one_grey_at_the_start_black_unlocks_grey_for_the_same_action() -> None:
+    """Seed 000, "BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV" (grey from the moment black reaches
+    Trans-Siberian 2) and "DESTIČKY INŽENÝRŮ" (the order of the steps is the player's)."""
+    s = new_game(4, engineer_row=ROW_6)
+    s = act(s, "take_space", 0, space="engineer_black_grey", workers=1)
+    tree = GAME.choices(s)
+    assert [c.key for c in tree] == ["grant-0"]  # black first: grey comes with it
+    black = [leaf.action for _, leaf in leaves(tree)]
+    assert Action("build", 0, {"moves": moves((TS, "black", 1))}) in black
+    s = act(s, "build", 0, moves=moves((TS, "black", 1)))
+    assert "grey" in board_of(s, 0).colours
+    grey = [leaf.action for _, leaf in leaves(GAME.choices(s))]
+    assert Action("build", 0, {"moves": moves((TS, "grey", 1))}) in grey
+    s = act(s, "build", 0, moves=moves((TS, "grey", 1)))
+    assert board_of(s, 0).rail(TS, "grey") == 1 and s.pending == ()
+
+
+def test_two_steps_with_any_rails_may_be_black_then_the_grey_it_unlocks() -> None:
+    """Seed 000, "BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV": the tree offers black to Trans-Siberian 2
+    and then a grey step in the same action."""
+    s = new_game(4, engineer_row=ROW_6)
+    s = act(s, "take_space", 0, space="engineer_two_any", workers=1)
+    offered = [leaf.action for _, leaf in leaves(GAME.choices(s))]
+    both = Action("build", 0, {"moves": moves((TS, "black", 1), (TS, "grey", 1))})
+    assert both in offered
+    s = GAME.apply(s, both)
+    assert board_of(s, 0).rail(TS, "grey") == 1 and board_of(s, 0).rail(TS, "black") == 2
