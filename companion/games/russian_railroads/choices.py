@@ -383,9 +383,13 @@ def grant_doable(state: RussianRailroadsState, p: int, grant: str) -> bool:
                 )
             return loco or bool(state.returned_factories)
         case "industry":
+            from companion.games.russian_railroads.rules import factory_builds
+
             for marker in range(len(board.industry)):
                 try:
-                    br.industry_steps(board, p, marker, g.count, token_space)
+                    br.industry_steps(
+                        board, p, marker, g.count, token_space, builds_factory=factory_builds(state)
+                    )
                 except IllegalActionError:
                     continue
                 return True

@@ -53,6 +53,7 @@ PENDING_KINDS = frozenset(
         "starting_bonus",
         "turn_order_move",
         "space",
+        "industry_rest",
     }
 )
 POINT_CATEGORIES = frozenset(
@@ -262,7 +263,7 @@ def state_from_json(data: Any) -> RussianRailroadsState:
                 item.get("kind").str(PENDING_KINDS),
                 item.get("player").int(lo=0, hi=n - 1),
                 item.get("source", "").str(),
-                item.get("level", 0).int(lo=0, hi=9),
+                item.get("level", 0).int(lo=0, hi=14),
                 item.get("marker", 0).int(lo=0, hi=1),
                 tuple(g.str() for g in item.get("grants", []).list(max_len=8)),
                 item.get("extra_black", False).bool(),

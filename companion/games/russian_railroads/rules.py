@@ -12,7 +12,7 @@ draft.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -543,7 +543,14 @@ class RussianRailroads:
         args.only("steps", "marker", "source")
         steps = args.get("steps").int(lo=1, hi=INDUSTRY_LAST)
         marker = args.get("marker", 1).int(lo=1, hi=2) - 1
-        outcome = br.industry_steps(state.players[p], p, marker, steps, self._token_space(state))
+        outcome = br.industry_steps(
+            state.players[p],
+            p,
+            marker,
+            steps,
+            self._token_space(state),
+            builds_factory=factory_builds(state),
+        )
         return self._board(state, p, outcome)
 
     def _do_doublers(
@@ -1300,7 +1307,27 @@ class RussianRailroads:
 
     def _after(self, state: RussianRailroadsState) -> RussianRailroadsState:
         """Move the game along once nothing is owed: the draft ends; all passed → the new turn
-        order and the turn order workers' moves; then the round's scoring."""
+        order and the turn order workers' moves; then the round's scoring. An industry move
+        that stopped at a factory goes on by itself once that factory has acted."""
+        while state.pending and state.pending[0].kind == "industry_rest":
+            rest = state.pending[0]
+            state = replace(state, pending=state.pending[1:])
+            # as far as the board allows: where the factory's action did not build the next
+            # factory, the steps beyond the empty slot are lost
+            for count in range(rest.level, 0, -1):
+                try:
+                    outcome = br.industry_steps(
+                        state.players[rest.player],
+                        rest.player,
+                        rest.marker,
+                        count,
+                        self._token_space(state),
+                        builds_factory=factory_builds(state),
+                    )
+                except IllegalActionError:
+                    continue
+                state = self._board(state, rest.player, outcome)
+                break
         if state.pending:
             return state
         if state.phase == "draft":
@@ -1591,7 +1618,14 @@ class RussianRailroads:
                 )
             case "industry_step":
                 try:
-                    outcome = br.industry_steps(board, p, first.marker, 1, self._token_space(state))
+                    outcome = br.industry_steps(
+                        board,
+                        p,
+                        first.marker,
+                        1,
+                        self._token_space(state),
+                        builds_factory=factory_builds(state),
+                    )
                 except IllegalActionError:
                     return state  # "Není-li to možné, akce propadá" — the function is lost
                 return self._board(state, p, outcome)
@@ -1864,6 +1898,16 @@ def _without_round(why: Text) -> Text:
 TWO_PLAYER_SIDE_KNOWN = frozenset(
     {"grey_3", "brown_1", "brown_2", "natural_1", "natural_2", "white_1", "white_2"}
 )
+
+
+def factory_builds(state: RussianRailroadsState) -> Callable[[int], bool]:
+    """Whether a factory of a locomotive level may build a factory when reached (its function
+    "a locomotive or a factory" (seed 000, "TOVÁRNY"), or not yet known)."""
+
+    def builds(level: int) -> bool:
+        return state.known_factory_function(level) in (None, "locomotive_or_factory")
+
+    return builds
 
 
 def _black_steps(space: ActionSpace) -> bool:

@@ -3,6 +3,7 @@ scenario names its section of seed 000 (the Czech rulebook)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from companion.core import Action, IllegalActionError
 from companion.core.choices import leaves, node_at
 from companion.games.russian_railroads import GAME, RussianRailroadsState
-from companion.games.russian_railroads.state import Engineer
+from companion.games.russian_railroads.state import Engineer, Pending
 from tests.games.russian_railroads.helpers import board_of, moves, new_game, with_board
 
 TS, SP, KV = "trans_siberian", "st_petersburg", "kiev"
@@ -111,8 +112,6 @@ def test_the_doubler_space_needs_a_free_marked_space_and_a_doubler_in_the_supply
 
 
 def replace_supply(state: RussianRailroadsState, left: int) -> RussianRailroadsState:
-    from dataclasses import replace
-
     return replace(state, doubler_supply=left)
 
 
@@ -271,3 +270,31 @@ def test_two_steps_with_any_rails_may_be_black_then_the_grey_it_unlocks() -> Non
     assert both in offered
     s = GAME.apply(s, both)
     assert board_of(s, 0).rail(TS, "grey") == 1 and board_of(s, 0).rail(TS, "black") == 2
+
+
+# --- 7. industry through a factory: the factory acts, then the marker moves on -----------------
+
+
+def test_industry_plus_3_through_a_factory_that_builds_the_next_factory() -> None:
+    """Seed 000, "POSTUP PŘI DOSAŽENÍ POLE LEŽÍCÍHO NA ŽETONU TOVÁRNY": the factory's action at
+    once, then the marker goes on — through the slot that action has just filled; where the
+    action builds nothing, the marker goes as far as the board allows."""
+    s = with_board(new_game(4), 0, factories=(1,), industry=(4,))
+    # industry +3 as the last round tile gives it: from 4, space 5 is the factory, 7 the slot
+    # after the empty gap
+    s = replace(s, pending=(Pending("space", 0, "industry_3", grants=("industry:3",)),))
+    s = act(s, "industry", 0, steps=3)
+    assert board_of(s, 0).industry == (5,) and s.pending[0].kind == "factory"
+    built = act(s, "factory_function", 0, function="locomotive_or_factory")
+    built = act(built, "build_factory", 0, **{"from": "supply"})
+    assert board_of(built, 0).factories == (1, 2) and board_of(built, 0).industry == (7,)
+    assert built.pending[0].kind == "factory" and built.pending[0].level == 2  # it acts in turn
+    # a known factory that builds nothing: the gap stays closed, no move through it
+    coin = replace(s, pending=(), factory_functions=((1, "coin"),))
+    coin = replace(coin, pending=(Pending("space", 0, "industry_3", grants=("industry:3",)),))
+    with pytest.raises(IllegalActionError, match="factory slot 2 is empty"):
+        act(coin, "industry", 0, steps=3)
+    # the factory's action used otherwise: the steps beyond the empty slot are lost
+    taken = act(s, "factory_function", 0, function="locomotive_or_factory")
+    taken = act(taken, "take_locomotive", 0, placements=[{"track": SP}])
+    assert board_of(taken, 0).industry == (6,) and taken.pending == ()
