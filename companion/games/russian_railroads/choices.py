@@ -43,6 +43,7 @@ from companion.games.russian_railroads.names import (
     engineer_name,
     grant_message,
     named,
+    rail_colour,
     source_message,
     space_title,
     steps,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from companion.games.russian_railroads.rules import RussianRailroads
 
 Moves = tuple[tuple[str, str, int], ...]
+STAGED_STEPS = 3  # as ``rules.STAGED_STEPS``: the 4-steps token is entered colour by colour
 ENGINEER_NUMBERS = range(1, 16)
 
 
@@ -510,6 +512,14 @@ def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) ->
         nodes = engineer_choices(state, p, hire_candidates(state), "hire_engineer", {})
         return Choice(f"grant-{index}", label, p, children=nodes) if nodes else None
 
+    g = parse_grant(grant)
+    first = state.pending[0] if state.pending else None
+    extra = bool(first and first.kind == "space" and first.extra_black)
+    staged = g.count >= STAGED_STEPS or grant.endswith(":staged")
+    if g.kind == "steps" and g.up_to and staged and not extra:
+        nodes = _staged_steps(state, p, g)
+        return Choice(f"grant-{index}", label, p, children=nodes) if nodes else None
+
     def children() -> tuple[Choice, ...]:
         out: list[Choice] = []
         seen: set[str] = set()
@@ -528,6 +538,44 @@ def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) ->
     if not any(_accepted(state, a) for a in grant_actions(state, p, grant)):
         return None
     return Choice(f"grant-{index}", label, p, children=children)
+
+
+def _staged_steps(state: RussianRailroadsState, p: int, g: Any) -> tuple[Choice, ...]:
+    """A big "up to" rail grant (the 4-steps token) as steps: the colour, then the track and
+    how many (one build each; what is left stays owed, and may be left)."""
+    board = state.players[p]
+    name = board.name
+    reachable = board.colours | _gainable(board, g.colours, g.count)
+    out: list[Choice] = []
+    for colour in COLOURS:
+        if colour not in g.colours or colour not in reachable:
+            continue
+        actions = [
+            Action("build", p, {"moves": [{"track": t, "colour": colour, "steps": n}]})
+            for t in TRACKS
+            if colour in TRACK_COLOURS[t]
+            for n in range(1, g.count + 1)
+        ]
+        if not any(_accepted(state, a) for a in actions):
+            continue
+
+        def leaves_of(actions: list[Action] = actions) -> tuple[Choice, ...]:
+            return tuple(
+                Choice(_action_key(a), effect_label(state, a), p, action=a, swatches=_rails(a))
+                for a in actions
+                if _accepted(state, a)
+            )
+
+        out.append(
+            Choice(
+                f"colour-{colour}",
+                msg("{player}: the {colour} rail", player=name, colour=rail_colour(colour)),
+                p,
+                children=leaves_of,
+                swatches=(colour,),
+            )
+        )
+    return tuple(out)
 
 
 def _action_key(action: Action) -> str:

@@ -1226,7 +1226,8 @@ class RussianRailroads:
             if fit is None:
                 continue
             extra_used = fit
-            rest = first.grants[:i] + first.grants[i + 1 :]
+            left = _left_of(parse_grant(g), g, kind, args) if not extra_used else None
+            rest = first.grants[:i] + ((left,) if left else ()) + first.grants[i + 1 :]
             spent = replace(first, grants=rest, extra_black=first.extra_black and not extra_used)
             return self._drop_spent(replace(state, pending=(spent, *state.pending[1:])))
         raise refuse(
@@ -1898,6 +1899,25 @@ def _without_round(why: Text) -> Text:
 TWO_PLAYER_SIDE_KNOWN = frozenset(
     {"grey_3", "brown_1", "brown_2", "natural_1", "natural_2", "white_1", "white_2"}
 )
+
+
+STAGED_STEPS = 3
+"""An "up to" rail grant this big (the 4-steps token) is spent a few steps at a time: colour,
+then how many — a tap each, not every split at once."""
+
+
+def _left_of(grant: Grant, text: str, kind: str, args: Field) -> str | None:
+    """What a big "up to" rail grant still gives after a build that used part of it: the steps
+    may be taken a few at a time, in the order the player likes (seed 000, "?" token "up to 4
+    steps with any rails"; "DESTIČKY INŽENÝRŮ": the order of the steps is the player's)."""
+    staged = grant.count >= STAGED_STEPS or text.endswith(":staged")
+    if kind != "build" or grant.kind != "steps" or not grant.up_to or not staged:
+        return None
+    total = sum(m.get("steps").int(lo=1, hi=15) for m in args.get("moves").list(max_len=10))
+    if total >= grant.count:
+        return None
+    parts = text.split(":")
+    return f"{parts[0]}:{parts[1]}:{grant.count - total}:upto:staged"
 
 
 def factory_builds(state: RussianRailroadsState) -> Callable[[int], bool]:

@@ -298,3 +298,32 @@ def test_industry_plus_3_through_a_factory_that_builds_the_next_factory() -> Non
     taken = act(s, "factory_function", 0, function="locomotive_or_factory")
     taken = act(taken, "take_locomotive", 0, placements=[{"track": SP}])
     assert board_of(taken, 0).industry == (6,) and taken.pending == ()
+
+
+# --- 8. by taps: the 4-steps token as steps, engineers in random playouts ----------------------
+
+
+def test_the_four_steps_token_is_entered_colour_then_track_and_how_many() -> None:
+    """Seed 000, "ŽETONY" (up to 4 steps with any rails, split freely): a colour, then the
+    track and how many, as often as steps are left; what is left may be left."""
+    s = with_board(new_game(4), 0, rails=((12, 5, 3, 1, 0), (1, 0, 0, 0, 0), (3, 0, 0, 0, 0)),
+                   colours=frozenset({"black", "grey", "brown", "natural"}),
+                   fired=frozenset({"rails:2", "rails:6", "rails:10"}),
+                   locomotives=((9, 9), (5,), ()))  # fmt: skip
+    s = act(s, "take_space", 0, space="black_or_grey", workers=1)
+    s = act(s, "build", 0, moves=moves((TS, "black", 1)))
+    s = act(s, "use_token", 0, token="four_steps")
+    tree = GAME.choices(s)
+    assert [c.key for c in tree] == ["grant-0", "stop"]
+    colours = [c.key for c in tree[0].expand()]
+    assert colours == ["colour-black", "colour-grey", "colour-brown", "colour-natural"]
+    grey = node_at(tree, "grant-0/colour-grey").expand()
+    assert 0 < len(grey) <= 12 and all(c.is_leaf for c in grey)
+    s = act(s, "build", 0, moves=moves((TS, "grey", 2)))
+    assert s.pending[0].grants == (
+        "steps:any:2:upto:staged",
+    )  # two steps still to use, or to leave
+    s = act(s, "build", 0, moves=moves((KV, "black", 1)))
+    assert s.pending[0].grants == ("steps:any:1:upto:staged",)
+    s = act(s, "decline", 0)
+    assert s.pending == () and board_of(s, 0).rail(TS, "grey") == 7
