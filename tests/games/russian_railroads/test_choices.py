@@ -49,6 +49,35 @@ def test_a_few_playouts_for_every_player_count() -> None:
         assert GAME.is_over(playout(seed, players, validate=True))
 
 
+def test_random_playouts_use_the_engineers_by_taps() -> None:
+    """Issue 47: through the tree alone, random games name the face-up engineers, hire them
+    and use the public and own engineer spaces (seed 000, "INŽENÝŘI"); every leaf is accepted
+    (``playout``). The 200-game count runs as ``bench/bench_rr_playouts.py``."""
+    kinds = []
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = GAME.setup(
+            [PlayerSpec(n) for n in ["Anna", "Boris", "Cleo", "Dana"][: 2 + seed % 3]], {}
+        )
+        used: set[str] = set()
+        while not GAME.is_over(state):
+            picked = random_leaf(GAME.choices(state), rng)
+            assert picked is not None
+            action = picked[1].action
+            assert action is not None
+            space = str(action.args.get("space", ""))
+            if action.kind == "hire_engineer":
+                used.add("hire")
+            elif action.kind == "take_space" and space.startswith("own_engineer_"):
+                used.add("own")
+            elif action.kind == "take_space" and space.startswith("engineer_"):
+                used.add("public")
+            state = GAME.apply(state, action)
+        kinds.append(used)
+    assert sum(bool(k) for k in kinds) >= 5  # engineers in most games
+    assert all(any(kind in k for k in kinds) for kind in ("hire", "own", "public"))
+
+
 def test_the_first_turn_offers_free_spaces_payments_and_pass_with_plain_labels() -> None:
     s = new_game(4)
     tree = GAME.choices(s)
