@@ -2060,6 +2060,7 @@ KIND_WORDS: dict[str, Message] = {
     "bonus_card": msg("taking a bonus card"),
     "factory_function": msg("saying what a factory does"),
     "starting_bonus": msg("choosing a starting card"),
+    "engineer_tile": msg("naming an engineer tile"),
 }
 """A move's kind in words, for refusals ("Red: building rails — waiting for …")."""
 
@@ -2171,4 +2172,15 @@ def describe_action(action: Action, names: Sequence[str]) -> Message:
             return msg("{player} says what the new factory does", player=who)
         case "starting_bonus":
             return msg("{player} chooses a starting card", player=who)
+        case "engineer_tile":
+            place = ENGINEER_PLACE_NAMES.get(str(args.get("place")))
+            ability = str(args.get("engineer", ""))
+            if place is not None and ability in ENGINEERS:
+                return msg(
+                    "{player}: the engineer on {place} is “{engineer}”",
+                    player=who,
+                    place=place,
+                    engineer=engineer_name(ability),
+                )
+            return msg("{player} names an engineer tile", player=who)
     return msg("{player} enters a move", player=who)

@@ -327,3 +327,15 @@ def test_the_four_steps_token_is_entered_colour_then_track_and_how_many() -> Non
     assert s.pending[0].grants == ("steps:any:1:upto:staged",)
     s = act(s, "decline", 0)
     assert s.pending == () and board_of(s, 0).rail(TS, "grey") == 7
+
+
+def test_naming_a_tile_reads_as_a_sentence_in_the_history() -> None:
+    from companion.core.messages import render_text
+
+    said = GAME.describe(
+        Action("engineer_tile", 1, {"place": "left", "engineer": "two_black"}), ["Red", "Blue"]
+    )
+    assert (
+        render_text(said)
+        == "Blue: the engineer on the left engineer action space is “2 black steps”"
+    )
