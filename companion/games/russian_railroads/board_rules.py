@@ -480,6 +480,7 @@ def industry_steps(
     start = board.industry[marker]
     # the whole move first: it must be possible, with the factories built on the way
     built = len(board.factories)
+    builders = 0  # factories passed on this move whose action may build the next one
     for position in range(start + 1, start + steps + 1):
         if position > INDUSTRY_LAST:
             refuse(
@@ -487,21 +488,26 @@ def industry_steps(
                 msg("the industry track ends after the fifth factory"),
                 S_INDUSTRY,
             )
-        if position in INDUSTRY_GAPS:
-            gap = INDUSTRY_GAPS.index(position)
-            passed = [board.factories[g] for g in range(gap) if INDUSTRY_GAPS[g] > start]
-            may_build = builds_factory is not None and any(builds_factory(lv) for lv in passed)
-            if gap >= built and not (gap == built and may_build):
-                refuse(
-                    msg(
-                        "an industry step to space {space}: factory slot {slot} is empty",
-                        space=position,
-                        slot=gap + 1,
-                    ),
-                    msg("an empty factory slot can be neither entered nor jumped; build a factory"),
-                    S_INDUSTRY,
-                )
-            built = max(built, gap + 1)
+        if position not in INDUSTRY_GAPS:
+            continue
+        gap = INDUSTRY_GAPS.index(position)
+        if gap < len(board.factories):
+            if builds_factory is not None and builds_factory(board.factories[gap]):
+                builders += 1
+            continue
+        if gap == built and builders:  # the slot a factory passed on the way may fill
+            builders -= 1
+            built += 1
+            continue
+        refuse(
+            msg(
+                "an industry step to space {space}: factory slot {slot} is empty",
+                space=position,
+                slot=gap + 1,
+            ),
+            msg("an empty factory slot can be neither entered nor jumped; build a factory"),
+            S_INDUSTRY,
+        )
     others = [p for i, p in enumerate(board.industry) if i != marker]
     if start + steps in others:
         refuse(

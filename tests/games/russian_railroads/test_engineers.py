@@ -339,3 +339,15 @@ def test_naming_a_tile_reads_as_a_sentence_in_the_history() -> None:
         render_text(said)
         == "Blue: the engineer on the left engineer action space is “2 black steps”"
     )
+
+
+def test_one_factory_on_the_way_fills_one_slot_at_most() -> None:
+    """Seed 000, "VÝZNAM VÝŘEZŮ PRO TOVÁRNY": an empty slot is neither entered nor jumped — a
+    factory passed on the way may fill the next slot, not two."""
+    s = with_board(new_game(4), 0, factories=(1,), industry=(4,))
+    five = replace(s, pending=(Pending("space", 0, "token industry_five",
+                                       grants=("industry:5:upto",)),))  # fmt: skip
+    with pytest.raises(IllegalActionError, match="factory slot 3 is empty"):
+        act(five, "industry", 0, steps=5)
+    four = act(five, "industry", 0, steps=4)
+    assert board_of(four, 0).industry == (5,) and four.pending[1].kind == "industry_rest"
