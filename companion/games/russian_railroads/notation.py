@@ -337,7 +337,10 @@ def find_problems(s: RussianRailroadsState) -> tuple[Problem, ...]:
             gaps = [g for g in INDUSTRY_GAPS if g <= pos]
             if len(gaps) > len(b.factories):
                 found.append(Problem("industry_gap", f"marker at {pos} past an empty gap", where))
-        if len(set(b.industry)) != len(b.industry):
+        # a marker stopped on a factory mid-move (the factory acting, the rest of the move
+        # owed) passes the other marker's space; they never end on one
+        moving = any(p.kind == "industry_rest" and p.player == i for p in s.pending)
+        if len(set(b.industry)) != len(b.industry) and not moving:
             found.append(Problem("industry_shared", "two markers on one space", where))
     on_boards = sum(b.doublers for b in s.players)
     if on_boards + s.doubler_supply != DOUBLER_SUPPLY:

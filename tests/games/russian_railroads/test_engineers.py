@@ -351,3 +351,18 @@ def test_one_factory_on_the_way_fills_one_slot_at_most() -> None:
         act(five, "industry", 0, steps=5)
     four = act(five, "industry", 0, steps=4)
     assert board_of(four, 0).industry == (5,) and four.pending[1].kind == "industry_rest"
+
+
+def test_a_marker_stopped_on_a_factory_may_pass_the_other_markers_space() -> None:
+    """Seed 000, "ŽETONY" (the second industry marker: never on the other one's space) holds where
+    a move ends;
+    on the way the marker stops on the factory while it acts ("POSTUP PŘI DOSAŽENÍ POLE
+    LEŽÍCÍHO NA ŽETONU TOVÁRNY"), even where the other marker stands."""
+    s = with_board(new_game(4), 0, factories=(1,), industry=(5, 3))
+    s = replace(s, pending=(Pending("space", 0, "industry_3", grants=("industry:3",)),))
+    s = act(s, "industry", 0, steps=3, marker=2)
+    assert board_of(s, 0).industry == (5, 5)
+    assert "industry_shared" not in {p.code for p in GAME.problems(s)}
+    s = act(s, "factory_function", 0, function="coin")
+    assert board_of(s, 0).industry == (5, 6)
+    assert "industry_shared" not in {p.code for p in GAME.problems(s)}
