@@ -53,8 +53,8 @@ def test_russian_railroads_chart_follows_the_golden_game_round_by_round(tmp_path
     values = {s.name: s.values for s in chart.series}
     # the golden game's totals after each round's last pass (its "totals" after the round
     # ends), then the final scoring
-    assert values["Red"] == (0, 6, 20, 38, 65, 102, 164, 224, 264)
-    assert values["Yellow"] == (0, 6, 26, 43, 71, 100, 163, 248, 248)
+    assert values["Red"] == (0, 6, 20, 37, 65, 102, 143, 208, 208)
+    assert values["Yellow"] == (0, 9, 21, 41, 69, 98, 140, 186, 186)
     assert [label for _, label in chart.x_labels] == [
         "start", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "final",
     ]  # fmt: skip
@@ -102,17 +102,17 @@ def test_russian_railroads_boards_show_rails_reach_doublers_and_industry(tmp_pat
     red = boards[0]
     ts, stp, kiev = red.tracks
     assert (ts.length, stp.length, kiev.length) == (15, 9, 9)
-    # Red's Trans-Siberian at the end: white to 3, natural 4, brown 5, grey 6, black 15; the
-    # locomotives 4 + 1 reach space 5, two doublers lie over spaces 1–2
+    # Red's Trans-Siberian at the end: white to 2, natural 3, brown 4, grey 5, black past 6;
+    # the locomotives 8 + 4 reach space 12, four doublers lie over spaces 1–4
     assert [c.rail for c in ts.cells[:7]] == [
-        "white", "white", "white", "natural", "brown", "grey", "black",
+        "white", "white", "natural", "brown", "grey", "black", "black",
     ]  # fmt: skip
-    assert ts.locomotives == (4, 1) and ts.reach == 5
-    assert [c.space for c in ts.cells if c.in_reach] == [1, 2, 3, 4, 5]
-    assert [c.space for c in ts.cells if c.doubled] == [1, 2]
+    assert ts.locomotives == (8, 4) and ts.reach == 12
+    assert [c.space for c in ts.cells if c.in_reach] == list(range(1, 13))
+    assert [c.space for c in ts.cells if c.doubled] == [1, 2, 3, 4]
     assert [c.doubled for c in stp.cells] == [False] * 9  # doublers lie on the Trans-Siberian only
     assert [s.step for s in red.industry if s.marker] == [4]
-    assert red.engineers == 2
+    assert red.engineers == 1
     blue = boards[1]
     assert blue.factories == 5 and all(s.built for s in blue.industry if s.gap)
 

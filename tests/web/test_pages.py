@@ -269,7 +269,8 @@ def test_russian_railroads_rail_steps_and_the_round_chart(
     page.select_option("#any-action select[name=player]", str(step["action"]["player"]))
     page.fill("#any-action textarea[name=args]", json.dumps(step["action"]["args"]))
     page.click("#any-action button[type=submit]")
-    expect(page.locator(".flash.ok")).to_contain_text("Red builds 1 black rail on the")
+    builder = golden["players"][step["action"]["player"]]["name"]
+    expect(page.locator(".flash.ok")).to_contain_text(f"{builder} builds 1 black rail on the")
     shoot(page, "table-russian-railroads")
     # the rest of the golden game through the service; the chart shows every round
     for later in golden["steps"][first_build + 1 :]:

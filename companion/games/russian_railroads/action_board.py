@@ -158,8 +158,10 @@ SPACES: Final[tuple[ActionSpace, ...]] = (
             "rails",
             n,
             (f"steps:{colour}:{n}",),
-            f"{REF_2P}; on the 3–4-player side not printed in any public source",
-            confirmed=False,
+            f"{REF_2P}; on the 3–4-player side not printed in any public source"
+            if f"{colour}_{n}" != "brown_1"
+            else f"{REF_2P}; {S_TURN_MOVE} (example: the one turn order worker, 1 brown step)",
+            confirmed=f"{colour}_{n}" == "brown_1",
         )
         for colour in ("brown", "natural", "white")
         for n in (1, 2)
@@ -267,11 +269,29 @@ SPACES: Final[tuple[ActionSpace, ...]] = (
 
 SPACE_BY_KEY: Final = {s.key: s for s in SPACES}
 
-# Public engineer spaces (seed 000 setup step 9 and "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH
-# POLÍCH"): the four rightmost places of the engineer row are action spaces (the B tiles, face
-# up); each costs the workers printed on its tile — one in the rulebook's example, the others
-# not printed in any public source (unconfirmed, owner figure ``engineer_space_workers``).
-PUBLIC_ENGINEER_SPACES: Final = 4
+# The engineer row (seed 000 setup step 9, "VYUŽITÍ SCHOPNOSTÍ INŽENÝRŮ", "VYUŽITÍ INŽENÝRŮ NA
+# PROMĚNLIVÝCH AKČNÍCH POLÍCH", "INŽENÝŘI NA HERNÍM PLÁNU PŘED PROMĚNLIVÝMI AKČNÍMI POLI"): the
+# B tiles lie upright and face down on the left; the three A tiles lie across and face up. The
+# rightmost of those is the hiring space (its engineer can be hired, not used); the two to its
+# left are the variable action spaces — "the left variable action space" of the rulebook's
+# example — usable by everyone, once a round, and not yet hirable. The tiles further left can be
+# neither hired nor used. Each round the row moves one place right.
+PUBLIC_ENGINEER_SPACES: Final = 2
+ENGINEER_PLACES: Final = ("left", "right", "hiring")
+"""The three face-up places of the engineer row, left to right."""
+
+
+def engineer_place_index(row_length: int, place: str) -> int:
+    """The row index of a face-up place (``left``/``right``/``hiring``); negative when the row
+    has no such place any more (late rounds: the row has moved right)."""
+    return row_length - len(ENGINEER_PLACES) + ENGINEER_PLACES.index(place)
+
+
+def public_engineers(row: tuple[str, ...]) -> tuple[str, ...]:
+    """The engineers on the two variable action spaces ("" = face up, not yet named)."""
+    return row[-1 - PUBLIC_ENGINEER_SPACES : -1] if row else ()
+
+
 ENGINEER_SPACE_WORKERS: Final = 1
 
 # What each engineer's action space gives (seed 000, "DESTIČKY INŽENÝRŮ").

@@ -317,10 +317,26 @@ SPACE_WORKER_FIGURES: Final[tuple[tuple[str, Text, int, Text], ...]] = (
         "engineer",
         msg("an engineer's action space"),
         1,
-        msg("the rulebook's example places one worker; the other tiles' counts are not published"),
+        msg(
+            "the rulebook's example places one worker (on the doubler + 3 points engineer, so "
+            "that one is settled); the other tiles' counts are not published"
+        ),
     ),
 )
 SPACE_FIGURE_TITLES: Final = {key: title for key, title, _, _ in SPACE_WORKER_FIGURES}
+# Worker counts the rulebook's own examples settle (issue 47): confirmed, still shown on the
+# owner's page (an owner's value from the box still counts).
+SETTLED_SPACE_FIGURES: Final[dict[str, Text]] = {
+    # Seed 000, "DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE LIŠTY POŘADÍ NA TAHU": the
+    # example moves the turn order worker — one worker, to a one-worker space — to the space of
+    # one brown step.
+    "brown_1": msg(
+        "the rulebook's example moves the one turn order worker to the space of one brown step"
+    ),
+}
+# The engineer whose worker count the example settles: seed 000, "VYUŽITÍ INŽENÝRŮ NA
+# PROMĚNLIVÝCH AKČNÍCH POLÍCH" — Red places one worker on the doubler + 3 points engineer.
+SETTLED_ENGINEER_WORKERS: Final = frozenset({"doubler_3points"})
 UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
     *_PRINTED_FIGURES,
     *(
@@ -328,8 +344,8 @@ UNCONFIRMED_FIGURES: Final[tuple[BoardFigure, ...]] = (
             f"space_workers_{key}",
             msg("workers the action space “{space}” needs", space=title),
             value,
-            False,
-            source,
+            key in SETTLED_SPACE_FIGURES,
+            SETTLED_SPACE_FIGURES.get(key, source),
         )
         for key, title, value, source in SPACE_WORKER_FIGURES
     ),

@@ -7,7 +7,7 @@ rule and the rulebook section (seed 000 = the Czech rulebook, complete).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NoReturn
 
@@ -446,11 +446,24 @@ def add_factory(board: PlayerBoard, level: int, replace_slot: int | None) -> Out
 
 
 def industry_steps(
-    board: PlayerBoard, player: int, marker: int, steps: int, token_space: int | None
+    board: PlayerBoard,
+    player: int,
+    marker: int,
+    steps: int,
+    token_space: int | None,
+    *,
+    builds_factory: Callable[[int], bool] | None = None,
 ) -> Outcome:
     """Move one industry marker step by step (seed 000, "PRŮMYSLOVÝ ROZVOJ"): an empty factory
-    gap can be neither entered nor jumped; a factory space reached fires its function (the
-    table says which when unknown); two markers never end on the same space."""
+    gap can be neither entered nor jumped; two markers never end on the same space.
+
+    A factory reached on the way acts at once and the marker moves on after it (seed 000,
+    "POSTUP PŘI DOSAŽENÍ POLE LEŽÍCÍHO NA ŽETONU TOVÁRNY": "Hráč hned provede příslušnou akci,
+    poté posune ukazatel … o druhé pole vpřed"): the move stops there with the factory's decision owed and an
+    ``industry_rest`` decision for the steps left, which the game resumes by itself. So the gap
+    after a factory whose action may build the next factory (``builds_factory(level)``: its
+    function is "a locomotive or a factory", or not yet known) may be passed: the steps after
+    it are done once that factory is built, and are lost if it is not."""
     if not 0 <= marker < len(board.industry):
         refuse(
             plural(
@@ -464,41 +477,58 @@ def industry_steps(
             msg("the second marker comes only with its “?” token"),
             S_SECOND_MARKER,
         )
-    position = board.industry[marker]
-    pending: list[Pending] = []
-    for _ in range(steps):
-        target = position + 1
-        if target > INDUSTRY_LAST:
+    start = board.industry[marker]
+    # the whole move first: it must be possible, with the factories built on the way
+    built = len(board.factories)
+    builders = 0  # factories passed on this move whose action may build the next one
+    for position in range(start + 1, start + steps + 1):
+        if position > INDUSTRY_LAST:
             refuse(
                 msg("industry marker {marker} is at the end of the track", marker=marker + 1),
                 msg("the industry track ends after the fifth factory"),
                 S_INDUSTRY,
             )
-        if target in INDUSTRY_GAPS:
-            gap = INDUSTRY_GAPS.index(target)
-            if gap >= len(board.factories):
-                refuse(
-                    msg(
-                        "an industry step to space {space}: factory slot {slot} is empty",
-                        space=target,
-                        slot=gap + 1,
-                    ),
-                    msg("an empty factory slot can be neither entered nor jumped; build a factory"),
-                    S_INDUSTRY,
-                )
-            pending.append(Pending("factory", player, "industry", board.factories[gap], marker))
-        position = target
+        if position not in INDUSTRY_GAPS:
+            continue
+        gap = INDUSTRY_GAPS.index(position)
+        if gap < len(board.factories):
+            if builds_factory is not None and builds_factory(board.factories[gap]):
+                builders += 1
+            continue
+        if gap == built and builders:  # the slot a factory passed on the way may fill
+            builders -= 1
+            built += 1
+            continue
+        refuse(
+            msg(
+                "an industry step to space {space}: factory slot {slot} is empty",
+                space=position,
+                slot=gap + 1,
+            ),
+            msg("an empty factory slot can be neither entered nor jumped; build a factory"),
+            S_INDUSTRY,
+        )
     others = [p for i, p in enumerate(board.industry) if i != marker]
-    if position in others:
+    if start + steps in others:
         refuse(
             msg(
                 "industry marker {marker} would end on space {space}, where the other marker is",
                 marker=marker + 1,
-                space=position,
+                space=start + steps,
             ),
             msg("the two industry markers never share a space"),
             S_SECOND_MARKER,
         )
+    pending: list[Pending] = []
+    position = start
+    for done in range(1, steps + 1):
+        position += 1
+        if position in INDUSTRY_GAPS:
+            gap = INDUSTRY_GAPS.index(position)
+            pending.append(Pending("factory", player, "industry", board.factories[gap], marker))
+            if done < steps:  # the factory acts now; the marker moves on after it
+                pending.append(Pending("industry_rest", player, "industry", steps - done, marker))
+                break
     industry = list(board.industry)
     industry[marker] = position
     outcome = settle(replace(board, industry=tuple(industry)), player, token_space)

@@ -21,12 +21,14 @@ from companion.core.errors import IllegalActionError
 from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.games.russian_railroads import board_rules as br
 from companion.games.russian_railroads.action_board import (
-    PUBLIC_ENGINEER_SPACES,
     SPACES,
+    engineer_place_index,
     parse_grant,
+    public_engineers,
 )
 from companion.games.russian_railroads.board_data import (
     COLOURS,
+    ENGINEERS,
     LOCOMOTIVE_SLOTS,
     TRACK_COLOURS,
     TRACKS,
@@ -38,8 +40,10 @@ from companion.games.russian_railroads.names import (
     STARTING_BONUS_NAMES,
     TOKEN_NAMES,
     cost_message,
+    engineer_name,
     grant_message,
     named,
+    rail_colour,
     source_message,
     space_title,
     steps,
@@ -52,6 +56,7 @@ if TYPE_CHECKING:
     from companion.games.russian_railroads.rules import RussianRailroads
 
 Moves = tuple[tuple[str, str, int], ...]
+STAGED_STEPS = 3  # as ``rules.STAGED_STEPS``: the 4-steps token is entered colour by colour
 ENGINEER_NUMBERS = range(1, 16)
 
 
@@ -83,10 +88,14 @@ def step_moves(
     """Every way to spend ``count`` steps (``up_to``: 1…count) of the given colours over the
     tracks that the board rules allow (seed 000, "ZÁSADY STAVBY KOLEJÍ": split freely between
     tracks); moves in colour order, black first, so a colour never waits on the one before."""
+    # a colour gained on the way (black reaching Trans-Siberian 2 / 6 / 10 / 15) is usable at
+    # once (seed 000, "BUDOVÁNÍ KOLEJÍ DALŠÍCH BAREV"; engineer tiles: "the order of the steps
+    # is yours"): every colour the grant allows is tried, the board rules decide
+    reachable = board.colours | _gainable(board, colours, count)
     pairs = [
         (t, c)
         for c in COLOURS
-        if c in colours and c in board.colours
+        if c in colours and c in reachable
         for t in TRACKS
         if c in TRACK_COLOURS[t]
     ]
@@ -111,6 +120,44 @@ def step_moves(
             except IllegalActionError:
                 continue
             yield moves
+
+
+def _gainable(board: PlayerBoard, colours: Sequence[str], count: int) -> frozenset[str]:
+    """Colours black steps of this grant could still unlock (black on the Trans-Siberian
+    reaching 2 / 6 / 10 / 15 within ``count`` steps)."""
+    if "black" not in colours:
+        return frozenset()
+    from companion.games.russian_railroads.board_data import NEW_RAILS_AT
+
+    black = board.rail("trans_siberian", "black")
+    return frozenset(c for space, c in NEW_RAILS_AT.items() if black < space <= black + count)
+
+
+def steps_doable(
+    board: PlayerBoard,
+    player: int,
+    grants: Sequence[tuple[Sequence[str], int]],
+    token_space: int | None,
+) -> bool:
+    """Whether all these step grants can be done in full, in some order (a colour one of
+    them unlocks serves the next: seed 000, "DESTIČKY INŽENÝRŮ", the order of the steps)."""
+    if not grants:
+        return True
+    for i, (colours, count) in enumerate(grants):
+        rest = [*grants[:i], *grants[i + 1 :]]
+        for moves in step_moves(
+            board,
+            player,
+            colours,
+            count,
+            up_to=False,
+            extra_black=False,
+            token_space=token_space,
+        ):
+            after = br.build(board, player, list(moves), token_space).board
+            if steps_doable(after, player, rest, token_space):
+                return True
+    return False
 
 
 def locomotive_chains(board: PlayerBoard, level: int) -> Iterator[tuple[dict[str, object], ...]]:
@@ -188,17 +235,127 @@ def grant_actions(state: RussianRailroadsState, p: int, grant: str) -> Iterator[
         for t in TRACKS:
             yield Action("build", p, {"moves": [{"track": t, "colour": "black", "steps": 1}]})
     if g.kind == "hire":
-        taken = {e.number for b in state.players for e in b.engineers}
-        ability = state.engineer_row[-1] if state.engineer_row else ""
-        for number in ENGINEER_NUMBERS:
-            if number not in taken:
-                args: dict[str, object] = {"number": number}
-                if ability:
-                    args["ability"] = ability
+        for ability in hire_candidates(state):
+            for args in _engineer_args(state, ability):
                 yield Action("hire_engineer", p, args)
     if g.kind == "repeat":
         for key in dict.fromkeys(board.used_spaces):
             yield Action("take_space", p, {"space": key})
+
+
+def unseen_engineers(state: RussianRailroadsState) -> list[str]:
+    """Engineer tiles not yet on the table (not named in the row, not held): what a tile turned
+    face up, or the "?" card's engineer, can be (seed 000, "DESTIČKY INŽENÝRŮ": 15 tiles)."""
+    held = {e.ability for b in state.players for e in b.engineers}
+    return [a for a in ENGINEERS if a not in held and a not in state.engineer_row]
+
+
+def hire_candidates(state: RussianRailroadsState) -> list[str]:
+    """The engineer on the hiring space, or, not yet named, every tile it can be."""
+    if not state.engineer_row:
+        return []
+    return [state.engineer_row[-1]] if state.engineer_row[-1] else unseen_engineers(state)
+
+
+def _engineer_args(state: RussianRailroadsState, ability: str) -> Iterator[dict[str, object]]:
+    """A tile by its name, with the number printed on it (the owner's figure, else each number
+    not yet on a hired tile)."""
+    if state.board.engineer_number(ability) is not None:
+        yield {"ability": ability}
+        return
+    taken = {e.number for b in state.players for e in b.engineers}
+    for number in ENGINEER_NUMBERS:
+        if number not in taken:
+            yield {"ability": ability, "number": number}
+
+
+def engineer_choices(
+    state: RussianRailroadsState,
+    p: int,
+    abilities: Sequence[str],
+    kind: str,
+    extra: dict[str, object],
+) -> tuple[Choice, ...]:
+    """One node per engineer tile, by its name; under it the number printed on the tile where
+    the owner has not set it (two short levels instead of 15 × 15 leaves)."""
+    name = state.players[p].name
+    out: list[Choice] = []
+    for ability in abilities:
+        actions = [Action(kind, p, {**extra, **args}) for args in _engineer_args(state, ability)]
+        if not actions or not _accepted(state, actions[0]):
+            continue
+        label = msg(
+            "{player}: the engineer “{engineer}”", player=name, engineer=engineer_name(ability)
+        )
+        if len(actions) == 1:
+            out.append(Choice(f"engineer-{ability}", label, p, action=actions[0]))
+            continue
+
+        def numbers(actions: list[Action] = actions) -> tuple[Choice, ...]:
+            return tuple(
+                Choice(
+                    f"number-{a.arg('number')}",
+                    msg(
+                        "{player}: the number {number} is printed on the tile",
+                        player=name,
+                        number=int(a.arg("number")),
+                    ),
+                    p,
+                    action=a,
+                )
+                for a in actions
+                if _accepted(state, a)
+            )
+
+        out.append(Choice(f"engineer-{ability}", label, p, children=numbers))
+    return tuple(out)
+
+
+def tile_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
+    """Naming the face-up engineers on the two variable action spaces, while the table has not
+    (seed 000 setup step 9): what lies there is what can be used."""
+    from companion.games.russian_railroads.rules import ENGINEER_PLACE_NAMES
+
+    name = state.players[p].name
+    row = state.engineer_row
+    out: list[Choice] = []
+    for place in ("left", "right"):
+        index = engineer_place_index(len(row), place)
+        if index < 0 or row[index]:
+            continue
+
+        def named_as(place: str = place) -> tuple[Choice, ...]:
+            kids = []
+            for ability in unseen_engineers(state):
+                action = Action("engineer_tile", p, {"place": place, "engineer": ability})
+                if _accepted(state, action):
+                    kids.append(
+                        Choice(
+                            f"engineer-{ability}",
+                            msg(
+                                "{player}: the engineer “{engineer}”",
+                                player=name,
+                                engineer=engineer_name(ability),
+                            ),
+                            p,
+                            action=action,
+                        )
+                    )
+            return tuple(kids)
+
+        out.append(
+            Choice(
+                f"engineer-tile-{place}",
+                msg(
+                    "{player}: which engineer lies face up on {place}?",
+                    player=name,
+                    place=ENGINEER_PLACE_NAMES[place],
+                ),
+                p,
+                children=named_as,
+            )
+        )
+    return out
 
 
 def grant_doable(state: RussianRailroadsState, p: int, grant: str) -> bool:
@@ -228,15 +385,19 @@ def grant_doable(state: RussianRailroadsState, p: int, grant: str) -> bool:
                 )
             return loco or bool(state.returned_factories)
         case "industry":
+            from companion.games.russian_railroads.rules import factory_builds
+
             for marker in range(len(board.industry)):
                 try:
-                    br.industry_steps(board, p, marker, g.count, token_space)
+                    br.industry_steps(
+                        board, p, marker, g.count, token_space, builds_factory=factory_builds(state)
+                    )
                 except IllegalActionError:
                     continue
                 return True
             return False
         case "hire":
-            return not state.engineer_hired and (not state.engineer_row or bool(state.engineer_row))
+            return not state.engineer_hired and bool(state.engineer_row)
         case "repeat":
             return bool(board.used_spaces)
     return True
@@ -310,9 +471,9 @@ def effect_label(state: RussianRailroadsState, action: Action) -> Message:
             return msg("{player}: a doubler", player=name)
         case "hire_engineer":
             return msg(
-                "{player}: hire engineer number {number} (as printed on the tile)",
+                "{player}: hire the engineer “{engineer}”",
                 player=name,
-                number=args["number"],
+                engineer=engineer_name(str(args.get("ability") or "")),
             )
         case "take_space":
             return msg(
@@ -345,6 +506,20 @@ def _rails(action: Action) -> tuple[str, ...]:
 
 # -- the tree --------------------------------------------------------------------------------
 def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) -> Choice | None:
+    label = msg("{player}: {what}", player=state.players[p].name, what=grant_message(grant))
+    if parse_grant(grant).kind == "hire":
+        # the tile by its name, then (unless the owner set it) the number printed on it
+        nodes = engineer_choices(state, p, hire_candidates(state), "hire_engineer", {})
+        return Choice(f"grant-{index}", label, p, children=nodes) if nodes else None
+
+    g = parse_grant(grant)
+    first = state.pending[0] if state.pending else None
+    extra = bool(first and first.kind == "space" and first.extra_black)
+    staged = g.count >= STAGED_STEPS or grant.endswith(":staged")
+    if g.kind == "steps" and g.up_to and staged and not extra:
+        nodes = _staged_steps(state, p, g)
+        return Choice(f"grant-{index}", label, p, children=nodes) if nodes else None
+
     def children() -> tuple[Choice, ...]:
         out: list[Choice] = []
         seen: set[str] = set()
@@ -362,12 +537,45 @@ def _grant_node(state: RussianRailroadsState, p: int, index: int, grant: str) ->
     # know); the whole list — every split of the steps, every chain — is built when opened
     if not any(_accepted(state, a) for a in grant_actions(state, p, grant)):
         return None
-    return Choice(
-        f"grant-{index}",
-        msg("{player}: {what}", player=state.players[p].name, what=grant_message(grant)),
-        p,
-        children=children,
-    )
+    return Choice(f"grant-{index}", label, p, children=children)
+
+
+def _staged_steps(state: RussianRailroadsState, p: int, g: Any) -> tuple[Choice, ...]:
+    """A big "up to" rail grant (the 4-steps token) as steps: the colour, then the track and
+    how many (one build each; what is left stays owed, and may be left)."""
+    board = state.players[p]
+    name = board.name
+    reachable = board.colours | _gainable(board, g.colours, g.count)
+    out: list[Choice] = []
+    for colour in COLOURS:
+        if colour not in g.colours or colour not in reachable:
+            continue
+        actions = [
+            Action("build", p, {"moves": [{"track": t, "colour": colour, "steps": n}]})
+            for t in TRACKS
+            if colour in TRACK_COLOURS[t]
+            for n in range(1, g.count + 1)
+        ]
+        if not any(_accepted(state, a) for a in actions):
+            continue
+
+        def leaves_of(actions: list[Action] = actions) -> tuple[Choice, ...]:
+            return tuple(
+                Choice(_action_key(a), effect_label(state, a), p, action=a, swatches=_rails(a))
+                for a in actions
+                if _accepted(state, a)
+            )
+
+        out.append(
+            Choice(
+                f"colour-{colour}",
+                msg("{player}: the {colour} rail", player=name, colour=rail_colour(colour)),
+                p,
+                children=leaves_of,
+                swatches=(colour,),
+            )
+        )
+    return tuple(out)
 
 
 def _action_key(action: Action) -> str:
@@ -453,8 +661,7 @@ def payment_actions(state: RussianRailroadsState, p: int, key: str) -> tuple[Act
 
 def space_keys(state: RussianRailroadsState, p: int) -> list[str]:
     keys = [s.key for s in SPACES]
-    row = state.engineer_row[-PUBLIC_ENGINEER_SPACES:]
-    keys += [f"engineer_{a}" for a in row]
+    keys += [f"engineer_{a}" for a in public_engineers(state.engineer_row) if a]
     keys += [f"own_engineer_{e.number}" for e in state.players[p].engineers if e.ability]
     return keys
 
@@ -493,12 +700,28 @@ def _decision_nodes(state: RussianRailroadsState) -> list[Choice]:
     out: list[Choice] = []
     candidates = list(pending_options(state))
     if first.kind == "question_card":
-        taken = {e.number for b in state.players for e in b.engineers}
         if "engineer_and_coin" in state.question_cards:
-            number = next(n for n in ENGINEER_NUMBERS if n not in taken)
-            candidates.append(
-                Action("question_card", p, {"card": "engineer_and_coin", "number": number})
+            # the engineer without a letter: the table names it, then its number
+            engineers = engineer_choices(
+                state,
+                p,
+                unseen_engineers(state),
+                "question_card",
+                {"card": "engineer_and_coin"},
             )
+            if engineers:
+                out.append(
+                    Choice(
+                        "question-card-engineer",
+                        msg(
+                            "{player}: the “?” card: {card}",
+                            player=state.players[p].name,
+                            card=named(QUESTION_CARD_NAMES, "engineer_and_coin"),
+                        ),
+                        p,
+                        children=engineers,
+                    )
+                )
         if "locomotive_9" in state.question_cards:
             for chain in locomotive_chains(state.players[p], 9):
                 candidates.append(
@@ -590,7 +813,7 @@ def choices(state: RussianRailroadsState, viewer: int | None = None) -> tuple[Ch
                 )
             return tuple(nodes)
         if first.kind == "turn_order_move":
-            nodes = _space_nodes(state, p)
+            nodes = _space_nodes(state, p) + tile_nodes(state, p)
             nodes.append(
                 Choice(
                     "pass",
@@ -605,7 +828,7 @@ def choices(state: RussianRailroadsState, viewer: int | None = None) -> tuple[Ch
     if turn is None:
         return ()
     name = state.players[turn].name
-    nodes = _space_nodes(state, turn)
+    nodes = _space_nodes(state, turn) + tile_nodes(state, turn)
     if _accepted(state, Action("pass", turn)):
         nodes.append(
             Choice("pass", msg("{player}: pass", player=name), turn, action=Action("pass", turn))
@@ -613,4 +836,11 @@ def choices(state: RussianRailroadsState, viewer: int | None = None) -> tuple[Ch
     return tuple(nodes)
 
 
-__all__ = ["choices", "grant_actions", "grant_doable", "payment_actions", "step_moves"]
+__all__ = [
+    "choices",
+    "grant_actions",
+    "grant_doable",
+    "payment_actions",
+    "step_moves",
+    "steps_doable",
+]

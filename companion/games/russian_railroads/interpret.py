@@ -214,7 +214,7 @@ def interpret(state: RussianRailroadsState, player: int | None, component: str) 
                 ("hire_engineer",),
                 msg("the engineer “{engineer}”", engineer=engineer_name(ident)),
             )
-        if state.engineer_row and ident != state.engineer_row[-1]:
+        if state.engineer_row and state.engineer_row[-1] and ident != state.engineer_row[-1]:
             return Prompt(
                 msg(
                     "the engineer “{engineer}” is not on the hiring space; if {player} used its "

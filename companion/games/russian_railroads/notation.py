@@ -53,6 +53,7 @@ PENDING_KINDS = frozenset(
         "starting_bonus",
         "turn_order_move",
         "space",
+        "industry_rest",
     }
 )
 POINT_CATEGORIES = frozenset(
@@ -104,6 +105,7 @@ def _player_to_json(b: PlayerBoard) -> JsonObject:
         "coins": b.coins,
         "used_spaces": list(b.used_spaces),
         "black_worker_used": b.black_worker_used,
+        "black_worker_space": b.black_worker_space,
         "points": [_point_json(c, p, w) for c, p, w in b.points],
         "score": b.score,
     }
@@ -150,6 +152,21 @@ def state_to_json(s: RussianRailroadsState) -> JsonObject:
         "board": board,
         "players": [_player_to_json(b) for b in s.players],
     }
+
+
+def _engineer_row(doc: Field, players: int) -> tuple[str, ...]:
+    """The engineer row ("" = a tile not named). A snapshot from before the row was always
+    kept has it empty: the tiles still on the board are then all unnamed."""
+    row_doc = doc.get("engineer_row")
+    row = tuple(item.str(frozenset({"", *ENGINEERS})) for item in row_doc.list(max_len=7))
+    named = [e for e in row if e]
+    if len(set(named)) != len(named):
+        row_doc.fail("an entry appears twice")
+    if not row and doc.get("phase").value != "over":
+        dealt = 7 if players == 4 else 6
+        rounds_done = doc.get("round").int(lo=1, hi=7) - 1
+        row = ("",) * max(dealt - rounds_done, 0)
+    return row
 
 
 def _strs(
@@ -206,6 +223,7 @@ def _player_from_json(doc: Field) -> PlayerBoard:
         coins=doc.get("coins").int(lo=0),
         used_spaces=tuple(u.str() for u in doc.get("used_spaces", []).list(max_len=40)),
         black_worker_used=doc.get("black_worker_used", False).bool(),
+        black_worker_space=doc.get("black_worker_space", "").str(),
         points=tuple(points),
     )
     if doc.has("score") and doc.get("score").int() != board.score:
@@ -245,7 +263,7 @@ def state_from_json(data: Any) -> RussianRailroadsState:
                 item.get("kind").str(PENDING_KINDS),
                 item.get("player").int(lo=0, hi=n - 1),
                 item.get("source", "").str(),
-                item.get("level", 0).int(lo=0, hi=9),
+                item.get("level", 0).int(lo=0, hi=14),
                 item.get("marker", 0).int(lo=0, hi=1),
                 tuple(g.str() for g in item.get("grants", []).list(max_len=8)),
                 item.get("extra_black", False).bool(),
@@ -280,7 +298,7 @@ def state_from_json(data: Any) -> RussianRailroadsState:
         bonus_deck=doc.get("bonus_deck").int(lo=0, hi=8),
         starting_bonus_cards=_strs(doc.get("starting_bonus_cards"), STARTING_BONUS_CARDS),
         engineer_hired=doc.get("engineer_hired").bool(),
-        engineer_row=_strs(doc.get("engineer_row"), tuple(ENGINEERS)),
+        engineer_row=_engineer_row(doc, n),
         temporary_taken=doc.get("temporary_taken").bool(),
         occupied=tuple(o.str() for o in doc.get("occupied", []).list(max_len=60)),
         doubler_supply=doc.get("doubler_supply").int(lo=0, hi=DOUBLER_SUPPLY),
@@ -319,7 +337,10 @@ def find_problems(s: RussianRailroadsState) -> tuple[Problem, ...]:
             gaps = [g for g in INDUSTRY_GAPS if g <= pos]
             if len(gaps) > len(b.factories):
                 found.append(Problem("industry_gap", f"marker at {pos} past an empty gap", where))
-        if len(set(b.industry)) != len(b.industry):
+        # a marker stopped on a factory mid-move (the factory acting, the rest of the move
+        # owed) passes the other marker's space; they never end on one
+        moving = any(p.kind == "industry_rest" and p.player == i for p in s.pending)
+        if len(set(b.industry)) != len(b.industry) and not moving:
             found.append(Problem("industry_shared", "two markers on one space", where))
     on_boards = sum(b.doublers for b in s.players)
     if on_boards + s.doubler_supply != DOUBLER_SUPPLY:

@@ -12,7 +12,7 @@ draft.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -29,15 +29,17 @@ from companion.games.russian_railroads import action_board
 from companion.games.russian_railroads import board_rules as br
 from companion.games.russian_railroads.action_board import (
     ENGINEER_GRANTS,
+    ENGINEER_PLACES,
     ENGINEER_SPACE_WORKERS,
     FACTORY_GRANTS,
-    PUBLIC_ENGINEER_SPACES,
     QUESTION_CARD_GRANTS,
     SPACE_BY_KEY,
     TOKEN_GRANTS,
     ActionSpace,
     Grant,
+    engineer_place_index,
     parse_grant,
+    public_engineers,
 )
 from companion.games.russian_railroads.board_data import (
     BLACK,
@@ -53,6 +55,7 @@ from companion.games.russian_railroads.board_data import (
     OWNER_SOURCE,
     QUESTION_CARDS,
     ROUNDS,
+    SETTLED_ENGINEER_WORKERS,
     SPACE_FIGURE_TITLES,
     START_COINS,
     STARTING_BONUS_CARDS,
@@ -156,7 +159,14 @@ ACTION_KINDS = EFFECTS | {
     "bonus_card",
     "factory_function",
     "starting_bonus",
+    "engineer_tile",
 }
+ENGINEER_PLACE_NAMES: dict[str, Message] = {
+    "left": msg("the left engineer action space"),
+    "right": msg("the right engineer action space"),
+    "hiring": msg("the engineer hiring space"),
+}
+"""The face-up places of the engineer row, in words."""
 ROUND_CATEGORIES = (TRANS_SIBERIAN, "st_petersburg", "kiev", "industry")
 RUNNING_CATEGORIES = (
     *ROUND_CATEGORIES,
@@ -200,12 +210,16 @@ class RussianRailroads:
         board = BoardData.from_options(opts.get("board", {}).value)
         draft = opts.get("starting_bonus", True).bool()
         # Engineers dealt: 4 B + 3 A with 4 players, 3 + 3 with 2–3 (seed 000 setup step 9,
-        # "ÚPRAVA PRO HRU DVOU A TŘÍ HRÁČŮ"); the table may say which, left to right.
-        row_doc = opts.get("engineer_row", [])
-        row = tuple(e.str(frozenset(ENGINEERS)) for e in row_doc.list(max_len=7))
-        if row and len(row) != (7 if n == 4 else 6):
-            row_doc.fail(f"{7 if n == 4 else 6} engineers are dealt with {n} players")
-        if len(set(row)) != len(row):
+        # "HRA VE DVOU HRÁČÍCH", "HRA VE TŘECH HRÁČÍCH"); the table may say which, left to
+        # right ("" for a tile not named); by default none is named yet: the face-up ones are
+        # named by the table when they are used or hired (``engineer_tile``).
+        dealt = 7 if n == 4 else 6
+        row_doc = opts.get("engineer_row", [""] * dealt)
+        row = tuple(e.str(frozenset({"", *ENGINEERS})) for e in row_doc.list(max_len=7))
+        if len(row) != dealt:
+            row_doc.fail(f"{dealt} engineers are dealt with {n} players")
+        named_row = [e for e in row if e]
+        if len(set(named_row)) != len(named_row):
             row_doc.fail("an engineer appears twice")
         removed = LOCOMOTIVES_REMOVED[n]
         # Every player takes a level-1 locomotive from the supply (seed 004, Preparar).
@@ -279,6 +293,8 @@ class RussianRailroads:
         return state.current
 
     def _check_turn(self, state: RussianRailroadsState, p: int, kind: str) -> RussianRailroadsState:
+        if kind == "engineer_tile":  # what the table sees, not a move: any time, by anyone
+            return state
         name = state.players[p].name
         if state.pending:
             first = state.pending[0]
@@ -527,7 +543,14 @@ class RussianRailroads:
         args.only("steps", "marker", "source")
         steps = args.get("steps").int(lo=1, hi=INDUSTRY_LAST)
         marker = args.get("marker", 1).int(lo=1, hi=2) - 1
-        outcome = br.industry_steps(state.players[p], p, marker, steps, self._token_space(state))
+        outcome = br.industry_steps(
+            state.players[p],
+            p,
+            marker,
+            steps,
+            self._token_space(state),
+            builds_factory=factory_builds(state),
+        )
         return self._board(state, p, outcome)
 
     def _do_doublers(
@@ -579,16 +602,94 @@ class RussianRailroads:
         board = replace(board, engineers=(*board.engineers, Engineer(number, ability)))
         return self._board(state, p, br.Outcome(board))
 
-    def _engineer_args(self, args: Field) -> tuple[int, str]:
+    def _engineer_number(self, state: RussianRailroadsState, ability: str, args: Field) -> int:
+        """The number printed on the tile: the owner's board figure where set, else the table
+        reads it off the tile (``{"number": n}``)."""
+        known = state.board.engineer_number(ability)
+        if not args.has("number"):
+            if known is None:
+                raise refuse(
+                    msg(
+                        "say the number printed on the engineer tile “{engineer}”",
+                        engineer=engineer_name(ability),
+                    ),
+                    msg("each engineer tile carries a number, used for ties and by a factory"),
+                    S_ENGINEERS,
+                )
+            return known
         number = args.get("number").int(lo=1, hi=99)
-        ability = args.get("ability", "").str(frozenset({"", *ENGINEERS}))
-        return number, ability
+        if known is not None and number != known:
+            raise refuse(
+                msg(
+                    "the engineer “{engineer}” carries the number {known}, not {number}",
+                    engineer=engineer_name(ability),
+                    known=known,
+                    number=number,
+                ),
+                msg("each engineer tile carries a number, used for ties and by a factory"),
+                S_ENGINEERS,
+            )
+        return number
+
+    def _check_unseen(self, state: RussianRailroadsState, ability: str) -> None:
+        """Each engineer tile exists once (seed 000, "DESTIČKY INŽENÝRŮ")."""
+        held = any(e.ability == ability for b in state.players for e in b.engineers)
+        if held or ability in state.engineer_row:
+            raise refuse(
+                msg(
+                    "the engineer “{engineer}” is already on the table elsewhere",
+                    engineer=engineer_name(ability),
+                ),
+                msg("each engineer tile exists once"),
+                S_ENGINEERS,
+            )
+
+    def _name_tile(
+        self, state: RussianRailroadsState, place: str, ability: str
+    ) -> RussianRailroadsState:
+        row = list(state.engineer_row)
+        index = engineer_place_index(len(row), place)
+        if index < 0:
+            raise refuse(
+                msg("no engineer lies on {place} any more", place=ENGINEER_PLACE_NAMES[place]),
+                msg("each round the engineers move one place right"),
+                S_PUB,
+            )
+        if row[index]:
+            raise refuse(
+                msg(
+                    "the engineer on {place} is already named: “{engineer}”",
+                    place=ENGINEER_PLACE_NAMES[place],
+                    engineer=engineer_name(row[index]),
+                ),
+                msg("the engineer tiles face up are named once"),
+                S_PUB,
+            )
+        self._check_unseen(state, ability)
+        row[index] = ability
+        return replace(state, engineer_row=tuple(row))
+
+    def _do_engineer_tile(
+        self, state: RussianRailroadsState, p: int, args: Field
+    ) -> RussianRailroadsState:
+        """The table names a face-up engineer tile (seed 000 setup step 9: the A tiles lie face
+        up, across, on the hiring space and the two variable action spaces; "PŘÍPRAVA DALŠÍHO
+        KOLA": a tile moving onto a variable action space is turned face up):
+        ``{"place": "left" | "right" | "hiring", "engineer": ability}``. What the table sees,
+        not a move: the turn stays where it is."""
+        args.only("place", "engineer")
+        place = args.get("place").str(frozenset(ENGINEER_PLACES))
+        ability = args.get("engineer").str(frozenset(ENGINEERS))
+        del p
+        return self._name_tile(state, place, ability)
 
     def _do_hire_engineer(
         self, state: RussianRailroadsState, p: int, args: Field
     ) -> RussianRailroadsState:
-        """Hire the engineer on the rightmost space (seed 000, "VYUŽITÍ SCHOPNOSTÍ INŽENÝRŮ"):
-        at most one a round; ``{"number": n}`` as printed on the tile."""
+        """Hire the engineer on the hiring space, the rightmost (seed 000, "VYUŽITÍ SCHOPNOSTÍ
+        INŽENÝRŮ"): at most one a round; ``{"ability": a, "number": n}`` — the tile by its
+        name (needed while the table has not named it) and the number printed on it (unless the
+        owner set it)."""
         args.only("number", "ability", "source")
         if state.engineer_hired:
             raise refuse(
@@ -596,9 +697,15 @@ class RussianRailroads:
                 msg("at most one engineer can be hired each round"),
                 S_ENGINEERS,
             )
-        number, ability = self._engineer_args(args)
-        if state.engineer_row:
-            available = state.engineer_row[-1]
+        if not state.engineer_row:
+            raise refuse(
+                msg("no engineer is left on the hiring space"),
+                msg("only the rightmost engineer can be hired"),
+                S_ENGINEERS,
+            )
+        ability = args.get("ability", "").str(frozenset({"", *ENGINEERS}))
+        available = state.engineer_row[-1]
+        if available:
             if ability and ability != available:
                 raise refuse(
                     msg(
@@ -611,6 +718,15 @@ class RussianRailroads:
                     S_ENGINEERS,
                 )
             ability = available
+        elif not ability:
+            raise refuse(
+                msg("say which engineer lies on the hiring space"),
+                msg("the engineer's action space is printed on its tile"),
+                S_ENGINEERS,
+            )
+        else:
+            state = self._name_tile(state, "hiring", ability)
+        number = self._engineer_number(state, ability, args)
         return replace(self._hire(state, p, number, ability), engineer_hired=True)
 
     def _claim_turn_order(
@@ -734,7 +850,7 @@ class RussianRailroads:
                 action_board.S_OWN_ENGINEERS,
                 False,
             )
-            return self._space_workers(state, own, "engineer")
+            return self._space_workers(state, own, self._worker_figure(state, p, key))
         if key.startswith("engineer_"):
             ability = key.removeprefix("engineer_")
             if ability not in ENGINEERS:
@@ -743,9 +859,10 @@ class RussianRailroads:
                     msg("the engineers are listed in the rulebook"),
                     S_PUB,
                 )
-            public = state.engineer_row[-PUBLIC_ENGINEER_SPACES:]
-            hired = {e.ability for b in state.players for e in b.engineers}
-            if (state.engineer_row and ability not in public) or ability in hired:
+            # Only the two variable action spaces: not the face-down tiles before them, not the
+            # one on the hiring space (seed 000 setup step 9, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH
+            # AKČNÍCH POLÍCH", "INŽENÝŘI NA HERNÍM PLÁNU PŘED PROMĚNLIVÝMI AKČNÍMI POLI").
+            if ability not in public_engineers(state.engineer_row):
                 raise refuse(
                     msg(
                         "the engineer “{engineer}” is not on an engineer action space",
@@ -765,7 +882,7 @@ class RussianRailroads:
                 action_board.S_PUBLIC_ENGINEERS,
                 False,
             )
-            return self._space_workers(state, shown, "engineer")
+            return self._space_workers(state, shown, self._worker_figure(state, p, key))
         raise refuse(
             msg("there is no such action space"),
             msg("the action spaces are the board's, the public engineers' and your own engineers'"),
@@ -834,7 +951,10 @@ class RussianRailroads:
             rest.remove("repeat")
             state = replace(state, pending=(replace(first, grants=tuple(rest)), *state.pending[1:]))
             state = self._drop_spent(state)
-            return self._grant(state, p, space.key, space.grants, False)
+            # Seed 000, "DESTIČKY INŽENÝRŮ" footnote: repeating an action first done with the
+            # black worker may give the extra black step again.
+            again = board.black_worker_space == space.key and _black_steps(space)
+            return self._grant(state, p, space.key, space.grants, again)
         if not space.reusable and space.key in state.occupied:
             raise refuse(
                 msg("the space “{space}” is taken this round", space=space_title(space)),
@@ -856,6 +976,19 @@ class RussianRailroads:
                     ),
                     S_TURN_MOVE,
                 )
+            # The worker moved is the one on the turn order space: the black worker only if it
+            # stood there (seed 000, "KARTY ?": the black worker).
+            if black and not board.black_worker_space.startswith("turn_order_"):
+                raise refuse(
+                    msg(
+                        "{player}: the worker on the turn order space is not the black worker",
+                        player=board.name,
+                    ),
+                    msg("the black worker gives its extra black step where it is placed"),
+                    S_BLACK_WORKER,
+                )
+            if black:
+                board = replace(board, black_worker_space=space.key)
             state = replace(state, pending=state.pending[1:])
         else:
             need = space.workers + space.coins
@@ -933,6 +1066,7 @@ class RussianRailroads:
                 temporary_used=board.temporary_used + temporary,
                 coins=board.coins - coins,
                 black_worker_used=board.black_worker_used or black,
+                black_worker_space=space.key if black else board.black_worker_space,
             )
         self._check_doable(state, p, space)
         if (
@@ -943,23 +1077,34 @@ class RussianRailroads:
         ):
             board = replace(board, used_spaces=(*board.used_spaces, space.key))
         state = self._board(state, p, br.Outcome(board))
-        figure = "engineer" if "engineer_" in space.key else space.key
+        figure = self._worker_figure(state, p, space.key)
         used = state.board.figures.get(f"space_workers_{figure}")
         two_player_side = len(state.players) == 2 and figure in TWO_PLAYER_SIDE_KNOWN
         if used is not None and not used.confirmed and not two_player_side:
             state = replace(state, figures_used=state.figures_used | {used.key})
         if not space.reusable:
             state = replace(state, occupied=(*state.occupied, space.key))
-        extra = black and any(
-            parse_grant(g).kind == "steps" and BLACK in parse_grant(g).colours for g in space.grants
-        )
-        return self._grant(state, p, space.key, space.grants, extra)
+        return self._grant(state, p, space.key, space.grants, black and _black_steps(space))
+
+    @staticmethod
+    def _worker_figure(state: RussianRailroadsState, p: int, key: str) -> str:
+        """Which worker-count figure a space uses ("" for a settled one)."""
+        if key.startswith("own_engineer_"):
+            number = key.removeprefix("own_engineer_")
+            ability = next(
+                (e.ability for e in state.players[p].engineers if str(e.number) == number), ""
+            )
+        elif key.startswith("engineer_"):
+            ability = key.removeprefix("engineer_")
+        else:
+            return key
+        return "" if ability in SETTLED_ENGINEER_WORKERS else "engineer"
 
     def _check_doable(self, state: RussianRailroadsState, p: int, space: ActionSpace) -> None:
         """An action must be done in full (seed 000, "POPIS JEDNOHO TAHU HRÁČE"): a space whose
         action cannot be done is not taken; the 3-worker locomotive + factory space needs a
         locomotive in the supply (seed 000, "ROZDÍLY AKČNÍCH POLÍ TÉTO OBLASTI")."""
-        from companion.games.russian_railroads.choices import grant_doable
+        from companion.games.russian_railroads.choices import grant_doable, steps_doable
 
         if space.key == "locomotive_and_factory" and not any(state.locomotive_supply):
             raise refuse(
@@ -973,9 +1118,35 @@ class RussianRailroads:
                 msg("at most one engineer can be hired each round"),
                 S_ENGINEERS,
             )
+        own = space.key.startswith("own_engineer_")  # may be used partly ("A INŽENÝŘI")
+        steps: list[tuple[tuple[str, ...], int]] = []
         for g in space.grants:
             grant = parse_grant(g)
+            if grant.kind == "doublers" and not own:
+                # Seed 000, "ŽETONY ZDVOJNÁSOBENÍ": one doubler on each of the eight spaces, from
+                # the limited supply of 20; the action is done in full or not at all.
+                board = state.players[p]
+                if (
+                    board.doublers + grant.count > MAX_DOUBLERS
+                    or grant.count > state.doubler_supply
+                ):
+                    raise refuse(
+                        msg(
+                            "the action of “{space}” ({what}) cannot be done in full: "
+                            "{player} has {placed} of 8 doublers, the supply {left}",
+                            space=space_title(space),
+                            what=grant_message(g),
+                            player=board.name,
+                            placed=board.doublers,
+                            left=state.doubler_supply,
+                        ),
+                        msg("at most 8 doublers, one on each marked space, from a supply of 20"),
+                        S_DOUBLERS,
+                    )
             if grant.immediate or grant.up_to:
+                continue
+            if grant.kind == "steps":
+                steps.append((grant.colours, grant.count))
                 continue
             if not grant_doable(state, p, g):
                 raise refuse(
@@ -987,6 +1158,18 @@ class RussianRailroads:
                     msg("an action is done at once and in full, never partly"),
                     S_WORKERS,
                 )
+        token_space = self._token_space(state)
+        if steps and not steps_doable(state.players[p], p, steps, token_space):
+            what = [g for g in space.grants if parse_grant(g).kind == "steps"]
+            raise refuse(
+                msg(
+                    "the action of “{space}” ({what}) cannot be done in full on this board",
+                    space=space_title(space),
+                    what=grants_message(tuple(what)),
+                ),
+                msg("an action is done at once and in full, never partly"),
+                S_WORKERS,
+            )
 
     def _grant(
         self,
@@ -1043,7 +1226,8 @@ class RussianRailroads:
             if fit is None:
                 continue
             extra_used = fit
-            rest = first.grants[:i] + first.grants[i + 1 :]
+            left = _left_of(parse_grant(g), g, kind, args) if not extra_used else None
+            rest = first.grants[:i] + ((left,) if left else ()) + first.grants[i + 1 :]
             spent = replace(first, grants=rest, extra_black=first.extra_black and not extra_used)
             return self._drop_spent(replace(state, pending=(spent, *state.pending[1:])))
         raise refuse(
@@ -1124,7 +1308,27 @@ class RussianRailroads:
 
     def _after(self, state: RussianRailroadsState) -> RussianRailroadsState:
         """Move the game along once nothing is owed: the draft ends; all passed → the new turn
-        order and the turn order workers' moves; then the round's scoring."""
+        order and the turn order workers' moves; then the round's scoring. An industry move
+        that stopped at a factory goes on by itself once that factory has acted."""
+        while state.pending and state.pending[0].kind == "industry_rest":
+            rest = state.pending[0]
+            state = replace(state, pending=state.pending[1:])
+            # as far as the board allows: where the factory's action did not build the next
+            # factory, the steps beyond the empty slot are lost
+            for count in range(rest.level, 0, -1):
+                try:
+                    outcome = br.industry_steps(
+                        state.players[rest.player],
+                        rest.player,
+                        rest.marker,
+                        count,
+                        self._token_space(state),
+                        builds_factory=factory_builds(state),
+                    )
+                except IllegalActionError:
+                    continue
+                state = self._board(state, rest.player, outcome)
+                break
         if state.pending:
             return state
         if state.phase == "draft":
@@ -1180,6 +1384,7 @@ class RussianRailroads:
                 temporary_used=0,
                 used_spaces=(),
                 black_worker_used=False,
+                black_worker_space="",
             )
             for b in boards
         )
@@ -1300,7 +1505,7 @@ class RussianRailroads:
         self, state: RussianRailroadsState, p: int, args: Field
     ) -> RussianRailroadsState:
         """Take one "?" card (seed 000, "KARTY ?"), then look through the bonus deck."""
-        args.only("card", "number", "placements")
+        args.only("card", "number", "ability", "placements")
         card = args.get("card").str(frozenset(QUESTION_CARDS))
         if card not in state.question_cards:
             raise refuse(
@@ -1316,8 +1521,12 @@ class RussianRailroads:
         board = state.players[p]
         match card:
             case "engineer_and_coin":
-                number, _ = self._engineer_args(args)
-                state = self._hire(state, p, number, "")
+                # The engineer without a letter (seed 000 setup step 9, "KARTY ?"): its action
+                # space is printed on it, so the table names it, and reads its number.
+                ability = args.get("ability").str(frozenset(ENGINEERS))
+                self._check_unseen(state, ability)
+                number = self._engineer_number(state, ability, args)
+                state = self._hire(state, p, number, ability)
                 board = state.players[p]
                 return self._board(state, p, br.Outcome(replace(board, coins=board.coins + 1)))
             case "black_worker":
@@ -1410,7 +1619,14 @@ class RussianRailroads:
                 )
             case "industry_step":
                 try:
-                    outcome = br.industry_steps(board, p, first.marker, 1, self._token_space(state))
+                    outcome = br.industry_steps(
+                        board,
+                        p,
+                        first.marker,
+                        1,
+                        self._token_space(state),
+                        builds_factory=factory_builds(state),
+                    )
                 except IllegalActionError:
                     return state  # "Není-li to možné, akce propadá" — the function is lost
                 return self._board(state, p, outcome)
@@ -1685,6 +1901,42 @@ TWO_PLAYER_SIDE_KNOWN = frozenset(
 )
 
 
+STAGED_STEPS = 3
+"""An "up to" rail grant this big (the 4-steps token) is spent a few steps at a time: colour,
+then how many — a tap each, not every split at once."""
+
+
+def _left_of(grant: Grant, text: str, kind: str, args: Field) -> str | None:
+    """What a big "up to" rail grant still gives after a build that used part of it: the steps
+    may be taken a few at a time, in the order the player likes (seed 000, "?" token "up to 4
+    steps with any rails"; "DESTIČKY INŽENÝRŮ": the order of the steps is the player's)."""
+    staged = grant.count >= STAGED_STEPS or text.endswith(":staged")
+    if kind != "build" or grant.kind != "steps" or not grant.up_to or not staged:
+        return None
+    total = sum(m.get("steps").int(lo=1, hi=15) for m in args.get("moves").list(max_len=10))
+    if total >= grant.count:
+        return None
+    parts = text.split(":")
+    return f"{parts[0]}:{parts[1]}:{grant.count - total}:upto:staged"
+
+
+def factory_builds(state: RussianRailroadsState) -> Callable[[int], bool]:
+    """Whether a factory of a locomotive level may build a factory when reached (its function
+    "a locomotive or a factory" (seed 000, "TOVÁRNY"), or not yet known)."""
+
+    def builds(level: int) -> bool:
+        return state.known_factory_function(level) in (None, "locomotive_or_factory")
+
+    return builds
+
+
+def _black_steps(space: ActionSpace) -> bool:
+    """The space's action includes a black step (where the black worker adds one)."""
+    return any(
+        parse_grant(g).kind == "steps" and BLACK in parse_grant(g).colours for g in space.grants
+    )
+
+
 def next_active(state: RussianRailroadsState, after: int) -> int | None:
     """The next player in turn order after ``after`` who has not passed (wrapping around)."""
     order = state.turn_order
@@ -1808,6 +2060,7 @@ KIND_WORDS: dict[str, Message] = {
     "bonus_card": msg("taking a bonus card"),
     "factory_function": msg("saying what a factory does"),
     "starting_bonus": msg("choosing a starting card"),
+    "engineer_tile": msg("naming an engineer tile"),
 }
 """A move's kind in words, for refusals ("Red: building rails — waiting for …")."""
 
@@ -1919,4 +2172,15 @@ def describe_action(action: Action, names: Sequence[str]) -> Message:
             return msg("{player} says what the new factory does", player=who)
         case "starting_bonus":
             return msg("{player} chooses a starting card", player=who)
+        case "engineer_tile":
+            place = ENGINEER_PLACE_NAMES.get(str(args.get("place")))
+            ability = str(args.get("engineer", ""))
+            if place is not None and ability in ENGINEERS:
+                return msg(
+                    "{player}: the engineer on {place} is “{engineer}”",
+                    player=who,
+                    place=place,
+                    engineer=engineer_name(ability),
+                )
+            return msg("{player} names an engineer tile", player=who)
     return msg("{player} enters a move", player=who)

@@ -80,6 +80,10 @@ class PlayerBoard:
     used_spaces: tuple[str, ...] = ()
     """One-worker action spaces this player used this round (a repeat may take them again)."""
     black_worker_used: bool = False
+    black_worker_space: str = ""
+    """The action space the black worker stands on this round ("" = not placed): a repeat of
+    that action may give the extra black step again (seed 000, "DESTIČKY INŽENÝRŮ" footnote),
+    and a turn order worker moved after the round is the black worker only if it stood there."""
     points: tuple[tuple[str, int, Text], ...] = ()
     """Every point scored so far: (category, points, why)."""
 
@@ -145,10 +149,11 @@ class RussianRailroadsState:
     """Final bonus cards still in the deck (8 after two are removed unseen)."""
     starting_bonus_cards: tuple[str, ...] = ()
     engineer_hired: bool = False
-    engineer_row: tuple[str, ...] = ()
-    """Engineer abilities on the board, left to right, when the table says them (empty: not
-    tracked); the rightmost can be hired this round."""
     """This round's engineer has been hired (at most one per round)."""
+    engineer_row: tuple[str, ...] = ()
+    """The engineer tiles on the board, left to right, by ability ("" = not yet named: face
+    down, or face up and not yet said by the table). The rightmost is on the hiring space, the
+    two before it on the variable action spaces (``action_board.ENGINEER_PLACES``)."""
     temporary_taken: bool = False
     occupied: tuple[str, ...] = ()
     """Action spaces taken this round (the reusable one is never listed)."""

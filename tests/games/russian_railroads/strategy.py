@@ -99,10 +99,11 @@ def choose(state: RussianRailroadsState, plans: tuple[str, ...] = PLANS) -> Acti
     here = value(state, p, plan)
     best: tuple[float, Action] | None = None
     for node in tree:
-        if node.action is not None:
+        if node.key == "pass":
             continue
-        payments = node.expand()
-        pay = payments[0].action  # own workers first, coins last
+        # one way to pay: the node is the tap (the hiring space: one coin)
+        pay = node.action if node.action is not None else node.expand()[0].action
+        # (several: own workers first, coins last)
         assert pay is not None
         after = GAME.apply(state, pay)
         v, _ = best_finish(after, p, plan)

@@ -52,7 +52,10 @@ def test_every_space_has_a_cost_a_gain_a_source_and_its_player_counts() -> None:
     assert {"black_3", "any_2", "black_or_grey", "locomotive_1", "locomotive_2"} <= confirmed
     assert {"locomotive_and_factory", "industry_1", "industry_2", "industry_black"} <= confirmed
     assert {"doubler", "coins", "temporary", "hire_engineer", "turn_order_1"} <= confirmed
-    assert {"grey_3", "brown_1", "white_2", "black_2", "industry_3"}.isdisjoint(confirmed)
+    # brown 1 is settled by the example of "DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE LIŠTY
+    # POŘADÍ NA TAHU" (the one turn order worker does one brown step)
+    assert "brown_1" in confirmed
+    assert {"grey_3", "brown_2", "white_2", "black_2", "industry_3"}.isdisjoint(confirmed)
 
 
 # --- POPIS JEDNOHO TAHU HRÁČE: free space, exact workers, own supply, one action ---------
@@ -206,19 +209,38 @@ def test_hiring_the_engineer_takes_a_coin_and_one_engineer_a_round() -> None:
     s = new_game(4)
     refused(s, "take_space", 0, "needs 1 coin", space="hire_engineer", workers=1)
     s = act(s, "take_space", 0, space="hire_engineer", coins=1)
-    s = act(s, "hire_engineer", 0, number=4)
+    s = act(s, "hire_engineer", 0, number=4, ability="two_any")
     assert board_of(s, 0).engineers[0].number == 4 and board_of(s, 0).coins == 0
     s = with_board(s, 1, coins=2)
     refused(s, "take_space", 1, "taken this round", space="hire_engineer", coins=1)
 
 
 def test_public_engineer_spaces_are_used_once_a_round_by_anyone() -> None:
-    """Seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH"."""
-    row = ["two_any", "black_grey", "grey_brown", "two_black", "industry_two", "doubler_3points",
+    """Seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH" (its example: Red on the left
+    variable action space, the doubler + 3 points engineer) and setup step 9: the two variable
+    action spaces only — the tiles before them lie face down, the one on the hiring space can be
+    hired, not used."""
+    row = ["two_any", "black_grey", "grey_brown", "industry_two", "doubler_3points", "two_black",
            "industry_black"]  # fmt: skip
     s = new_game(4, engineer_row=row)
     refused(s, "take_space", 0, "not on an engineer action space", space="engineer_two_any",
             workers=1)  # fmt: skip
+    refused(
+        s,
+        "take_space",
+        0,
+        "not on an engineer action space",
+        space="engineer_industry_two",
+        workers=1,
+    )  # fmt: skip  (face down, before the variable action spaces)
+    refused(
+        s,
+        "take_space",
+        0,
+        "not on an engineer action space",
+        space="engineer_industry_black",
+        workers=1,
+    )  # fmt: skip  (the hiring space)
     s = act(s, "take_space", 0, space="engineer_doubler_3points", workers=1)
     assert board_of(s, 0).doublers == 1
     assert GAME.score(s).player("Red").points("actions") == 3

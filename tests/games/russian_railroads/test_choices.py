@@ -49,6 +49,35 @@ def test_a_few_playouts_for_every_player_count() -> None:
         assert GAME.is_over(playout(seed, players, validate=True))
 
 
+def test_random_playouts_use_the_engineers_by_taps() -> None:
+    """Issue 47: through the tree alone, random games name the face-up engineers, hire them
+    and use the public and own engineer spaces (seed 000, "INŽENÝŘI"); every leaf is accepted
+    (``playout``). The 200-game count runs as ``bench/bench_rr_playouts.py``."""
+    kinds = []
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = GAME.setup(
+            [PlayerSpec(n) for n in ["Anna", "Boris", "Cleo", "Dana"][: 2 + seed % 3]], {}
+        )
+        used: set[str] = set()
+        while not GAME.is_over(state):
+            picked = random_leaf(GAME.choices(state), rng)
+            assert picked is not None
+            action = picked[1].action
+            assert action is not None
+            space = str(action.args.get("space", ""))
+            if action.kind == "hire_engineer":
+                used.add("hire")
+            elif action.kind == "take_space" and space.startswith("own_engineer_"):
+                used.add("own")
+            elif action.kind == "take_space" and space.startswith("engineer_"):
+                used.add("public")
+            state = GAME.apply(state, action)
+        kinds.append(used)
+    assert sum(bool(k) for k in kinds) >= 5  # engineers in most games
+    assert all(any(kind in k for k in kinds) for kind in ("hire", "own", "public"))
+
+
 def test_the_first_turn_offers_free_spaces_payments_and_pass_with_plain_labels() -> None:
     s = new_game(4)
     tree = GAME.choices(s)
@@ -103,8 +132,8 @@ def test_an_occupied_space_and_an_unaffordable_one_are_not_offered() -> None:
     s = act(s, "build", 1, moves=[{"track": KV, "colour": "black", "steps": 1}])
     s = act(s, "industry", 1, steps=1)
     s = with_board(s, 2, workers_used=5, coins=0)
-    keys = [c.key for c in GAME.choices(s)]
-    assert keys == ["pass"]  # Yellow has no worker and no coin left
+    keys = [c.key for c in GAME.choices(s) if not c.key.startswith("engineer-tile-")]
+    assert keys == ["pass"]  # Yellow has no worker and no coin left (naming a tile is no move)
     s = act(s, "pass", 2)
     keys = [c.key for c in GAME.choices(s)]
     assert "space-coins" not in keys and "space-industry_black" not in keys

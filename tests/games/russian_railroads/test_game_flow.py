@@ -146,7 +146,7 @@ def test_the_last_round_has_no_turn_order_space_and_the_game_ends_with_final_sco
     s = act(s, "take_space", 0, space="coins", workers=1)
     s = act(s, "pass", 1)
     s = act(s, "take_space", 0, space="hire_engineer", coins=1)
-    s = act(s, "hire_engineer", 0, number=7)
+    s = act(s, "hire_engineer", 0, number=7, ability="two_black")
     s = all_pass(s, [0])
     assert GAME.is_over(s)
     sheet = GAME.score(s)
@@ -159,10 +159,10 @@ def test_the_last_round_has_no_turn_order_space_and_the_game_ends_with_final_sco
 
 def test_one_engineer_a_round_and_each_tile_once() -> None:
     s = act(new_game(4), "hire_engineer", 0, number=12, ability="two_black")
-    refused(s, "hire_engineer", 1, "already hired", number=3)
+    refused(s, "hire_engineer", 1, "already hired", number=3, ability="two_any")
     s = all_pass(s)
-    refused(s, "hire_engineer", 0, "engineer 12 is already hired", number=12)
-    s = act(s, "hire_engineer", 0, number=3)
+    refused(s, "hire_engineer", 0, "engineer 12 is already hired", number=12, ability="two_any")
+    s = act(s, "hire_engineer", 0, number=3, ability="two_any")
     assert [e.number for e in board_of(s, 0).engineers] == [12, 3]
 
 
@@ -218,7 +218,7 @@ def test_the_level_9_question_card_places_the_locomotive_with_its_chain() -> Non
 
 
 def test_the_engineer_question_card_hires_outside_the_round_limit_and_gives_a_coin() -> None:
-    s = act(new_game(4), "hire_engineer", 0, number=4)
+    s = act(new_game(4), "hire_engineer", 0, number=4, ability="two_any")
     s = with_board(
         s,
         0,
@@ -227,7 +227,7 @@ def test_the_engineer_question_card_hires_outside_the_round_limit_and_gives_a_co
     )
     s = act(s, "build", 0, moves=moves((SP, "black", 1)))
     s = act(s, "use_token", 0, token="question_card")
-    s = act(s, "question_card", 0, card="engineer_and_coin", number=15)
+    s = act(s, "question_card", 0, card="engineer_and_coin", number=15, ability="two_black")
     assert [e.number for e in board_of(s, 0).engineers] == [4, 15]
     assert board_of(s, 0).coins == 2
 

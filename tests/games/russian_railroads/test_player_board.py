@@ -311,12 +311,16 @@ def test_an_empty_factory_gap_blocks_the_industry_marker() -> None:
 
 
 def test_a_factory_space_fires_its_function_which_the_table_names_once_per_level() -> None:
+    """Seed 000, "POSTUP PŘI DOSAŽENÍ POLE LEŽÍCÍHO NA ŽETONU TOVÁRNY" (its example: Yellow's
+    industry +2, the first step onto a factory): the factory acts at once, then the marker
+    moves on to the second space."""
     s = with_board(new_game(), 0, factories=(2,), industry=(4,), coins=1)
     s = act(s, "industry", 0, steps=2)
-    assert board_of(s, 0).industry == (6,)
-    assert [(p.kind, p.level) for p in s.pending] == [("factory", 2)]
+    assert board_of(s, 0).industry == (5,)
+    assert [(p.kind, p.level) for p in s.pending] == [("factory", 2), ("industry_rest", 1)]
     s = act(s, "factory_function", 0, function="coin")
     assert board_of(s, 0).coins == 2
+    assert board_of(s, 0).industry == (6,) and s.pending == ()
     assert s.factory_functions == ((2, "coin"),)
     t = with_board(s, 1, factories=(2,), industry=(4,))
     t = act(t, "industry", 1, steps=1)

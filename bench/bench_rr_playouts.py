@@ -1,0 +1,150 @@
+"""Russian Railroads by taps: 200 random playouts (2–4 players) through the choices tree, every
+offered leaf applied; counts the engineer actions taken (tiles named, hires, public and own
+engineer spaces, repeats) and times every tree level opened (run on demand:
+``PYTHONPATH=. python bench/bench_rr_playouts.py [games]``; never part of the test suite).
+
+Prints: games that used engineers, the engineer actions by kind, and the tree levels' build
+times (median / p99 / max) with the widest node met (its children and its time). Times are
+the process's CPU time (``time.process_time``): on a machine shared with other work the wall
+clock mostly measures the wait for a core; the widest node is also given in wall time.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+from companion.core import Action, PlayerSpec
+from companion.core.choices import Choice
+from companion.games.russian_railroads import GAME, RussianRailroadsState
+
+
+def engineer_kind(state: RussianRailroadsState, action: Action) -> str | None:
+    """Which engineer action this is, if any."""
+    if action.kind == "engineer_tile":
+        return "tile named"
+    if action.kind == "hire_engineer":
+        return "hire"
+    if action.kind == "question_card" and action.arg("card") == "engineer_and_coin":
+        return "hire (? card)"
+    if action.kind == "take_space":
+        space = str(action.arg("space"))
+        first = state.pending[0] if state.pending else None
+        if first is not None and first.kind == "space" and "repeat" in first.grants:
+            return "repeat (engineer)" if first.source.startswith("own_engineer_") else "repeat"
+        if space.startswith("own_engineer_"):
+            return "own engineer"
+        if space.startswith("engineer_"):
+            return "public engineer"
+    return None
+
+
+WIDEST: list[tuple[int, RussianRailroadsState | None, tuple[str, ...]]] = [(0, None, ())]
+"""The widest node met: its children, the state and the path of keys to it (re-timed at the
+end)."""
+
+
+def timed_expand(
+    node: Choice,
+    times: list[float],
+    widest: list[tuple[int, float]],
+    state: RussianRailroadsState | None = None,
+    path: tuple[str, ...] = (),
+) -> tuple[Choice, ...]:
+    start = time.process_time()
+    kids = node.expand()
+    took = time.process_time() - start
+    times.append(took)
+    widest.append((len(kids), took))
+    if state is not None and len(kids) > WIDEST[0][0]:
+        WIDEST[0] = (len(kids), state, path)
+    return kids
+
+
+def node_children(state: RussianRailroadsState, path: tuple[str, ...]) -> Sequence[Choice]:
+    """Build the node at ``path`` from scratch (the top level when empty)."""
+    nodes: Sequence[Choice] = GAME.choices(state)
+    for key in path:
+        nodes = next(n for n in nodes if n.key == key).expand()
+    return nodes
+
+
+def playout(
+    seed: int, players: int, times: list[float], widest: list[tuple[int, float]]
+) -> Counter[str]:
+    rng = random.Random(seed)
+    names = ["Anna", "Boris", "Cleo", "Dana"][:players]
+    state = GAME.setup([PlayerSpec(n) for n in names], {})
+    used: Counter[str] = Counter()
+    for _ in range(3000):
+        if GAME.is_over(state):
+            return used
+        start = time.process_time()
+        nodes: Sequence[Choice] = GAME.choices(state)
+        took = time.process_time() - start
+        times.append(took)
+        widest.append((len(nodes), took))
+        if len(nodes) > WIDEST[0][0]:
+            WIDEST[0] = (len(nodes), state, ())
+        path: tuple[str, ...] = ()
+        while True:
+            pick = rng.choice(nodes)
+            if pick.is_leaf:
+                break
+            path = (*path, pick.key)
+            nodes = timed_expand(pick, times, widest, state, path)
+        assert pick.action is not None
+        kind = engineer_kind(state, pick.action)
+        if kind:
+            used[kind] += 1
+        state = GAME.apply(state, pick.action)  # every offered leaf is accepted
+        assert GAME.problems(state) == (), (seed, pick.key)
+    raise AssertionError(f"seed {seed}: the game did not end")
+
+
+def main() -> None:
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    times: list[float] = []
+    widest: list[tuple[int, float]] = []
+    total: Counter[str] = Counter()
+    with_engineers = 0
+    start = time.perf_counter()
+    for seed in range(games):
+        used = playout(seed, 2 + seed % 3, times, widest)
+        total.update(used)
+        with_engineers += bool(used.keys() - {"tile named"})
+    took = time.perf_counter() - start
+    times.sort()
+    print(f"{games} games (2–4 players) in {took:.0f} s; every offered leaf accepted")
+    print(f"games that used engineers (hire, own, public or repeat): {with_engineers}/{games}")
+    print("engineer actions:", dict(sorted(total.items())), "total", sum(total.values()))
+    print(
+        f"tree levels opened: {len(times)}; median {statistics.median(times) * 1e3:.2f} ms, "
+        f"p99 {times[int(len(times) * 0.99)] * 1e3:.1f} ms, max {times[-1] * 1e3:.1f} ms"
+    )
+    size, state, path = WIDEST[0]
+    assert state is not None
+    cpu: list[float] = []
+    wall: list[float] = []
+    for _ in range(200):  # the widest node rebuilt: the tree above it, then its children
+        start, start_wall = time.process_time(), time.perf_counter()
+        node_children(state, path)
+        cpu.append(time.process_time() - start)
+        wall.append(time.perf_counter() - start_wall)
+    cpu.sort()
+    wall.sort()
+    print(
+        f"widest node: {size} children at {'/'.join(path) or 'the top level'}; built from "
+        f"scratch in median {statistics.median(cpu) * 1e3:.1f} ms, "
+        f"p99 {cpu[int(len(cpu) * 0.99)] * 1e3:.1f} ms CPU (wall: median "
+        f"{statistics.median(wall) * 1e3:.1f} ms, p99 {wall[int(len(wall) * 0.99)] * 1e3:.1f} ms; "
+        f"n={len(cpu)})"
+    )
+
+
+if __name__ == "__main__":
+    main()
