@@ -43,10 +43,12 @@ def browser() -> Iterator[Browser]:
 # start first, each on its own worker, so the run is not left waiting on one long game at the
 # end; the rest keep their files' order (their module fixtures are set up once).
 LONG_TESTS_S: dict[str, float] = {
-    "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[trains-and-stations]": 320,
+    "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[trains-and-stations]": 200,
     "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[ticket-to-ride-europe]": 220,
     "tests/games/russian_railroads/test_choices.py::"
-    "test_200_random_playouts_through_the_tree_end_the_game_on_legal_boards": 80,
+    "test_200_random_playouts_through_the_tree_end_the_game_on_legal_boards": 100,
+    "tests/games/test_conformance.py::test_every_leaf_of_the_first_trees_is_accepted[mini-express]": 25,
+    "tests/service/test_correction_listing.py::": 20,
     "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[mini-express]": 70,
     "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[russian-railroads]": 70,
     "tests/resilience/test_crash_raw_night.py::test_sigkill_during_the_raw_demo_night_then_resume": 30,
