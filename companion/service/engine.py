@@ -1040,6 +1040,7 @@ class Engine:
             "notes": [],
             "problems": [],
             "table": None,
+            "view": None,
             "status": status,
             "cues": [],
             "updated_at": now,
@@ -1055,6 +1056,7 @@ class Engine:
             turn = game.status(st)
             public = getattr(game, "public_json", game.to_json)
             table: JsonObject = public(st)
+            view = game.public_view(st).to_json()
             problems = [p.to_json() for p in game.problems(st)]
         except Exception as exc:  # a scoring bug must not blank the scoreboard
             log.exception("engine: building the snapshot failed")
@@ -1102,6 +1104,7 @@ class Engine:
             notes=[text_json(n) for n in sheet.notes],
             problems=problems,  # type: ignore[arg-type]
             table=table,
+            view=view,
             can_undo=bool(session.applied),
             can_redo=bool(session.redo_stack),
         )

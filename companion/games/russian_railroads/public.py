@@ -1,0 +1,78 @@
+"""Russian Railroads's public view (``companion.core.public``).
+
+Counts per player: workers still to place this round, coins (rubles), engineers hired. The
+moment announced: the round just scored ("VYHODNOCENÍ A ZÍSKÁVÁNÍ BODŮ"), with each player's
+lines for that round, a line worth nothing saying why ("nothing in reach → 0"); the last round
+begun (the seventh, or the sixth with two players: "PRŮBĚH HRY"); the game over ("KONEC HRY").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.core.messages import Message, Text
+from companion.core.public import Item, Moment, PublicView, build
+from companion.games.russian_railroads.scoring import CATEGORY_LABELS, ROUND_CATEGORIES
+
+if TYPE_CHECKING:
+    from companion.games.russian_railroads.rules import RussianRailroads
+    from companion.games.russian_railroads.state import PlayerBoard, RussianRailroadsState
+
+_IN_ROUND = "round {round}: {what}"
+
+
+def _round_of(why: Text) -> tuple[int | None, Text]:
+    """The round a point entry was scored in, and its reason without the round."""
+    if isinstance(why, Message) and why.msgid == _IN_ROUND:
+        number = why.param("round")
+        what = why.param("what")
+        text: Text = what if isinstance(what, str | Message) else why
+        return (number if isinstance(number, int) else None), text
+    return None, why
+
+
+def round_lines(board: PlayerBoard, number: int) -> tuple[tuple[Item, ...], tuple[Text, ...]]:
+    """A player's lines of round ``number``'s scoring (the four round categories), in order."""
+    items: list[Item] = []
+    labels: list[Text] = []
+    for category, points, why in board.points:
+        if category not in ROUND_CATEGORIES:
+            continue
+        scored_in, what = _round_of(why)
+        if scored_in != number:
+            continue
+        items.append(Item(points, what))
+        labels.append(CATEGORY_LABELS.get(category) or category)
+    return tuple(items), tuple(labels)
+
+
+def public_view(game: RussianRailroads, state: RussianRailroadsState) -> PublicView:
+    n = len(state.players)
+    counts = [
+        (
+            ("workers", max(0, b.workers(n) + b.temporary - b.workers_used - b.temporary_used)),
+            ("coins", b.coins),
+            ("engineers", len(b.engineers)),
+        )
+        for b in state.players
+    ]
+    over = game.is_over(state)
+    scored = state.round if over else state.round - 1
+    moments: list[Moment] = []
+    if scored >= 1:
+        rows = [round_lines(b, scored) for b in state.players]
+        if any(items for items, _ in rows):
+            moments.append(
+                Moment(
+                    "round_scored",
+                    f"round-{scored}",
+                    round=scored,
+                    lines=tuple(items for items, _ in rows),
+                    labels=tuple(labels for _, labels in rows),
+                )
+            )
+    if state.round == state.rounds and not over:
+        moments.append(Moment("last_round", "last-round", round=state.round))
+    if over:
+        moments.append(Moment("game_over", "game-over", round=state.round))
+    return build(game.score(state), game.status(state).waiting_for, counts, moments, over)
