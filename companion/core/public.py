@@ -34,6 +34,7 @@ COUNT_KINDS = frozenset(
         "tickets",
         "workers",
         "coins",
+        "rubles",
         "engineers",
         "shares",
         "vp",
@@ -145,9 +146,12 @@ class PublicView:
     moments: tuple[Moment, ...] = ()
     winners: tuple[str, ...] = ()
     over: bool = False
+    picture: JsonObject | None = None
+    """What the game's picture needs besides the public table (Ticket to Ride: each player's
+    longest path once the game is over); ``None`` when nothing."""
 
     def to_json(self) -> JsonObject:
-        return {
+        data: JsonObject = {
             "players": [p.to_json() for p in self.players],
             "sheet": [c.to_json() for c in self.sheet],
             "status": text_json(self.status),
@@ -155,6 +159,9 @@ class PublicView:
             "winners": list(self.winners),
             "over": self.over,
         }
+        if self.picture is not None:
+            data["picture"] = self.picture
+        return data
 
 
 def _label(line: ScoreLine) -> Text:
@@ -196,7 +203,9 @@ def build(
     status: Text,
     counts: Sequence[Sequence[tuple[str, int]]] = (),
     moments: Sequence[Moment] = (),
+    *,
     over: bool = False,
+    picture: JsonObject | None = None,
 ) -> PublicView:
     """The view from the game's own sheet and status: ``counts`` per player (player order)."""
     players = tuple(
@@ -215,4 +224,5 @@ def build(
         moments=tuple(moments),
         winners=sheet.winners,
         over=over,
+        picture=picture,
     )

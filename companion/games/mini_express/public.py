@@ -20,4 +20,4 @@ def public_view(game: MiniExpress, state: MiniExpressState) -> PublicView:
         moments.append(Moment("last_round", "last-round"))
     if over:
         moments.append(Moment("game_over", "game-over"))
-    return build(game.score(state), game.status(state).waiting_for, counts, moments, over)
+    return build(game.score(state), game.status(state).waiting_for, counts, moments, over=over)

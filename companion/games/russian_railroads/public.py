@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.core.messages import Message, Text
+from companion.core.messages import Message, Text, msg
 from companion.core.public import Item, Moment, PublicView, build
 from companion.games.russian_railroads.scoring import CATEGORY_LABELS, ROUND_CATEGORIES
 
@@ -31,6 +31,30 @@ def _round_of(why: Text) -> tuple[int | None, Text]:
     return None, why
 
 
+def _params(message: Message) -> list[Message]:
+    """Every message inside ``message`` (itself included), depth first."""
+    found = [message]
+    for _key, value in message.params:
+        if isinstance(value, Message):
+            found += _params(value)
+    return found
+
+
+def why_nothing(note: Text) -> Text:
+    """Why a track's round line scored 0, in words (seed 000, "VYHODNOCENÍ TRATÍ": only the
+    spaces the locomotives reach are scored; black rails score no points)."""
+    if not isinstance(note, Message):
+        return ""
+    ids = {m.msgid for m in _params(note)}
+    if "reach {reach} (no locomotive)" in ids:
+        return msg("No locomotive on this track yet: only spaces a locomotive reaches score.")
+    if "nothing in reach → 0" in ids:
+        return msg("The locomotives reach no rail on this track yet.")
+    if "{colour} {spaces} → 0" in ids and "{colour} {spaces} ×{value} → {points}" not in ids:
+        return msg("Black rails score no points; only other colours in reach score.")
+    return ""
+
+
 def round_lines(board: PlayerBoard, number: int) -> tuple[tuple[Item, ...], tuple[Text, ...]]:
     """A player's lines of round ``number``'s scoring (the four round categories), in order."""
     items: list[Item] = []
@@ -41,7 +65,7 @@ def round_lines(board: PlayerBoard, number: int) -> tuple[tuple[Item, ...], tupl
         scored_in, what = _round_of(why)
         if scored_in != number:
             continue
-        items.append(Item(points, what))
+        items.append(Item(points, what, why_nothing(what) if points == 0 else ""))
         labels.append(CATEGORY_LABELS.get(category) or category)
     return tuple(items), tuple(labels)
 
@@ -51,7 +75,7 @@ def public_view(game: RussianRailroads, state: RussianRailroadsState) -> PublicV
     counts = [
         (
             ("workers", max(0, b.workers(n) + b.temporary - b.workers_used - b.temporary_used)),
-            ("coins", b.coins),
+            ("rubles", b.coins),
             ("engineers", len(b.engineers)),
         )
         for b in state.players
@@ -75,4 +99,4 @@ def public_view(game: RussianRailroads, state: RussianRailroadsState) -> PublicV
         moments.append(Moment("last_round", "last-round", round=state.round))
     if over:
         moments.append(Moment("game_over", "game-over", round=state.round))
-    return build(game.score(state), game.status(state).waiting_for, counts, moments, over)
+    return build(game.score(state), game.status(state).waiting_for, counts, moments, over=over)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from companion.core.jsonvalue import JsonObject, JsonValue
 from companion.core.public import Moment, PublicView, build
-from companion.games.ticket_to_ride_europe.board import STATIONS_PER_PLAYER
+from companion.games.ticket_to_ride_europe.board import ROUTE_BY_ID, STATIONS_PER_PLAYER
+from companion.games.ticket_to_ride_europe.final import longest_trail
 
 if TYPE_CHECKING:
     from companion.games.ticket_to_ride_europe.rules import TicketToRideEurope, TtrState
@@ -34,4 +36,15 @@ def public_view(game: TicketToRideEurope, state: TtrState) -> PublicView:
         moments.append(Moment("last_round", "last-round"))
     if over:
         moments.append(Moment("game_over", "game-over"))
-    return build(game.score(state), game.status(state).waiting_for, counts, moments, over)
+    # the map: each player's routes by board id (one of a double pair is itself, whatever the
+    # notation writes), and once the game is over ("POČÍTÁNÍ BODŮ") the longest continuous path
+    picture: JsonObject = {"routes": [list(p.routes) for p in state.players]}
+    if over:
+        trails: list[JsonValue] = []
+        for p in state.players:
+            length, cities = longest_trail([ROUTE_BY_ID[r] for r in p.routes])
+            trails.append({"length": length, "cities": list(cities)})
+        picture["trails"] = trails
+    sheet = game.score(state)
+    status = game.status(state).waiting_for
+    return build(sheet, status, counts, moments, over=over, picture=picture)

@@ -14,4 +14,4 @@ def public_view(game: TinyRace, state: TinyRaceState) -> PublicView:
     counts = [(("position", pos),) for pos in state.positions]
     over = game.is_over(state)
     moments = (Moment("game_over", "game-over"),) if over else ()
-    return build(game.score(state), game.status(state).waiting_for, counts, moments, over)
+    return build(game.score(state), game.status(state).waiting_for, counts, moments, over=over)
