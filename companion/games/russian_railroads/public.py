@@ -41,8 +41,9 @@ def _params(message: Message) -> list[Message]:
 
 
 def why_nothing(note: Text) -> Text:
-    """Why a track's round line scored 0, in words (seed 000, "VYHODNOCENÍ TRATÍ": only the
-    spaces the locomotives reach are scored; black rails score no points)."""
+    """Why a round line scored 0, in words (seed 000, "VYHODNOCENÍ TRATÍ": only the spaces the
+    locomotives reach are scored, black rails score no points; "VYHODNOCENÍ PRŮMYSLOVÉHO
+    ROZVOJE": the marker scores the value of its space, and the start has none)."""
     if not isinstance(note, Message):
         return ""
     ids = {m.msgid for m in _params(note)}
@@ -52,6 +53,8 @@ def why_nothing(note: Text) -> Text:
         return msg("The locomotives reach no rail on this track yet.")
     if "{colour} {spaces} → 0" in ids and "{colour} {spaces} ×{value} → {points}" not in ids:
         return msg("Black rails score no points; only other colours in reach score.")
+    if "at the start → {points}" in ids:
+        return msg("The industry marker is still at the start, which scores nothing.")
     return ""
 
 
