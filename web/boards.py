@@ -72,6 +72,26 @@ def rr_round_totals(points: Sequence[Any]) -> dict[int, int]:
     return after
 
 
+def _rr_scored(snapshot: Mapping[str, Any], boards: Sequence[Any]) -> list[dict[int, int]]:
+    """Each player's running total after each round: the game's public view's
+    ``round_totals``, or for a stored game from before it, the table's point entries."""
+    view = snapshot.get("view")
+    picture = view.get("picture") if isinstance(view, Mapping) else None
+    given = picture.get("round_totals") if isinstance(picture, Mapping) else None
+    if isinstance(given, list):
+        return [
+            {
+                _int(pair[0]): _int(pair[1])
+                for pair in rows
+                if isinstance(pair, list) and len(pair) == 2
+            }
+            if isinstance(rows, list)
+            else {}
+            for rows in given
+        ]
+    return [rr_round_totals(b.get("points") or []) for b in boards if isinstance(b, Mapping)]
+
+
 def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
     """Score per round per player: 0 at the start, the running total after each round's
     scoring, and the final total once the game is over."""
@@ -84,7 +104,7 @@ def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
     if not isinstance(boards, list) or not isinstance(rounds, int) or rounds < 1:
         return None
     over = bool(snapshot.get("over"))
-    scored = [rr_round_totals(b.get("points") or []) for b in boards if isinstance(b, Mapping)]
+    scored = _rr_scored(snapshot, boards)
     done = max((max(a, default=0) for a in scored), default=0)
     totals = [int(p.get("total", 0)) for p in players if isinstance(p, Mapping)]
     # mid-game the running total moves between scorings: a "now" point keeps the end labels
@@ -100,7 +120,7 @@ def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
     for index, board in enumerate(boards):
         if not isinstance(board, Mapping):
             return None
-        after = rr_round_totals(board.get("points") or [])
+        after = scored[index] if index < len(scored) else {}
         values = [0] + [after[r] for r in range(1, done + 1) if r in after]
         if (over or now) and index < len(players):
             values.append(int(players[index].get("total", values[-1])))

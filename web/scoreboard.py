@@ -425,18 +425,34 @@ def round_end(
         return None
     moment = moments[-1]
     rows = moment.get("lines") or []
+    sheet = {
+        str(c.get("id")): c for c in _view(snapshot).get("sheet") or [] if isinstance(c, Mapping)
+    }
+
+    def words_of(item: Mapping[str, Any], index: int) -> tuple[str, str]:
+        """The line's category name and note: the sheet's, unless the moment says otherwise."""
+        category = sheet.get(str(item.get("category")), {})
+        label = render(category.get("label")) or words(str(item.get("category", "")))
+        if "note" in item:
+            return label, render(item.get("note"))
+        cells = category.get("cells") or []
+        cell = cells[index] if index < len(cells) and isinstance(cells[index], Mapping) else {}
+        lines = [x for x in cell.get("lines") or [] if isinstance(x, Mapping)]
+        return label, render(lines[0].get("note")) if lines else ""
+
     players = []
     for p in ranked:
         items = rows[p.index] if p.index < len(rows) and isinstance(rows[p.index], list) else []
         lines = tuple(
             RoundLine(
-                unslug(render(i.get("label"))),
+                unslug(label),
                 _int(i.get("points")),
-                unslug(render(i.get("note"))),
+                unslug(note),
                 unslug(render(i.get("detail"))),
             )
             for i in items
             if isinstance(i, Mapping)
+            for label, note in [words_of(i, p.index)]
         )
         players.append(RoundPlayer(p.name, p.colour, sum(x.points for x in lines), lines))
     return RoundEnd(str(moment.get("key", "")), _int(moment.get("round")), tuple(players))

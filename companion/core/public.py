@@ -108,30 +108,40 @@ class PublicPlayer:
 @dataclass(frozen=True, slots=True)
 class Moment:
     """Something to announce once: ``kind`` (``MOMENT_KINDS``), a ``key`` unique in the game,
-    the ``round`` it belongs to, each player's lines for a scored round (in player order), and
-    a short ``text`` (a tunnel's verdict)."""
+    the ``round`` it belongs to, each player's lines for a scored round (in player order, with
+    ``categories``: each line's sheet category, in the same shape), and a short ``text``.
+
+    In JSON a line names its ``category`` (its name is the sheet's) and carries its ``note``
+    only when the player's line in the sheet does not already say the same (no field twice)."""
 
     kind: str
     key: str
     round: int | None = None
     lines: tuple[tuple[Item, ...], ...] = ()
-    labels: tuple[tuple[Text, ...], ...] = ()
-    """For ``lines``: each line's category name, in the same shape."""
+    categories: tuple[tuple[str, ...], ...] = ()
     text: Text = ""
 
-    def to_json(self) -> JsonObject:
+    def to_json(self, sheet: Sequence[Category] = ()) -> JsonObject:
         data: JsonObject = {"kind": self.kind, "key": self.key}
         if self.round is not None:
             data["round"] = self.round
+        by_id = {c.id: c for c in sheet}
         if self.lines:
             rows: list[JsonValue] = []
-            for items, labels in zip(self.lines, self.labels, strict=True):
-                rows.append(
-                    [
-                        {"label": text_json(label), **item.to_json()}
-                        for item, label in zip(items, labels, strict=True)
-                    ]
-                )
+            for player, (items, ids) in enumerate(zip(self.lines, self.categories, strict=True)):
+                row: list[JsonValue] = []
+                for item, cat in zip(items, ids, strict=True):
+                    line: JsonObject = {"category": cat, **item.to_json()}
+                    found = by_id.get(cat)
+                    cell = (
+                        found.lines[player]
+                        if found is not None and player < len(found.lines)
+                        else ()
+                    )
+                    if "note" in line and len(cell) == 1 and cell[0].note == item.note:
+                        del line["note"]  # the sheet's line says it
+                    row.append(line)
+                rows.append(row)
             data["lines"] = rows
         if self.text:
             data["text"] = text_json(self.text)
@@ -155,7 +165,7 @@ class PublicView:
             "players": [p.to_json() for p in self.players],
             "sheet": [c.to_json() for c in self.sheet],
             "status": text_json(self.status),
-            "moments": [m.to_json() for m in self.moments],
+            "moments": [m.to_json(self.sheet) for m in self.moments],
             "winners": list(self.winners),
             "over": self.over,
         }
@@ -171,7 +181,8 @@ def _label(line: ScoreLine) -> Text:
 
 
 def item(line: ScoreLine) -> Item:
-    return Item(line.points, line.note, line.detail)
+    """A sheet line as the view carries it; a detail that only repeats the note is left out."""
+    return Item(line.points, line.note, "" if line.detail == line.note else line.detail)
 
 
 def categories(sheet: ScoreSheet) -> tuple[Category, ...]:

@@ -1054,7 +1054,10 @@ class Engine:
         try:
             sheet = game.score(st)
             turn = game.status(st)
-            public = getattr(game, "public_json", game.to_json)
+            # the live screens' table: a game may leave out what its public view already
+            # carries (``screen_json``), else its public snapshot
+            screen = getattr(game, "screen_json", None)
+            public = screen if callable(screen) else getattr(game, "public_json", game.to_json)
             table: JsonObject = public(st)
             view = game.public_view(st).to_json()
             problems = [p.to_json() for p in game.problems(st)]
@@ -1073,7 +1076,6 @@ class Engine:
                     "colour": spec.colour,
                     "seat": spec.seat,
                     "total": score.total,
-                    "lines": [line.to_json() for line in score.lines],
                 }
             )
         status.update(turn.to_json())

@@ -74,6 +74,8 @@ def check_public_view(game: Game[Any], state: Any) -> None:
     assert len({m.key for m in view.moments}) == len(view.moments)
     for m in view.moments:
         assert len(m.lines) in (0, len(sheet.players)), m
+        assert [len(x) for x in m.lines] == [len(x) for x in m.categories], m
+        assert {c for ids in m.categories for c in ids} <= {c.id for c in view.sheet}, m
     assert view.over is game.is_over(state)
     assert list(view.winners) == list(sheet.winners)
     data = view.to_json()

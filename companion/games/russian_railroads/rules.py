@@ -1479,6 +1479,12 @@ class RussianRailroads:
 
         return public_view(self, state)
 
+    def screen_json(self, state: RussianRailroadsState) -> JsonObject:
+        """The table for the live screens (``companion.games.russian_railroads.public``)."""
+        from companion.games.russian_railroads.public import screen_json
+
+        return screen_json(self, state)
+
     def status(self, state: RussianRailroadsState) -> TurnStatus:
         if state.phase == "over":
             return TurnStatus(phase="over", round=state.round)
