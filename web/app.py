@@ -37,8 +37,9 @@ from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
 from companion.core.swatches import SWATCHES
-from companion.games import find_game, game_names
 from web import board_table, calibration, forms, i18n, setup
+from web.games import KEY as GAMES_KEY
+from web.games import Catalogue, find_game, game_names
 from web.guard import (
     EXTENSION,
     MAX_JSON_DEPTH,
@@ -92,6 +93,11 @@ class TableService(Protocol):
 
     @property
     def pin(self) -> str | None: ...
+
+    @property
+    def catalogue(self) -> Catalogue:
+        """The games (the service's registry: web imports no game module)."""
+        ...
 
     @property
     def closing(self) -> bool: ...
@@ -165,6 +171,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     )
     if getattr(service, "tls_fingerprint", None):  # behind the HTTPS proxy: cookies on HTTPS only
         app.config.update(SESSION_COOKIE_SECURE=True)
+    app.extensions[GAMES_KEY] = service.catalogue
     if test_config:
         app.config.update(test_config)
 

@@ -30,21 +30,21 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.messages import msg
-from companion.games.mini_express import GAME, ShareValueTable
-from companion.games.mini_express.board_table import Cell, cell_path
-from companion.games.mini_express.data import (
-    KNOWN_SHARE_VALUES,
-    RANKS,
-    SHARE_VALUE_MAX,
-    TRACK_LENGTHS,
-)
-from web import i18n
+from web import games, i18n
 from web.guard import guard, require_csrf
 from web.i18n import _
 
 blueprint = Blueprint("board_table", __name__)
 
-GAME_NAME = GAME.name
+GAME_NAME = "mini-express"
+
+
+def _me() -> Any:
+    """Mini Express's share values table API, from the service's catalogue (web imports no
+    game module)."""
+    return games.catalogue().share_values()
+
+
 RANK_TITLES = {
     "1st": msg("1st", context="influence rank"),
     "2nd": msg("2nd", context="influence rank"),
@@ -87,19 +87,19 @@ class FormCell:
 class Sources:
     """Where the page's cells come from (each ``None`` when there is none)."""
 
-    saved: ShareValueTable | None
-    config: ShareValueTable | None
-    game: ShareValueTable | None
-    needed: tuple[Cell, ...]
+    saved: Any
+    config: Any
+    game: Any
+    needed: tuple[Any, ...]
     game_id: int | None
     """The unfinished Mini Express game on the table, if any."""
     problems: tuple[str, ...]
 
     @property
-    def for_new_games(self) -> tuple[str, ShareValueTable]:
+    def for_new_games(self) -> tuple[str, Any]:
         """What the next game starts with (the engine's precedence: the saved table replaces
         the config's ``share_values``), and which one that is."""
-        rulebook = ShareValueTable.from_rulebook()
+        rulebook = _me().ShareValueTable.from_rulebook()
         for name, table in (("saved", self.saved), ("config", self.config)):
             if table is not None:
                 return name, rulebook.fill(table.cells(), check_rulebook=False)
@@ -111,10 +111,10 @@ def _service() -> BoardTableService | None:
     return service if isinstance(service, BoardTableService) else None
 
 
-def _parse(data: Any, where: str, problems: list[str]) -> ShareValueTable | None:
+def _parse(data: Any, where: str, problems: list[str]) -> Any:
     try:
-        table = ShareValueTable.from_json(data, where)
-        ShareValueTable.from_rulebook().fill(table.cells(), path=where)
+        table = _me().ShareValueTable.from_json(data, where)
+        _me().ShareValueTable.from_rulebook().fill(table.cells(), path=where)
     except TracksideError as exc:
         problems.append(f"{where} is not used here: {exc}")
         return None
@@ -125,7 +125,7 @@ def _sources() -> Sources:
     problems: list[str] = []
     service = _service()
     saved = config = game = None
-    needed: tuple[Cell, ...] = ()
+    needed: tuple[Any, ...] = ()
     game_id = None
     if service is not None:
         config_options, saved_options = service.setup_defaults(GAME_NAME)
@@ -141,11 +141,11 @@ def _sources() -> Sources:
         unfinished = (snapshot.get("status") or {}).get("unfinished_games") or []
         if snapshot.get("game") == GAME_NAME and snapshot.get("game_id") in unfinished:
             try:
-                state = GAME.from_json(snapshot.get("table"))
+                state = _me().GAME.from_json(snapshot.get("table"))
             except TracksideError as exc:
                 problems.append(f"the game on the table cannot be read: {exc}")
             else:
-                game, needed = state.share_values, GAME.needed_share_values(state)
+                game, needed = state.share_values, _me().GAME.needed_share_values(state)
                 game_id = snapshot.get("game_id")
     return Sources(saved, config, game, needed, game_id, tuple(problems))
 
@@ -155,14 +155,14 @@ def _form_cells(sources: Sources, typed: Mapping[str, str] | None = None) -> lis
     the saved table, the config, the game on the table). ``typed``: a refused form's entries,
     shown back as they were."""
     rows = []
-    for length in TRACK_LENGTHS:
+    for length in _me().TRACK_LENGTHS:
         row = []
-        for rank in RANKS:
+        for rank in _me().RANKS:
             cell = (length, rank)
             value: int | str | None = None
             source = ""
-            if cell in KNOWN_SHARE_VALUES:
-                value, source = KNOWN_SHARE_VALUES[cell], "rulebook"
+            if cell in _me().KNOWN_SHARE_VALUES:
+                value, source = _me().KNOWN_SHARE_VALUES[cell], "rulebook"
             else:
                 for name, table in (
                     ("saved", sources.saved),
@@ -192,7 +192,7 @@ def config_snippet(share_values: Mapping[str, Any]) -> str:
     return f'[games."{GAME_NAME}"]\nshare_values = {{ {rows} }}\n'
 
 
-def _words(cell: Cell) -> str:
+def _words(cell: Any) -> str:
     return f"{cell[0]} · {i18n.t(RANK_TITLES[cell[1]])}"
 
 
@@ -204,16 +204,16 @@ def _page(sources: Sources, typed: Mapping[str, str] | None = None, status: int 
         render_template(
             "board_table.html",
             rows=rows,
-            ranks=[(r, i18n.t(RANK_TITLES[r])) for r in RANKS],
+            ranks=[(r, i18n.t(RANK_TITLES[r])) for r in _me().RANKS],
             unknown=unknown,
-            total=len(TRACK_LENGTHS) * len(RANKS),
+            total=len(_me().TRACK_LENGTHS) * len(_me().RANKS),
             needed=[_words(c) for c in sources.needed],
             game_id=sources.game_id,
             problems=sources.problems,
             new_games_from=which,
             new_games_known=len(for_new.cells()),
             config=config_snippet(for_new.to_json()),
-            value_max=SHARE_VALUE_MAX,
+            value_max=_me().SHARE_VALUE_MAX,
             messages=get_flashed_messages(with_categories=True),
         ),
         status,
@@ -234,7 +234,7 @@ class CellError(ValueError):
                 "Not saved — {what}: expected a whole number {lo}–{hi}, got {value}",
                 what=cell.label,
                 lo=0,
-                hi=SHARE_VALUE_MAX,
+                hi=_me().SHARE_VALUE_MAX,
                 value=repr(raw),
             )
         )
@@ -244,13 +244,13 @@ def cells_from_form(form: Mapping[str, str]) -> dict[str, dict[str, int]]:
     """The form's 48 inputs (``cell_<length>_<rank>``) as the notation's ``share_values``; an
     empty input is an unknown cell. A bad entry raises :class:`CellError` naming the cell."""
     table: dict[str, dict[str, int]] = {}
-    for length in TRACK_LENGTHS:
-        for rank in RANKS:
+    for length in _me().TRACK_LENGTHS:
+        for rank in _me().RANKS:
             probe = FormCell(length, rank, None, "", False)
             raw = (form.get(probe.name) or "").strip()
             if not raw:
                 continue
-            if not raw.isascii() or not raw.isdigit() or int(raw) > SHARE_VALUE_MAX:
+            if not raw.isascii() or not raw.isdigit() or int(raw) > _me().SHARE_VALUE_MAX:
                 raise CellError(probe, raw)
             table.setdefault(str(length), {})[rank] = int(raw)
     return table
@@ -373,7 +373,7 @@ def export() -> Response:
         "format": EXPORT_FORMAT,
         "source": which,
         "share_values": table.to_json(),
-        "missing": [cell_path(c) for c in table.missing()],
+        "missing": [_me().cell_path(c) for c in table.missing()],
         "config": config_snippet(table.to_json()),
     }
     response = Response(
@@ -409,10 +409,8 @@ class FigureRow:
 
 
 def _figures_game(name: str) -> Any:
-    from companion.games import find_game
-
     try:
-        game = find_game(name)
+        game = games.find_game(name)
     except TracksideError:
         return None
     return game if hasattr(game, "board_figures") else None

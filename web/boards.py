@@ -11,12 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from companion.core.errors import SnapshotError
-from companion.games.ticket_to_ride_europe.board import CITIES, CITY_BY_ID, ROUTE_BY_ID, ROUTES
-from companion.games.ticket_to_ride_europe.final import longest_trail
-from companion.games.ticket_to_ride_europe.notation import parse_end_snapshot
+from web import games
 
 # Russian Railroads: the categories scored at every round end (docs/formats/russian-railroads.md,
 # "The sheet"); a round's scoring writes its lines as "round N: …".
@@ -75,6 +72,26 @@ def rr_round_totals(points: Sequence[Any]) -> dict[int, int]:
     return after
 
 
+def _rr_scored(snapshot: Mapping[str, Any], boards: Sequence[Any]) -> list[dict[int, int]]:
+    """Each player's running total after each round: the game's public view's
+    ``round_totals``, or for a stored game from before it, the table's point entries."""
+    view = snapshot.get("view")
+    picture = view.get("picture") if isinstance(view, Mapping) else None
+    given = picture.get("round_totals") if isinstance(picture, Mapping) else None
+    if isinstance(given, list):
+        return [
+            {
+                _int(pair[0]): _int(pair[1])
+                for pair in rows
+                if isinstance(pair, list) and len(pair) == 2
+            }
+            if isinstance(rows, list)
+            else {}
+            for rows in given
+        ]
+    return [rr_round_totals(b.get("points") or []) for b in boards if isinstance(b, Mapping)]
+
+
 def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
     """Score per round per player: 0 at the start, the running total after each round's
     scoring, and the final total once the game is over."""
@@ -87,7 +104,7 @@ def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
     if not isinstance(boards, list) or not isinstance(rounds, int) or rounds < 1:
         return None
     over = bool(snapshot.get("over"))
-    scored = [rr_round_totals(b.get("points") or []) for b in boards if isinstance(b, Mapping)]
+    scored = _rr_scored(snapshot, boards)
     done = max((max(a, default=0) for a in scored), default=0)
     totals = [int(p.get("total", 0)) for p in players if isinstance(p, Mapping)]
     # mid-game the running total moves between scorings: a "now" point keeps the end labels
@@ -103,7 +120,7 @@ def rr_chart(snapshot: Mapping[str, Any]) -> Chart | None:
     for index, board in enumerate(boards):
         if not isinstance(board, Mapping):
             return None
-        after = rr_round_totals(board.get("points") or [])
+        after = scored[index] if index < len(scored) else {}
         values = [0] + [after[r] for r in range(1, done + 1) if r in after]
         if (over or now) and index < len(players):
             values.append(int(players[index].get("total", values[-1])))
@@ -214,80 +231,115 @@ class TtrMap:
     paths: tuple[MapPath, ...]
 
 
-def _xy(city: str) -> tuple[float, float]:
-    c = CITY_BY_ID[city]
-    return c.x_pct * MAP_W / 100.0, c.y_pct * MAP_H / 100.0
-
-
-def ttr_map(snapshot: Mapping[str, Any]) -> TtrMap | None:
+def ttr_map(snapshot: Mapping[str, Any], board: Mapping[str, Any] | None = None) -> TtrMap | None:
     """Every route (double routes side by side), claimed ones in the owner's colour, stations,
-    and once the game is over each player's longest path."""
+    and once the game is over each player's longest path (from the game's public view).
+    ``board``: the static map (``GameCatalogue.data``), fetched from the service's catalogue
+    when not given."""
     table = snapshot.get("table")
     if snapshot.get("game") != "ticket-to-ride-europe" or not isinstance(table, Mapping):
         return None
-    # the public view adds fields (e.g. how many secret tickets a player holds): the map needs
-    # only what the contract notation names
-    notation = {k: table[k] for k in ("game", "format") if k in table}
-    notation["players"] = [
-        {k: p[k] for k in ("name", "routes", "stations", "tickets") if k in p}
-        for p in table.get("players") or []
-        if isinstance(p, Mapping)
-    ]
-    try:
-        holdings = parse_end_snapshot(notation)
-    except SnapshotError:
+    if board is None:
+        board = cast("Mapping[str, Any]", games.data("ticket-to-ride-europe"))
+    cities_data = [c for c in board.get("cities") or [] if isinstance(c, Mapping)]
+    routes_data = [r for r in board.get("routes") or [] if isinstance(r, Mapping)]
+    held = table.get("players")
+    if not cities_data or not routes_data or not isinstance(held, list):
         return None
+    city_by_id: dict[str, Mapping[str, Any]] = {str(c["id"]): c for c in cities_data}
+
+    def xy(city: str) -> tuple[float, float]:
+        c = city_by_id[city]
+        return float(c["x_pct"]) * MAP_W / 100.0, float(c["y_pct"]) * MAP_H / 100.0
+
     players = snapshot.get("players") or []
-    colours = [str(p.get("colour", "")) for p in players]
+    colours = [str(p.get("colour", "")) for p in players if isinstance(p, Mapping)]
+    names: list[str] = []
     owner_of: dict[str, int] = {}
-    for index, holding in enumerate(holdings):
-        for route_id in holding.routes:
-            owner_of[route_id] = index
+    station_rows: list[tuple[int, str]] = []
+    for index, holding in enumerate(held):
+        if not isinstance(holding, Mapping):
+            return None
+        names.append(str(holding.get("name", "")))
+        station_rows += [(index, str(c)) for c in holding.get("stations") or [] if c in city_by_id]
+
+    # who holds which route: the game's own route ids (its public view's picture)
+    view = snapshot.get("view")
+    picture = view.get("picture") if isinstance(view, Mapping) else None
+    picture = picture if isinstance(picture, Mapping) else {}
+    for index, owned in enumerate(picture.get("routes") or []):
+        if index < len(names) and isinstance(owned, list):
+            for route_id in owned:
+                owner_of[str(route_id)] = index
+    trails = picture.get("trails")
+
+    def colour_of(index: int) -> str:
+        return colours[index] if index < len(colours) else "grey"
+
     routes = []
-    for spec in ROUTES:
-        (x1, y1), (x2, y2) = _xy(spec.a), _xy(spec.b)
-        if spec.partner is not None:  # a double route: two parallel lines
+    for spec in routes_data:
+        a, b = str(spec.get("a")), str(spec.get("b"))
+        if a not in city_by_id or b not in city_by_id:
+            continue
+        (x1, y1), (x2, y2) = xy(a), xy(b)
+        partner = spec.get("partner")
+        if partner is not None:  # a double route: two parallel lines
             dx, dy = x2 - x1, y2 - y1
             norm = max((dx * dx + dy * dy) ** 0.5, 1e-6)
-            side = 1 if spec.id < spec.partner else -1
+            side = 1 if str(spec["id"]) < str(partner) else -1
             ox, oy = -dy / norm * 3.5 * side, dx / norm * 3.5 * side
             x1, y1, x2, y2 = x1 + ox, y1 + oy, x2 + ox, y2 + oy
-        owner = owner_of.get(spec.id)
+        owner = owner_of.get(str(spec.get("id")))
+        colour = str(spec.get("colour", ""))
         name = None
-        colour = spec.colour
-        if owner is not None and owner < len(holdings):
-            name = holdings[owner].name
-            colour = colours[owner] if owner < len(colours) else "grey"
+        if owner is not None:
+            name, colour = names[owner], colour_of(owner)
         label = (
-            f"{CITY_BY_ID[spec.a].name}–{CITY_BY_ID[spec.b].name} ({spec.length}, {spec.colour})"
+            f"{city_by_id[a]['name']}–{city_by_id[b]['name']} "
+            f"({spec.get('length')}, {spec.get('colour')})"
         )
         routes.append(
-            MapRoute(x1, y1, x2, y2, colour, name, spec.tunnel, spec.ferry_locomotives > 0, label)
+            MapRoute(
+                x1,
+                y1,
+                x2,
+                y2,
+                colour,
+                name,
+                bool(spec.get("tunnel")),
+                _int(spec.get("ferry")) > 0,
+                label,
+            )
         )
     routes.sort(key=lambda r: r.owner is not None)  # claimed routes drawn on top
     stations = []
-    for index, holding in enumerate(holdings):
-        for number, city in enumerate(holding.stations):
-            cx, cy = _xy(city)
-            stations.append(
-                MapStation(
-                    cx + 7 + 6 * number,
-                    cy - 14,
-                    colours[index] if index < len(colours) else "grey",
-                    holding.name,
-                    CITY_BY_ID[city].name,
-                )
+    seen: dict[int, int] = {}
+    for index, city in station_rows:
+        number = seen.get(index, 0)
+        seen[index] = number + 1
+        cx, cy = xy(city)
+        stations.append(
+            MapStation(
+                cx + 7 + 6 * number,
+                cy - 14,
+                colour_of(index),
+                names[index],
+                str(city_by_id[city]["name"]),
             )
+        )
     paths = []
-    if snapshot.get("over"):
-        for index, holding in enumerate(holdings):
-            length, trail = longest_trail([ROUTE_BY_ID[r] for r in holding.routes])
-            if length and len(trail) > 1:
-                points = " ".join(f"{x:.1f},{y:.1f}" for x, y in (_xy(c) for c in trail))
-                colour = colours[index] if index < len(colours) else "grey"
-                paths.append(MapPath(holding.name, colour, length, points))
-    cities = tuple(MapCity(c.id, c.name, *_xy(c.id)) for c in CITIES)
-    return TtrMap(MAP_W, MAP_H, cities, tuple(routes), tuple(stations), tuple(paths))
+    for index, trail in enumerate(trails if isinstance(trails, list) else []):
+        if not isinstance(trail, Mapping) or index >= len(names):
+            continue
+        cities = [str(c) for c in trail.get("cities") or [] if c in city_by_id]
+        length = _int(trail.get("length"))
+        if length and len(cities) > 1:
+            points = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(c) for c in cities))
+            paths.append(MapPath(names[index], colour_of(index), length, points))
+    cities_drawn = tuple(
+        MapCity(str(c["id"]), str(c["name"]), *xy(str(c["id"]))) for c in cities_data
+    )
+    return TtrMap(MAP_W, MAP_H, cities_drawn, tuple(routes), tuple(stations), tuple(paths))
 
 
 # -- Russian Railroads: each player's board ------------------------------------------------

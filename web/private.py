@@ -55,10 +55,10 @@ from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import TracksideError
 from companion.core.messages import msg
 from companion.core.privacy import has_private_view, private_actions
-from companion.games import find_game
-from companion.games.trains_and_stations.data import GOODS as TS_GOODS
 from web import i18n
 from web.forms import FormError, integer
+from web.games import data as game_data
+from web.games import find_game
 from web.guard import (
     MAX_JSON_DEPTH,
     PinRefusedError,
@@ -165,12 +165,17 @@ def _mine(view: Mapping[str, Any], player: int) -> Mapping[str, Any]:
     return {}
 
 
+def ts_goods() -> tuple[str, ...]:
+    """Trains & Stations's goods (the service's static game data)."""
+    return tuple(str(g) for g in game_data("trains-and-stations").get("goods") or [])  # type: ignore[union-attr]
+
+
 def ts_speculate(form: Mapping[str, str], mine: Mapping[str, Any]) -> dict[str, Any]:
     """Trains & Stations ``speculate``: ``give_<goods>`` counts and a ``pair_<i>`` box per
     two-goods special card held (Spekulace při vylepšování: 2 cards, or one two-goods special
     card, for 1 of the new goods). The engine checks the trade."""
     goods = {}
-    for good in TS_GOODS:
+    for good in ts_goods():
         count = integer(form, f"give_{good}", 0, 10, default=0)
         if count:
             goods[good] = count
@@ -191,8 +196,8 @@ def ts_report_special_goods(form: Mapping[str, str], mine: Mapping[str, Any]) ->
         if not a and not b:
             continue
         for name, value in ((f"card_{i}_a", a), (f"card_{i}_b", b)):
-            if value not in TS_GOODS:
-                raise FormError(name, msg("pick one of {goods}", goods=", ".join(TS_GOODS)))
+            if value not in ts_goods():
+                raise FormError(name, msg("pick one of {goods}", goods=", ".join(ts_goods())))
         cards.append([a, b])
     return {"cards": cards}
 
@@ -339,7 +344,7 @@ def private_pages(service: object) -> Blueprint:
             "game": game,
             "private_kinds": kinds,
             "custom_forms": {k for g, k in FORMS if g == game},
-            "goods_types": TS_GOODS,
+            "goods_types": ts_goods(),
             "view_key": key,
             "version": version,
         }

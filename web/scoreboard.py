@@ -3,7 +3,9 @@ ranked, each score line in words, the last moves in words, the public table of t
 have no drawn picture, and whether the sheet rests on board figures nobody has confirmed.
 
 Everything is read from the published snapshot (already rendered in the reader's language by
-``web.i18n.Localised``); nothing here knows a game's rules.
+``web.i18n.Localised``), the standings, counts and sheet from the game's public view
+(``snapshot["view"]``, ``companion.core.public``); nothing here knows a game's rules or counts
+anything a game decides.
 """
 
 from __future__ import annotations
@@ -15,12 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.core.errors import TracksideError
-from companion.games import find_game
-from companion.games.ticket_to_ride_europe.board import (
-    ROUTE_BY_ID,
-    STATIONS_PER_PLAYER,
-    TRAINS_PER_PLAYER,
-)
+from web.games import find_game
 from web.i18n import _
 
 log = logging.getLogger(__name__)
@@ -127,18 +124,78 @@ def score_line(line: Mapping[str, Any], render: Any = _text) -> Line:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class SheetRow:
+    """One row of the score sheet table: a category, each ranked player's points in it (``None``
+    when the player has no line in it) and how many lines made them."""
+
+    id: str
+    label: str
+    cells: tuple[int | None, ...]
+    counts: tuple[int, ...]
+
+
+def _view(snapshot: Mapping[str, Any]) -> Mapping[str, Any]:
+    view = snapshot.get("view")
+    return view if isinstance(view, Mapping) else {}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _breakdown(view: Mapping[str, Any], index: int, render: Any) -> tuple[Line, ...] | None:
+    """Player ``index``'s lines from the view's sheet, category by category (``None`` without a
+    view)."""
+    sheet = view.get("sheet")
+    if not isinstance(sheet, list):
+        return None
+    out = []
+    for category in sheet:
+        if not isinstance(category, Mapping):
+            continue
+        cells = category.get("cells") or []
+        cell = cells[index] if index < len(cells) and isinstance(cells[index], Mapping) else {}
+        label = render(category.get("label")) or words(str(category.get("id", "")))
+        for item in cell.get("lines") or []:
+            if isinstance(item, Mapping):
+                out.append(
+                    Line(
+                        label=unslug(label),
+                        points=_int(item.get("points")),
+                        note=unslug(render(item.get("note"))),
+                        detail=unslug(render(item.get("detail"))),
+                    )
+                )
+    return tuple(out)
+
+
 def standings(snapshot: Mapping[str, Any], render: Any = _text) -> list[Standing]:
-    """Players ranked by total (ties share a rank), each with their lines in words."""
+    """Players ranked by total (ties share a rank), each with their counts and lines in words,
+    as the game's public view gives them."""
     players = [p for p in snapshot.get("players") or [] if isinstance(p, Mapping)]
     status = snapshot.get("status") or {}
     active = set(status.get("active_players") or [])
-    winners = set(snapshot.get("winners") or [])
-    stats = _ttr_stats(snapshot)
-    totals = sorted((int(p.get("total") or 0) for p in players), reverse=True)
-    out = []
+    view = _view(snapshot)
+    shown = {_int(p.get("index")): p for p in view.get("players") or [] if isinstance(p, Mapping)}
+    winners = set(view.get("winners") or snapshot.get("winners") or [])
+    rows = []
     for position, p in enumerate(players):
         index = int(p.get("index", position))
-        total = int(p.get("total") or 0)
+        mine = shown.get(index, {})
+        total = _int(mine.get("total")) if "total" in mine else _int(p.get("total"))
+        counts = tuple(
+            (str(c[0]), _int(c[1]))
+            for c in mine.get("counts") or []
+            if isinstance(c, list | tuple) and len(c) == 2
+        )
+        lines = _breakdown(view, index, render)
+        if lines is None:
+            lines = tuple(score_line(line, render) for line in p.get("lines") or [])
+        rows.append((index, p, total, counts, lines))
+    totals = sorted((total for _i, _p, total, _c, _l in rows), reverse=True)
+    out = []
+    for index, p, total, counts, lines in rows:
         seat = p.get("seat")
         out.append(
             Standing(
@@ -150,37 +207,35 @@ def standings(snapshot: Mapping[str, Any], render: Any = _text) -> list[Standing
                 total=total,
                 winner=str(p.get("name", "")) in winners,
                 active=index in active and not snapshot.get("over"),
-                lines=tuple(score_line(line, render) for line in p.get("lines") or []),
-                stats=stats.get(index, ()),
+                lines=lines,
+                stats=counts,
             )
         )
     out.sort(key=lambda s: (s.rank, s.index))
     return out
 
 
-def _ttr_stats(snapshot: Mapping[str, Any]) -> dict[int, tuple[tuple[str, int], ...]]:
-    """Ticket to Ride: trains and stations left, cards in hand, tickets held (all public)."""
-    table = snapshot.get("table")
-    if snapshot.get("game") != "ticket-to-ride-europe" or not isinstance(table, Mapping):
-        return {}
-    hands = ((table.get("table") or {}).get("hands")) or []
-    out: dict[int, tuple[tuple[str, int], ...]] = {}
-    for index, player in enumerate(table.get("players") or []):
-        if not isinstance(player, Mapping):
+def sheet_rows(
+    snapshot: Mapping[str, Any], ranked: Sequence[Standing], render: Any = _text
+) -> list[SheetRow]:
+    """The score sheet table: one row per category of the view's sheet, a column per ranked
+    player (every line of a player in its category's row: a column sums to the total)."""
+    out = []
+    for category in _view(snapshot).get("sheet") or []:
+        if not isinstance(category, Mapping):
             continue
-        routes = [ROUTE_BY_ID[r] for r in player.get("routes") or [] if r in ROUTE_BY_ID]
-        trains = TRAINS_PER_PLAYER - sum(r.length for r in routes)
-        stations = STATIONS_PER_PLAYER - len(player.get("stations") or [])
-        row = [("trains", trains), ("stations", stations)]
-        hand = hands[index] if index < len(hands) and isinstance(hands[index], Mapping) else {}
-        if isinstance(hand.get("cards"), int):
-            row.append(("cards", int(hand["cards"])))
-        held = player.get("tickets_held")
-        if isinstance(held, int):
-            row.append(("tickets", held))
-        elif player.get("tickets"):
-            row.append(("tickets", len(player["tickets"])))
-        out[index] = tuple(row)
+        cells = [c if isinstance(c, Mapping) else {} for c in category.get("cells") or []]
+        points: list[int | None] = []
+        counts: list[int] = []
+        for p in ranked:
+            cell = cells[p.index] if p.index < len(cells) else {}
+            lines = cell.get("lines") or []
+            points.append(_int(cell.get("points")) if lines else None)
+            counts.append(len(lines))
+        label = render(category.get("label")) or words(str(category.get("id", "")))
+        out.append(
+            SheetRow(str(category.get("id", "")), unslug(label), tuple(points), tuple(counts))
+        )
     return out
 
 
@@ -331,6 +386,78 @@ def _trains_and_stations(table: Mapping[str, Any]) -> PublicTable | None:
     return PublicTable("trains-and-stations", tuple(rows), extra)
 
 
+@dataclass(frozen=True, slots=True)
+class RoundLine:
+    label: str
+    points: int
+    note: str
+    why: str
+    """Why the line scored nothing (empty when it scored)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPlayer:
+    name: str
+    colour: str
+    points: int
+    lines: tuple[RoundLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnd:
+    """A round just scored, announced once on the TV before the standings come back."""
+
+    key: str
+    round: int
+    players: tuple[RoundPlayer, ...]
+
+
+def round_end(
+    snapshot: Mapping[str, Any], ranked: Sequence[Standing], render: Any = _text
+) -> RoundEnd | None:
+    """The latest ``round_scored`` moment of the view, each player's lines in words."""
+    moments = [
+        m
+        for m in _view(snapshot).get("moments") or []
+        if isinstance(m, Mapping) and m.get("kind") == "round_scored"
+    ]
+    if not moments:
+        return None
+    moment = moments[-1]
+    rows = moment.get("lines") or []
+    sheet = {
+        str(c.get("id")): c for c in _view(snapshot).get("sheet") or [] if isinstance(c, Mapping)
+    }
+
+    def words_of(item: Mapping[str, Any], index: int) -> tuple[str, str]:
+        """The line's category name and note: the sheet's, unless the moment says otherwise."""
+        category = sheet.get(str(item.get("category")), {})
+        label = render(category.get("label")) or words(str(item.get("category", "")))
+        if "note" in item:
+            return label, render(item.get("note"))
+        cells = category.get("cells") or []
+        cell = cells[index] if index < len(cells) and isinstance(cells[index], Mapping) else {}
+        lines = [x for x in cell.get("lines") or [] if isinstance(x, Mapping)]
+        return label, render(lines[0].get("note")) if lines else ""
+
+    players = []
+    for p in ranked:
+        items = rows[p.index] if p.index < len(rows) and isinstance(rows[p.index], list) else []
+        lines = tuple(
+            RoundLine(
+                unslug(label),
+                _int(i.get("points")),
+                unslug(note),
+                unslug(render(i.get("detail"))),
+            )
+            for i in items
+            if isinstance(i, Mapping)
+            for label, note in [words_of(i, p.index)]
+        )
+        players.append(RoundPlayer(p.name, p.colour, sum(x.points for x in lines), lines))
+    return RoundEnd(str(moment.get("key", "")), _int(moment.get("round")), tuple(players))
+
+
 def view(snapshot: Mapping[str, Any], render: Any = _text) -> dict[str, Any]:
     """Everything the scoreboard templates draw from one snapshot; a picture that cannot be
     drawn is left out (logged), never drawn wrong."""
@@ -347,9 +474,12 @@ def view(snapshot: Mapping[str, Any], render: Any = _text) -> dict[str, Any]:
         log.exception("web: drawing the board pictures failed")
     prompt = (snapshot.get("status") or {}).get("prompt")
     question = render(prompt.get("question")) if isinstance(prompt, Mapping) else ""
+    ranked = standings(snapshot, render)
     return {
         "question": plain_move(question) if question else "",
-        "ranked": standings(snapshot, render),
+        "ranked": ranked,
+        "sheet": sheet_rows(snapshot, ranked, render),
+        "round_end": round_end(snapshot, ranked, render),
         "moves": recent_moves(snapshot),
         "figures": figures(snapshot, [render(n) for n in snapshot.get("notes") or []]),
         "notes": tuple(unslug(render(n)) for n in other_notes(snapshot)),
@@ -388,5 +518,6 @@ def history_snapshot(record: Mapping[str, Any]) -> dict[str, Any]:
         "winners": list(score.get("winners") or []),
         "notes": list(score.get("notes") or []),
         "table": table if isinstance(table, Mapping) else {},
+        "view": record.get("view") if isinstance(record.get("view"), Mapping) else None,
         "status": {},
     }

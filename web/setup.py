@@ -46,7 +46,7 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.errors import TracksideError
-from companion.games import find_game, game_names
+from web.games import find_game, game_names
 from web.guard import guard, require_csrf
 from web.i18n import _
 

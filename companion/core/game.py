@@ -13,6 +13,7 @@ from companion.core.choices import Choice
 from companion.core.jsonvalue import JsonObject
 from companion.core.messages import Text, text_json
 from companion.core.problems import Problem
+from companion.core.public import PublicView
 from companion.core.scoring import ScoreSheet
 
 S = TypeVar("S")
@@ -101,6 +102,12 @@ class Game(Protocol[S]):
     def is_over(self, state: S) -> bool: ...
 
     def status(self, state: S) -> TurnStatus: ...
+
+    def public_view(self, state: S) -> PublicView:
+        """What the table sees (``companion.core.public``): standings with every public count,
+        the score sheet by category, the status sentence, the moments to announce. Every
+        screen renders this and works nothing out itself; it never holds a secret."""
+        ...
 
     def score(self, state: S) -> ScoreSheet:
         """The itemised score: the running score during play, the final score when over. A game

@@ -1047,6 +1047,7 @@ class Engine:
             "notes": [],
             "problems": [],
             "table": None,
+            "view": None,
             "status": status,
             "cues": [],
             "updated_at": now,
@@ -1060,8 +1061,12 @@ class Engine:
         try:
             sheet = game.score(st)
             turn = game.status(st)
-            public = getattr(game, "public_json", game.to_json)
+            # the live screens' table: a game may leave out what its public view already
+            # carries (``screen_json``), else its public snapshot
+            screen = getattr(game, "screen_json", None)
+            public = screen if callable(screen) else getattr(game, "public_json", game.to_json)
             table: JsonObject = public(st)
+            view = game.public_view(st).to_json()
             problems = [p.to_json() for p in game.problems(st)]
         except Exception as exc:  # a scoring bug must not blank the scoreboard
             log.exception("engine: building the snapshot failed")
@@ -1078,7 +1083,6 @@ class Engine:
                     "colour": spec.colour,
                     "seat": spec.seat,
                     "total": score.total,
-                    "lines": [line.to_json() for line in score.lines],
                 }
             )
         status.update(turn.to_json())
@@ -1109,6 +1113,7 @@ class Engine:
             notes=[text_json(n) for n in sheet.notes],
             problems=problems,  # type: ignore[arg-type]
             table=table,
+            view=view,
             can_undo=bool(session.applied),
             can_redo=bool(session.redo_stack),
         )

@@ -54,6 +54,7 @@ def game_result(session: TableSession) -> JsonObject:
         "winners": list(sheet.winners),
         "sheet": sheet.to_json(),
         "table": public(state),
+        "view": game.public_view(state).to_json(),
     }
 
 
@@ -174,6 +175,8 @@ def export_game(
             "events": [_public_entry(e, hidden) for e in session.entries],
             "snapshot": view(session.state),
             "score": sheet.to_json(),
+            # what every screen showed (companion.core.public): history draws the sheet from it
+            "view": game.public_view(session.state).to_json(),
         }
         return "application/json", json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":

@@ -22,6 +22,7 @@ from companion.core.jsonvalue import JsonObject
 from companion.core.messages import render_json
 from companion.core.observation import Observation
 from companion.service.advertise import Advertisement, Advertiser, local_addresses
+from companion.service.catalogue import CATALOGUE
 from companion.service.club import ClubResponder, DatabaseIdentity
 from companion.service.config import ReaderSettings, Settings, parse_settings
 from companion.service.engine import Engine, Publication
@@ -151,6 +152,7 @@ class Trackside:
         self.notifier = Notifier()  # systemd's $NOTIFY_SOCKET; a no-op without it
         self.advertiser: Advertiser | None = None
         self.watchdog: Watchdog | None = None
+        self.catalogue = CATALOGUE
         self.app = create_app(self)
         self.app.config["SSE_MAX_STREAMS"] = sse_slots(self.server_limits())
 

@@ -21,6 +21,7 @@ from companion.core.choices import check_tree, leaves, random_leaf
 from companion.core.i18n import LANGUAGES, translations
 from companion.core.jsonvalue import dumps
 from companion.core.privacy import private_actions
+from companion.core.public import COUNT_KINDS, MOMENT_KINDS
 from companion.games import find_game, game_names
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -50,6 +51,37 @@ def check_sheet(game: Game[Any], sheet: ScoreSheet, state: Any) -> None:
     assert len(sheet.players) == len(game.to_json(state).get("players", sheet.players))
 
 
+def check_public_view(game: Game[Any], state: Any) -> None:
+    """The public view every screen renders agrees with the game's own sheet: the same totals,
+    every line of a player in exactly one category, each column of the sheet summing to the
+    player's total; counts and moments are kinds the screens word; it is JSON."""
+    view = game.public_view(state)
+    sheet = game.score(state)
+    assert [p.total for p in view.players] == list(sheet.totals)
+    assert [p.name for p in view.players] == [p.name for p in sheet.players]
+    assert [p.index for p in view.players] == list(range(len(sheet.players)))
+    for index, player in enumerate(sheet.players):
+        assert sum(c.points(index) for c in view.sheet) == player.total
+        assert sum(len(c.lines[index]) for c in view.sheet) == len(player.lines)
+        for category in view.sheet:
+            mine = [line.points for line in player.lines if line.category == category.id]
+            assert [item.points for item in category.lines[index]] == mine
+    assert len({c.id for c in view.sheet}) == len(view.sheet)
+    for p in view.players:
+        assert {kind for kind, _ in p.counts} <= COUNT_KINDS, p.counts
+        assert all(n >= 0 for _, n in p.counts), p.counts
+    assert {m.kind for m in view.moments} <= MOMENT_KINDS
+    assert len({m.key for m in view.moments}) == len(view.moments)
+    for m in view.moments:
+        assert len(m.lines) in (0, len(sheet.players)), m
+        assert [len(x) for x in m.lines] == [len(x) for x in m.categories], m
+        assert {c for ids in m.categories for c in ids} <= {c.id for c in view.sheet}, m
+    assert view.over is game.is_over(state)
+    assert list(view.winners) == list(sheet.winners)
+    data = view.to_json()
+    assert json.loads(json.dumps(data)) == data
+
+
 def play(game: Game[Any], golden: dict[str, Any]) -> list[str]:
     """Replay the golden steps; return a transcript of canonical snapshots."""
     state = setup(game, golden)
@@ -73,6 +105,7 @@ def play(game: Game[Any], golden: dict[str, Any]) -> list[str]:
         check_sheet(game, sheet, state)
         assert list(sheet.totals) == step["totals"], f"step {n}: totals"
         assert game.problems(state) == (), f"step {n}: a legal play produced problems"
+        check_public_view(game, state)
         # every state survives the snapshot round trip
         assert game.to_json(game.from_json(game.to_json(state))) == game.to_json(state)
         transcript.append(dumps(game.to_json(state)))
@@ -102,6 +135,7 @@ def test_setup_round_trips_through_json(name: str) -> None:
     assert game.from_json(json.loads(json.dumps(snapshot))) == state
     assert game.problems(state) == ()
     check_sheet(game, game.score(state), state)
+    check_public_view(game, state)
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -189,6 +223,7 @@ def _playout(game: Game[Any], seed: int) -> int:
         except IllegalActionError as exc:
             pytest.fail(f"seed {seed} step {step}: the tree offered {path}, apply refused: {exc}")
         assert game.problems(state) == (), f"seed {seed} step {step}: {path} made problems"
+        check_public_view(game, state)
     pytest.fail(f"seed {seed}: no end after {MAX_STEPS} steps")
 
 

@@ -10,9 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.core import Observation, ObservationKind
+from companion.games.ticket_to_ride_europe.board import ROUTE_BY_ID
+from companion.games.ticket_to_ride_europe.final import longest_trail
+from companion.service.catalogue import CATALOGUE
 from companion.service.engine import Engine
 from companion.service.store import EventStore
 from web.boards import rr_boards, rr_chart, rr_round_totals, ttr_map
+
+TTR_BOARD = CATALOGUE.data("ticket-to-ride-europe")
 
 GOLDEN = Path(__file__).resolve().parents[1] / "games" / "golden"
 
@@ -75,7 +80,7 @@ def test_round_totals_ignore_points_between_roundings() -> None:
 
 def test_ticket_to_ride_map_shows_claims_stations_and_longest_paths(tmp_path: Path) -> None:
     snapshot = played(tmp_path, "ticket-to-ride-europe")
-    board = ttr_map(snapshot)
+    board = ttr_map(snapshot, TTR_BOARD)
     assert board is not None and len(board.routes) == 101 and len(board.cities) == 47
     claimed = {(r.owner, r.label.split(" (")[0], r.colour) for r in board.routes if r.owner}
     assert claimed == {
@@ -85,14 +90,22 @@ def test_ticket_to_ride_map_shows_claims_stations_and_longest_paths(tmp_path: Pa
     }
     assert [(s.owner, s.city) for s in board.stations] == [("Red", "Frankfurt")]
     assert board.paths == ()  # only at the end of the game
-    ended = ttr_map({**snapshot, "over": True})
+    # the longest paths are the game's (its public view's picture), drawn once it is over
+    trails = [
+        dict(
+            zip(("length", "cities"), longest_trail([ROUTE_BY_ID[r] for r in routes]), strict=True)
+        )
+        for routes in snapshot["view"]["picture"]["routes"]
+    ]
+    view = {**snapshot["view"], "picture": {**snapshot["view"]["picture"], "trails": trails}}
+    ended = ttr_map({**snapshot, "over": True, "view": view}, TTR_BOARD)
     assert ended is not None
     assert {(p.owner, p.length) for p in ended.paths} == {("Red", 3), ("Blue", 2)}
 
 
 def test_no_picture_for_other_games_or_no_game() -> None:
     assert rr_chart({"game": None}) is None and ttr_map({"game": None}) is None
-    assert ttr_map({"game": "ticket-to-ride-europe", "table": {"players": "?"}}) is None
+    assert ttr_map({"game": "ticket-to-ride-europe", "table": {"players": "?"}}, TTR_BOARD) is None
 
 
 def test_russian_railroads_boards_show_rails_reach_doublers_and_industry(tmp_path: Path) -> None:

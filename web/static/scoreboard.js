@@ -14,6 +14,32 @@
   var panel = null;   // the picture shown on the TV (data-panel), kept across updates
   var picked = null;  // the player whose breakdown the phone shows (data-index)
   var rotatedAt = Date.now();
+  // a round just scored is announced once (ROUND_END_MS), then the standings come back
+  var ROUND_END_MS = 12000;
+  var showing = null;   // the key of the round end on screen
+  var showUntil = 0;
+
+  function announced(key) {
+    try { return window.sessionStorage.getItem("round-end:" + key) === "1"; } catch (e) { return showing === key; }
+  }
+  function remember(key) {
+    try { window.sessionStorage.setItem("round-end:" + key, "1"); } catch (e) { /* private mode */ }
+  }
+  function roundEnd() {
+    var el = board.querySelector(".round-end");
+    if (!el) { return; }
+    var key = el.dataset.key;
+    if (showing === key && Date.now() < showUntil) { el.hidden = false; return; }
+    if (announced(key)) { return; }
+    remember(key);
+    showing = key;
+    showUntil = Date.now() + ROUND_END_MS;
+    el.hidden = false;
+    setTimeout(function () {
+      var now = board.querySelector(".round-end");
+      if (now && now.dataset.key === key) { now.hidden = true; }
+    }, ROUND_END_MS);
+  }
 
   function setLive(state, key) {
     live.dataset.state = state;
@@ -42,9 +68,11 @@
   }
 
   // one place that brings a freshly rendered board to the state the viewer chose
-  function apply() { showPanel(panel); pick(picked); }
+  function apply() { showPanel(panel); pick(picked); roundEnd(); }
 
   board.addEventListener("click", function (event) {
+    var over = event.target.closest(".round-end");
+    if (over) { over.hidden = true; showUntil = 0; return; }
     var tab = event.target.closest(".tab");
     if (tab) { showPanel(tab.dataset.panel); rotatedAt = Date.now(); return; }
     var row = event.target.closest(".standing");

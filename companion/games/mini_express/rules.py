@@ -13,6 +13,7 @@ from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
 from companion.core.messages import Message, Text, join_texts, msg
 from companion.core.problems import Problem
+from companion.core.public import PublicView
 from companion.core.scoring import ScoreSheet
 from companion.core.snapshot import Field
 from companion.games.mini_express import notation
@@ -408,6 +409,12 @@ class MiniExpress:
 
     def is_over(self, state: MiniExpressState) -> bool:
         return state.phase == OVER
+
+    def public_view(self, state: MiniExpressState) -> PublicView:
+        """What the table sees (``companion.core.public``): every screen renders this."""
+        from companion.games.mini_express.public import public_view
+
+        return public_view(self, state)
 
     def status(self, state: MiniExpressState) -> TurnStatus:
         if state.phase == OVER:

@@ -23,6 +23,7 @@ from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
 from companion.core.messages import Message, Text, join_texts, msg, plural, text_json
 from companion.core.problems import Problem
+from companion.core.public import PublicView
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
 from companion.games.russian_railroads import action_board
@@ -1687,6 +1688,18 @@ class RussianRailroads:
     # -- views ------------------------------------------------------------------------------
     def is_over(self, state: RussianRailroadsState) -> bool:
         return state.phase == "over"
+
+    def public_view(self, state: RussianRailroadsState) -> PublicView:
+        """What the table sees (``companion.core.public``): every screen renders this."""
+        from companion.games.russian_railroads.public import public_view
+
+        return public_view(self, state)
+
+    def screen_json(self, state: RussianRailroadsState) -> JsonObject:
+        """The table for the live screens (``companion.games.russian_railroads.public``)."""
+        from companion.games.russian_railroads.public import screen_json
+
+        return screen_json(self, state)
 
     def status(self, state: RussianRailroadsState) -> TurnStatus:
         if state.phase == "over":

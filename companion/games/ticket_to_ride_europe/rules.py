@@ -23,6 +23,7 @@ from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject, thaw
 from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.problems import Problem
+from companion.core.public import PublicView
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
 from companion.core.snapshot import Field
 from companion.games.ticket_to_ride_europe import cards as tc
@@ -672,6 +673,12 @@ class TicketToRideEurope:
 
     def is_over(self, state: TtrState) -> bool:
         return state.phase == "over"
+
+    def public_view(self, state: TtrState) -> PublicView:
+        """What the table sees (``companion.core.public``): every screen renders this."""
+        from companion.games.ticket_to_ride_europe.public import public_view
+
+        return public_view(self, state)
 
     def status(self, state: TtrState) -> TurnStatus:
         """What Trackside waits for, as the rest of the page's "Waiting for …" sentence."""

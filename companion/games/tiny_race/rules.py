@@ -13,6 +13,7 @@ from companion.core.game import Component, PlayerSpec, TurnStatus
 from companion.core.jsonvalue import JsonObject
 from companion.core.messages import msg, plural
 from companion.core.problems import Problem
+from companion.core.public import PublicView
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
 
@@ -120,6 +121,12 @@ class TinyRace:
 
     def is_over(self, state: TinyRaceState) -> bool:
         return state.finished_by is not None
+
+    def public_view(self, state: TinyRaceState) -> PublicView:
+        """What the table sees (``companion.core.public``): every screen renders this."""
+        from companion.games.tiny_race.public import public_view
+
+        return public_view(self, state)
 
     def status(self, state: TinyRaceState) -> TurnStatus:
         if state.finished_by is not None:

@@ -26,6 +26,7 @@ from companion.core.jsonvalue import JsonObject, thaw
 from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.privacy import PrivateRefusalError
 from companion.core.problems import Problem
+from companion.core.public import PublicView
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
 from companion.core.snapshot import Field
 from companion.games.trains_and_stations.data import (
@@ -1164,6 +1165,12 @@ class TrainsAndStations:
 
     def is_over(self, state: TSState) -> bool:
         return state.over
+
+    def public_view(self, state: TSState) -> PublicView:
+        """What the table sees (``companion.core.public``): every screen renders this."""
+        from companion.games.trains_and_stations.public import public_view
+
+        return public_view(self, state)
 
     def status(self, state: TSState) -> TurnStatus:
         if state.over:
