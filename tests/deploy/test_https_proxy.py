@@ -85,7 +85,12 @@ class Table:
             conn.close()
 
 
-def _wait(check, what: str, proc: subprocess.Popen[bytes], log: Path) -> None:  # type: ignore[no-untyped-def]
+class PortTakenError(Exception):
+    """A port picked as free was taken before nginx or the service bound it (another test
+    worker of a parallel run picked it too): the fixture starts again on new ports."""
+
+
+def _wait(check, what: str, procs: dict[str, tuple[subprocess.Popen[bytes], Path]]) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + 60  # a bound: a loaded machine starts slowly
     while True:
         try:
@@ -93,8 +98,15 @@ def _wait(check, what: str, proc: subprocess.Popen[bytes], log: Path) -> None:  
                 return
         except OSError:
             pass
-        assert proc.poll() is None, f"{what} stopped:\n{log.read_text(errors='replace')}"
-        assert time.monotonic() < deadline, f"{what} did not start:\n{log.read_text()}"
+        for name, (proc, log) in procs.items():
+            if proc.poll() is not None:
+                text = log.read_text(errors="replace")
+                if "ddress already in use" in text:
+                    raise PortTakenError(f"{name}: {text}")
+                raise AssertionError(f"{name} stopped:\n{text}")
+        assert time.monotonic() < deadline, f"{what} did not start:\n" + "\n".join(
+            log.read_text(errors="replace") for _, log in procs.values()
+        )
         time.sleep(0.2)
 
 
@@ -102,6 +114,17 @@ def _wait(check, what: str, proc: subprocess.Popen[bytes], log: Path) -> None:  
 def table(tmp_path: Path) -> Iterator[Table]:
     assert Path(NGINX).exists(), "nginx is needed (Debian: nginx-light; scripts/test.sh)"
     cert, key = make_certificate(tmp_path)
+    for attempt in range(3):
+        try:
+            yield from _table(tmp_path / f"try-{attempt}", cert, key)
+            return
+        except PortTakenError:
+            if attempt == 2:
+                raise
+
+
+def _table(tmp_path: Path, cert: Path, key: Path) -> Iterator[Table]:
+    tmp_path.mkdir()
     https_port, http_port, service_port = free_port(), free_port(), free_port()
     site = (ROOT / "hardware/deploy/nginx-trackside.conf").read_text()
     for name, value in {
@@ -140,8 +163,8 @@ def table(tmp_path: Path) -> Iterator[Table]:
     context = ssl.create_default_context(cafile=str(cert))
     t = Table(https_port, http_port, service_port, cert, context)
     try:
-        _wait(lambda: t.get("/api/state")[0] == 200, "the table behind nginx", service, service_log)
-        _wait(lambda: nginx.poll() is None, "nginx", nginx, nginx_log)
+        procs = {"the service": (service, service_log), "nginx": (nginx, nginx_log)}
+        _wait(lambda: t.get("/api/state")[0] == 200, "the table behind nginx", procs)
         yield t
     finally:
         for proc in (nginx, service):

@@ -77,7 +77,9 @@ def public_pages(service: Trackside, client: FlaskClient) -> dict[str, str]:
     }
     with client.get("/api/events", buffered=False) as stream:
         pages["/api/events"] = next(iter(stream.response)).decode()
-    pages["/table"] = signed_in_table(service).get("/table").get_data(as_text=True)
+    table = signed_in_table(service)
+    pages["/table"] = table.get("/table").get_data(as_text=True)
+    pages["/table/log"] = table.get("/table/log").get_data(as_text=True)
     return pages
 
 
@@ -152,7 +154,8 @@ def test_once_the_game_is_over_by_the_rules_everything_shows(service: Trackside)
     state = client.get("/api/state").get_json()
     assert state["over"] and "hidden" not in state["table"]
     assert state["table"]["players"][0]["goods"]["food"] == 2  # the scoreboard may show it now
-    table = signed_in_table(service).get("/table").get_data(as_text=True)
+    # the speculation is older than the table page's last moves: the whole log shows it
+    table = signed_in_table(service).get("/table/log").get_data(as_text=True)
     assert "Ann: speculate — goods: 4 cattle" in table
     record = json.loads(client.get("/api/games/1/export").get_data(as_text=True))
     assert not any(e.get("private") for e in record["events"])
@@ -194,7 +197,10 @@ def test_a_correction_that_breaks_a_private_entry_is_explained_only_to_its_playe
     assert told["message"] == "a private entry was refused; the player it concerns was told why"
     public = client.get("/api/state").get_data(as_text=True)
     public += client.get("/partials/scoreboard").get_data(as_text=True)
-    public += signed_in_table(service).get("/table").get_data(as_text=True)
+    table = signed_in_table(service)
+    public += table.get("/table").get_data(as_text=True) + table.get("/table/log").get_data(
+        as_text=True
+    )
     for secret in ("3 cattle", "not 4", "4×cattle", "speculate goods"):
         assert secret not in public
     page = ann.get("/me").get_data(as_text=True)
