@@ -16,6 +16,7 @@ from companion.core import Observation, ObservationKind
 from companion.service.runtime import Trackside
 
 from .conftest import ARTIFACTS, PIN
+from .golden_feed import feed
 
 GOLDEN = Path(__file__).resolve().parents[1] / "games" / "golden"
 TV = {"width": 1920, "height": 1080}
@@ -51,17 +52,7 @@ def golden_steps(service: Trackside, game: str, upto: int) -> None:
     start["options"] = golden["options"]
     submit(service, ObservationKind.COMMAND, start)
     for step in golden["steps"][:upto]:
-        if "scan" in step:
-            player = step["scan"].get("player")
-            obs = Observation(
-                "seat-reader",  # type: ignore[arg-type]
-                ObservationKind.TAG_PRESENT,
-                {"uid": f"TS:{game}:{step['scan']['component']}"},
-                None if player is None else player + 1,  # type: ignore[arg-type]
-            )
-            service.submit_and_wait(obs, 10)
-        else:
-            submit(service, ObservationKind.ACTION, {"action": step["action"]})
+        feed(service, game, step)
 
 
 def submit(service: Trackside, kind: ObservationKind, payload: dict[str, Any]) -> None:

@@ -19,12 +19,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from companion.core import Observation, ObservationKind, PlayerSpec
+from companion.core import ObservationKind, PlayerSpec
 from companion.core.choices import random_leaf
 from companion.games import find_game
 from companion.games.ticket_to_ride_europe.board import ROUTE_BY_ID, TRAINS_PER_PLAYER
-from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
+
+from .golden_feed import feed, running_table, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "games" / "golden"
@@ -69,34 +70,7 @@ READ = r"""() => {
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trackside]:
-    settings = parse_settings(
-        {"web": {"host": "127.0.0.1", "port": 0, "pin": "471108"}, "readers": []},
-        data_dir=tmp_path_factory.mktemp("public-view"),
-    )
-    svc = Trackside(settings)
-    svc.start()
-    yield svc
-    svc.stop()
-
-
-def submit(service: Trackside, kind: ObservationKind, payload: dict[str, Any]) -> str:
-    outcome = service.submit_and_wait(Observation("table-page", kind, payload), 10)  # type: ignore[arg-type]
-    return str(outcome.get("outcome"))
-
-
-def feed(service: Trackside, game: str, step: dict[str, Any]) -> None:
-    """One golden step: a scan at the player's seat, or an action from the table page."""
-    if "scan" in step:
-        player = step["scan"].get("player")
-        obs = Observation(
-            "seat-reader",  # type: ignore[arg-type]
-            ObservationKind.TAG_PRESENT,
-            {"uid": f"TS:{game}:{step['scan']['component']}"},
-            None if player is None else player + 1,  # type: ignore[arg-type]
-        )
-        service.submit_and_wait(obs, 10)
-    else:
-        submit(service, ObservationKind.ACTION, {"action": step["action"]})
+    yield from running_table(tmp_path_factory.mktemp("public-view"))
 
 
 def rerender(page: Page) -> None:

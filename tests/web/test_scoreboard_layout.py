@@ -21,10 +21,10 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from companion.core import Observation, ObservationKind
-from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
 
 from .conftest import start_payload
+from .golden_feed import feed, running_table, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "games" / "golden"
@@ -64,33 +64,12 @@ FORBIDDEN = (
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trackside]:
-    settings = parse_settings(
-        {"web": {"host": "127.0.0.1", "port": 0, "pin": "471108"}, "readers": []},
-        data_dir=tmp_path_factory.mktemp("scoreboard"),
-    )
-    svc = Trackside(settings)
-    svc.start()
-    yield svc
-    svc.stop()
-
-
-def submit(service: Trackside, kind: ObservationKind, payload: dict[str, Any]) -> None:
-    service.submit_and_wait(Observation("table-page", kind, payload), 10)  # type: ignore[arg-type]
+    yield from running_table(tmp_path_factory.mktemp("scoreboard"))
 
 
 def play(service: Trackside, game: str, steps: list[dict[str, Any]]) -> None:
     for step in steps:
-        if "scan" in step:
-            player = step["scan"].get("player")
-            obs = Observation(
-                "seat-reader",  # type: ignore[arg-type]
-                ObservationKind.TAG_PRESENT,
-                {"uid": f"TS:{game}:{step['scan']['component']}"},
-                None if player is None else player + 1,  # type: ignore[arg-type]
-            )
-            service.submit_and_wait(obs, 10)
-        else:
-            submit(service, ObservationKind.ACTION, {"action": step["action"]})
+        feed(service, game, step)
 
 
 CHECK = """() => {
