@@ -28,8 +28,8 @@ echo "== mypy"; .venv/bin/mypy
 echo "== pytest"
 # Each worker has its own Chromium, brokers, services and temporary folders (free ports,
 # tmp_path); --maxschedchunk 1 hands out tests one at a time, longest first (tests/conftest.py).
-# Two workers per core: with one per core the processes used about half of the cores (a test in
-# a browser or against a broker mostly waits), so a whole run took 11 minutes instead of 7.
+# Two workers per core: a test in a browser or against a broker mostly waits (here, from a fresh
+# clone: 11 min 25 s with one worker per core, 10 min 10 s with two).
 workers=$(( $(nproc) * 2 ))
 [ "$workers" -le 8 ] || workers=8
 parallel=(-n "$workers" --dist load --maxschedchunk 1)

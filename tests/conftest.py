@@ -46,7 +46,7 @@ LONG_TESTS_S: dict[str, float] = {
     "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[trains-and-stations]": 200,
     "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[ticket-to-ride-europe]": 220,
     "tests/games/russian_railroads/test_choices.py::"
-    "test_200_random_playouts_through_the_tree_end_the_game_on_legal_boards": 100,
+    "test_random_playouts_through_the_tree_end_the_game_on_legal_boards": 40,
     "tests/games/test_conformance.py::test_every_leaf_of_the_first_trees_is_accepted[mini-express]": 25,
     "tests/service/test_correction_listing.py::": 20,
     "tests/web/test_table_browser.py::test_a_whole_game_by_taps_only[mini-express]": 70,
