@@ -401,7 +401,6 @@ def test_random_playouts_of_every_variant_end_with_every_leaf_accepted(
     tally = Tally()
     steps = [playout(game, players, options, seed, tally) for seed in range(SEEDS)]
     assert all(s > 0 for s in steps)
-    assert tally.slowest[0] < 0.05, tally.slowest  # no node over 50 ms
     print(  # the numbers the issue asks for (pytest -s)
         options,
         "taps per move median",
