@@ -25,11 +25,12 @@ from companion.games import find_game
 from companion.games.ticket_to_ride_europe.board import ROUTE_BY_ID, TRAINS_PER_PLAYER
 from companion.service.runtime import Trackside
 
+from .conftest import ARTIFACTS
 from .golden_feed import feed, running_table, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "games" / "golden"
-SHOTS = Path("/work/wt/shots45")
+SHOTS = ARTIFACTS
 EVERY = 12
 """The random Ticket to Ride game is read every EVERY inputs (and at its last ones)."""
 EVERY_GOLDEN = 4
@@ -73,13 +74,15 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trackside]:
     yield from running_table(tmp_path_factory.mktemp("public-view"))
 
 
-def rerender(page: Page) -> None:
-    """The live update's path: the partial for the newest snapshot, through the page's script."""
-    page.evaluate(
-        """async () => {
-             const r = await fetch('/partials/scoreboard', {cache: 'no-store'});
-             window.scoreboardRender(await r.text(), 'test');
-           }"""
+def rerender(page: Page, service: Trackside) -> None:
+    """Wait for the page's own live update (the server-sent event, then the partial) to show
+    the newest snapshot. A fetch of our own would race the page's: an update the page started
+    for an older event may land after ours and put the older board back."""
+    version = service.latest()[0]
+    page.wait_for_function(
+        "v => document.getElementById('board').dataset.version === String(v)",
+        arg=version,
+        timeout=15_000,
     )
 
 
@@ -160,7 +163,7 @@ def test_ticket_to_ride_sheet_and_trains_on_the_tv_are_the_games(
     for step, action in enumerate(actions):
         assert submit(table, ObservationKind.ACTION, {"action": action}) == "applied", step
         if step % EVERY == 0 or step >= len(actions) - 3:
-            rerender(page)
+            rerender(page, table)
             check(page, table, f"step {step}")
     got = check(page, table, "the end")
     session = table.engine.session()
@@ -214,7 +217,7 @@ def test_golden_games_on_the_tv_are_the_games(
             continue
         round_now = table.latest()[1]["status"].get("round")
         if n % EVERY_GOLDEN == 0 or n == len(record["steps"]) - 1 or round_now != last_round:
-            rerender(page)
+            rerender(page, table)
             check(page, table, f"step {n}")
         last_round = round_now
     page.close()
