@@ -32,7 +32,14 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from companion.core.actions import Action
-from companion.core.choices import Choice, ChoicePathError, children_at, node_at
+from companion.core.choices import (
+    Choice,
+    ChoicePathError,
+    children_at,
+    node_at,
+    nodes_on,
+    step_sig,
+)
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
@@ -299,6 +306,12 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             if paused and ("error", paused) not in messages:
                 messages.append(("error", paused))  # the whole table's pause, said on the page
             return render_template("login.html", disabled=False, messages=messages)
+        return render_template("table.html", **_table_context())
+
+    def _table_context(at: str | None = None) -> dict[str, Any]:
+        """What the table page shows; its live part (``_table_live.html``) is also served alone
+        (``/partials/table``) for the page's own updates. ``?at=`` is the step the person has
+        walked to, ``?seq=`` and ``?sig=`` what that step was when their screen was drawn."""
         version, snapshot = service.latest()
         game_id = snapshot.get("game_id")
         log_rows: list[dict[str, Any]] = []
@@ -315,32 +328,51 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         unknown = _unknown_uid(prompt, snapshot)
         unfinished = game_id in ((snapshot.get("status") or {}).get("unfinished_games") or [])
         running = unfinished and not snapshot.get("over")
-        return render_template(
-            "table.html",
-            s=snapshot,
-            version=version,
-            running=running,
-            unfinished=unfinished,
-            prompt=prompt,
-            unknown_uid=unknown,
-            components=components,
-            log=log_rows,
-            log_older=older,
-            games=[find_game(n) for n in game_names(include_hidden=show_hidden)],
+        query = request.args if request.method == "GET" else {}
+        enter = (
+            _enter_view(
+                at if at is not None else query.get("at", ""),
+                snapshot,
+                query.get("seq"),
+                query.get("sig"),
+                log_rows[0]["what"] if log_rows else None,
+            )
+            if isinstance(game_id, int)
+            else None
+        )
+        return {
+            "s": snapshot,
+            "version": version,
+            "running": running,
+            "unfinished": unfinished,
+            "prompt": prompt,
+            "unknown_uid": unknown,
+            "components": components,
+            "log": log_rows,
+            "log_older": older,
+            "games": [find_game(n) for n in game_names(include_hidden=show_hidden)],
             # a player's private actions are entered on their own page (/me), never on the
             # shared table screen, where everyone would read the arguments
-            private_kinds=sorted(hidden_kinds),
-            seat_colours=forms.SEAT_COLOURS,
-            enter=_enter_view(request.args.get("at", ""), snapshot)
-            if isinstance(game_id, int)
-            else None,
-            who=session.get("who") or "",
-            trusted=_trusted(),
-            messages=get_flashed_messages(with_categories=True),
-            max_players=forms.MAX_PLAYERS_ON_FORM,
+            "private_kinds": sorted(hidden_kinds),
+            "seat_colours": forms.SEAT_COLOURS,
+            "enter": enter,
+            # what decides the page's frame (the start form, the game switcher, the enrol
+            # form): when it changes, the live page loads whole (docs/web.md, "Live pages")
+            "shape": f"{game_id}:{int(bool(unfinished))}:{int(bool(running))}:{int(bool(unknown))}",
+            "who": session.get("who") or "",
+            "trusted": _trusted(),
+            "flashes": get_flashed_messages(with_categories=True),
+            "max_players": forms.MAX_PLAYERS_ON_FORM,
             # the club hub's players, offered in the name boxes (docs/hub.md, "Players")
-            known_players=getattr(service, "known_player_names", list)(),
-        )
+            "known_players": getattr(service, "known_player_names", list)(),
+        }
+
+    @app.get("/partials/table")
+    def table_partial() -> str | Response:
+        """The live part of the table page, for the page's own updates (``web/static/table.js``)."""
+        if service.pin is None or not _signed_in():
+            return Response(_("Enter the table PIN first."), status=401, mimetype="text/plain")
+        return render_template("_table_live.html", **_table_context())
 
     @app.get("/table/log")
     def table_log() -> str | BaseResponse:
@@ -374,27 +406,57 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             return None
         return int(raw)
 
-    def _enter_view(at: str, snapshot: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _enter_view(
+        at: str,
+        snapshot: Mapping[str, Any],
+        seen_seq: str | None = None,
+        seen_sig: str | None = None,
+        last_move: str | None = None,
+    ) -> dict[str, Any] | None:
         """The "what happens now" panel: the crumbs walked so far and the choices under them,
         from the game's tree (one generic renderer for every game). ``?viewer=N`` is player N's
-        own choices (their secret ones too: the phone is passed to them)."""
+        own choices (their secret ones too: the phone is passed to them).
+
+        A step walked to on a screen drawn for an older table (``seen_seq``) is shown only when
+        it is still the same step: the same nodes, for the same players, saying the same
+        (``seen_sig``, :func:`step_sig`). Otherwise the page starts again from the top and says
+        that the table moved on, and how: a path drawn for one player never resolves to
+        another's choice."""
         players = snapshot.get("players") or []
-        viewer = _viewer_arg(request.args.get("viewer"), len(players))
+        asked = request.args if request.method == "GET" else request.form
+        viewer = _viewer_arg(asked.get("viewer"), len(players))
         built = service.choices(viewer)
         if built is None:
             return None
         seq, _game, _game_id, tree = built
         at = at[:MAX_CHOICE_PATH]
+        moved = None
         try:
-            nodes = children_at(tree, at)
+            walked = nodes_on(tree, at)
+            last = walked[-1] if walked else None
+            nodes = tuple(tree) if last is None else () if last.is_leaf else last.expand()
+            moved_on = at and seen_seq is not None and seen_seq != str(seq)
+            if moved_on and seen_sig != step_sig(walked):
+                raise ChoicePathError(at, "", ())
         except ChoicePathError:
-            flash(_("That choice is no longer offered: the table moved on. Choose again."), "error")
-            at, nodes = "", tree
+            at, nodes, walked = "", tree, []
+            moved = (
+                _(
+                    "The table moved on ({what}). Here is the step now: choose again.",
+                    what=last_move,
+                )
+                if last_move
+                else _("The table moved on. Here is the step now: choose again.")
+            )
         keys = [k for k in at.split("/") if k]
-        crumbs = []
-        for i in range(len(keys)):
-            path = "/".join(keys[: i + 1])
-            crumbs.append({"label": node_at(tree, path).label.render(i18n.tr()), "path": path})
+        crumbs = [
+            {
+                "label": node.label.render(i18n.tr()),
+                "path": "/".join(keys[: i + 1]),
+                "sig": step_sig(walked[: i + 1]),
+            }
+            for i, node in enumerate(walked)
+        ]
         items = [
             {
                 "label": c.label.render(i18n.tr()),
@@ -404,6 +466,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 "table": c.key.startswith("table-"),
                 "end": c.command is not None and c.command.get("command") == "end_game",
                 "swatches": c.swatches,
+                "sig": "" if c.is_leaf else step_sig([*walked, c]),
             }
             for c in nodes
         ]
@@ -422,30 +485,48 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return {
             "seq": seq,
             "at": at,
+            "sig": step_sig(walked) if walked else "",
+            "moved": moved,
             "crumbs": crumbs,
             "items": items,
             "back": "/".join(keys[:-1]),
+            "back_sig": step_sig(walked[:-1]) if len(walked) > 1 else "",
             "viewer": viewer,
             "viewer_name": None if viewer is None else players[viewer].get("name", ""),
             "secrets": secrets,
         }
 
     @app.post("/table/choose")
-    def table_choose() -> BaseResponse:
+    def table_choose() -> str | BaseResponse:
         """A leaf of the tree was tapped: send its input, as the tree built it, unless the
-        table moved on since the screen was drawn (then nothing changes)."""
+        table moved on since the screen was drawn (then nothing changes). The live page
+        (header ``X-Trackside-Live``) gets the new step in place; a page without script is sent
+        back to the table page."""
         require_csrf()
+        live = request.headers.get("X-Trackside-Live") == "1"
+
+        def after(path: str | None = None, viewer: int | None = None) -> str | BaseResponse:
+            if live:
+                if not _signed_in():
+                    return Response(
+                        _("Enter the table PIN first."), status=401, mimetype="text/plain"
+                    )
+                return render_template("_table_live.html", **_table_context(path))
+            if path:
+                return redirect(url_for("table", at=path, viewer=viewer) + "#enter", 303)
+            top = url_for("table", viewer=viewer) if viewer is not None else url_for("table")
+            return redirect(top + "#enter", 303)
+
         if not _signed_in():
             flash(_("Enter the table PIN first."), "error")
-            return redirect(url_for("table"), 303)
+            return after()
         path = (request.form.get("path") or "")[:MAX_CHOICE_PATH]
         _version, snapshot = service.latest()
         viewer = _viewer_arg(request.form.get("viewer"), len(snapshot.get("players") or []))
-        top = url_for("table", viewer=viewer) if viewer is not None else url_for("table")
         built = service.choices(viewer)
         if built is None:
             flash(_("No game is on the table: nothing was changed."), "error")
-            return redirect(url_for("table"), 303)
+            return after()
         seq, _game, _game_id, tree = built
         if request.form.get("seq") != str(seq):
             flash(
@@ -454,22 +535,22 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 ),
                 "error",
             )
-            return redirect(url_for("table"), 303)
+            return after(None, viewer)
         try:
             node = node_at(tree, path)
         except ChoicePathError:
             flash(
                 _("That choice is no longer offered: nothing was changed. Choose again."), "error"
             )
-            return redirect(url_for("table"), 303)
+            return after(None, viewer)
         made = node.input_json()
         if made is None:
-            return redirect(url_for("table", at=path, viewer=viewer), 303)
+            return after(path, viewer)
         payload = made["payload"]
         assert isinstance(payload, dict)
         table_guard.send(str(made["kind"]), {**payload, "seq": seq})
         # back to the top: the tree is rebuilt for whoever acts now
-        return redirect(top + "#enter", 303)
+        return after(None, viewer)
 
     @app.post("/table/login")
     def login() -> BaseResponse:
@@ -626,11 +707,19 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             finally:
                 streams.release()
 
+        # ``?light=1``: each message says only which version is new (``{"version": N}``); the
+        # pages fetch what they show from their own partials, so the server does not write
+        # the whole snapshot into every page's stream on every change
+        light = request.args.get("light") == "1"
+
+        def data(version: int, snapshot: Mapping[str, Any]) -> str:
+            return json.dumps({"version": version}) if light else json.dumps(snapshot)
+
         def updates() -> Iterator[str]:
             version, snapshot = service.latest()
             yield (
                 f": trackside events v{SSE_PROTOCOL}\nretry: 2000\n"
-                f"id: {version}\nevent: snapshot\ndata: {json.dumps(snapshot)}\n\n"
+                f"id: {version}\nevent: snapshot\ndata: {data(version, snapshot)}\n\n"
             )
             # What the table did (a move, a prompt, a refusal) goes out at once: a token bucket
             # lets SSE_BURST messages go back to back, then one per min_interval (a burst is
@@ -664,7 +753,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                     continue  # sent with the next change, or when the second is up
                 last_minor = time.monotonic()
                 sent, sent_key = seen, key
-                yield f"id: {seen}\nevent: state\ndata: {json.dumps(snapshot)}\n\n"
+                yield f"id: {seen}\nevent: state\ndata: {data(seen, snapshot)}\n\n"
             yield 'event: bye\ndata: {"reason": "the service is stopping"}\n\n'
 
         return Response(

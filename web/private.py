@@ -296,7 +296,13 @@ def private_pages(service: object) -> Blueprint:
             return None
         seq, tree = mine[0], mine[3]
         shown = {c.key for c in (table[3] if table is not None else ())}
-        return seq, tuple(c for c in tree if c.key not in shown and c.player == seat.player)
+        secret = tuple(c for c in tree if c.key not in shown and c.player == seat.player)
+        if not secret:
+            return seq, ()
+        # a step the player takes in secret ends on their phone too ("done choosing tickets"
+        # right under the tickets they kept): the rest of that player's step, which the table
+        # may also offer, follows the secret choices
+        return seq, secret + tuple(c for c in tree if c.key in shown and c.player == seat.player)
 
     def secret_steps(seat: Seat, at: str) -> dict[str, Any] | None:
         """One step of the secret choices, shown as big buttons like the table page's."""

@@ -26,6 +26,8 @@ See ``../shared/contracts/choices.md`` for the HTTP surface (``GET /api/choices`
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -139,6 +141,41 @@ def node_at(tree: Sequence[Choice], path: str) -> Choice:
     if found is None:
         raise ChoicePathError(parent, keys[-1], [c.key for c in siblings])
     return found
+
+
+def step_sig(walked: Sequence[Choice]) -> str:
+    """A short fingerprint of a step: each node's key, player and label on the way down to it.
+    Two trees (an older table's and the newer one) give the same fingerprint for a path only
+    when it is the same step for the same players, worded the same; a screen drawn for an older
+    table keeps the person's place only then."""
+    text = json.dumps(
+        [[c.key, c.player, c.label.to_json()] for c in walked],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.blake2s(text.encode(), digest_size=6).hexdigest()
+
+
+def nodes_on(tree: Sequence[Choice], path: str) -> list[Choice]:
+    """The nodes ``path`` walks through, top first (:class:`ChoicePathError` when a key names
+    no node); only the nodes on the way are expanded, never the last one's children."""
+    keys = _keys(path)
+    nodes: Sequence[Choice] = tuple(tree)
+    walked: list[Choice] = []
+    for i, key in enumerate(keys):
+        found = next((c for c in nodes if c.key == key), None)
+        if found is None:
+            raise ChoicePathError(PATH_SEPARATOR.join(keys[:i]), key, [c.key for c in nodes])
+        walked.append(found)
+        if i < len(keys) - 1:
+            nodes = () if found.is_leaf else found.expand()
+    return walked
+
+
+def path_sig(tree: Sequence[Choice], path: str) -> str:
+    """:func:`step_sig` of the step ``path`` names."""
+    return step_sig(nodes_on(tree, path))
 
 
 def leaves(tree: Sequence[Choice], prefix: str = "") -> Iterator[tuple[str, Choice]]:

@@ -409,6 +409,9 @@ class Engine:
             self._state.active = plan.select
         if plan.prompt is not None:
             self._state.prompt = plan.prompt
+        if plan.new_game is not None and outcome.outcome == "applied":
+            # a new game's recent moves are its own: the last game's stay in its log
+            self._state.recent.clear()
         self._state.recent.append(_recent_from(observation, outcome, private, hidden))
         if secret is not None and session is not None:
             outcome = self._tell_privately(session, observation, outcome, secret)

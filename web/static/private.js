@@ -69,7 +69,7 @@
   });
   tradeSum();
 
-  var source = new EventSource("/api/events");
+  var source = new EventSource("/api/events?light=1");
   source.addEventListener("open", function () { setLive("live", live ? live.dataset.live || "live" : "live"); });
   source.addEventListener("error", function () { setLive("lost", live ? live.dataset.lost || "reconnecting…" : "reconnecting…"); });
   function onMessage() { setLive("live", live ? live.dataset.live || "live" : "live"); refresh(); }

@@ -120,7 +120,7 @@
   }
 
   function connect() {
-    var source = new EventSource("/api/events");
+    var source = new EventSource("/api/events?light=1");
     source.addEventListener("open", function () { setLive("live", "live"); });
     source.addEventListener("error", function () {
       setLive("lost", "lost");
