@@ -22,3 +22,6 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
   "$PYTHON" -m venv .venv
 fi
+# PyICU (the lists' collation) has no wheels on PyPI: pip builds it once against Debian's ICU
+# (then keeps the wheel). On the Pi the installer takes Debian's python3-icu instead.
+.venv/bin/python -c 'import icu' 2>/dev/null || apt_install libicu-dev pkg-config g++ python3-dev

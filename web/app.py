@@ -358,7 +358,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             "enter": enter,
             # what decides the page's frame (the start form, the game switcher, the enrol
             # form): when it changes, the live page loads whole (docs/web.md, "Live pages")
-            "shape": f"{game_id}:{int(bool(unfinished))}:{int(bool(running))}:{int(bool(unknown))}",
+            "shape": f"{game_id}:{int(bool(unfinished))}:{int(bool(unknown))}",
             "who": session.get("who") or "",
             "trusted": _trusted(),
             "flashes": get_flashed_messages(with_categories=True),
@@ -457,6 +457,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             }
             for i, node in enumerate(walked)
         ]
+        if last is not None and last.by_name:  # a list people look a name up in
+            order = i18n.collation_key()
+            nodes = tuple(sorted(nodes, key=lambda c: order(c.label.render(i18n.tr()))))
         items = [
             {
                 "label": c.label.render(i18n.tr()),
@@ -866,6 +869,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             "at": at,
             "choices": [choice_json(c, seq) for c in nodes],
         }
+        if at and node_at(tree, at).by_name:  # a list people look a name up in
+            order = i18n.collation_key()
+            body["choices"].sort(key=lambda c: order(c["label"]))
         return Response(json.dumps(body), mimetype="application/json")
 
     def _viewer() -> tuple[int | None, Response | None]:

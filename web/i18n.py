@@ -14,12 +14,15 @@ Templates get ``_("text with {field}", field=…)``, ``ngettext("one {n} …", "
 
 from __future__ import annotations
 
+import functools
 import gettext
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
+import icu
 from babel.dates import format_datetime, format_time
 from babel.numbers import format_decimal
 from flask import Flask, Response, g, has_request_context, request
@@ -61,6 +64,20 @@ def language() -> str:
     lang = chosen or negotiate(request.headers.get("Accept-Language"), default)
     g.lang = lang
     return lang
+
+
+@functools.cache
+def _collator(lang: str) -> icu.Collator:
+    return icu.Collator.createInstance(icu.Locale(_LOCALES.get(lang, lang)))
+
+
+def collation_key(lang: str | None = None) -> Callable[[str], bytes]:
+    """The sort key of words in ``lang`` (this request's language by default): ICU's collation
+    for the language (PyICU, Debian's python3-icu), so a Czech list has Č after C, Ch after H
+    and Ř after R, and a Spanish one Ñ after N, as their readers expect (plain code-point
+    order, or one language's rules for all, would not)."""
+    chosen = lang or (language() if has_request_context() else DEFAULT_LANGUAGE)
+    return _collator(chosen).getSortKey  # type: ignore[no-any-return]
 
 
 def tr() -> gettext.NullTranslations:

@@ -71,6 +71,10 @@ class Choice:
     """A table-level leaf (undo, redo, a correction, ending the game): the command's payload,
     as ``POST /api/input`` takes it with ``kind: command``. Games never set it."""
     swatches: tuple[str, ...] = ()
+    by_name: bool = field(default=False, compare=False)
+    """Its children are a list people look a name up in (cities, routes): every screen lists
+    them in the order of their labels in the reader's language (its collation), not the
+    game's order."""
 
     def __post_init__(self) -> None:
         if not self.key or PATH_SEPARATOR in self.key:
@@ -107,6 +111,8 @@ class Choice:
         data: JsonObject = {"key": self.key, "label": self.label.to_json(), "player": self.player}
         if self.swatches:
             data["swatches"] = list(self.swatches)
+        if self.by_name:
+            data["by_name"] = True
         if self.action is not None:
             data["action"] = self.action.to_json()
         elif self.command is not None:

@@ -32,7 +32,7 @@ fi
 # 1. Debian packages: the venv module, a compiler and headers for evdev ([hid]), libxkbcommon and
 #    xkb-data for scanners set to Slovak, Spanish or other layouts, sqlite3 for
 #    backups, logrotate; Picamera2 from apt where the archive has it (Raspberry Pi OS does).
-packages=(python3-venv python3-dev gcc sqlite3 logrotate libxkbcommon0 xkb-data)
+packages=(python3-venv python3-dev gcc sqlite3 logrotate libxkbcommon0 xkb-data python3-icu)
 if apt-cache show python3-picamera2 >/dev/null 2>&1; then
   packages+=(python3-picamera2)
 else

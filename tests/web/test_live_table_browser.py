@@ -10,19 +10,16 @@ no reloads between taps.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from companion.core import ObservationKind
-from companion.core.choices import leaves
 from companion.service.runtime import Trackside
 
 from .conftest import PIN
-from .golden_feed import submit
+from .golden_feed import PLAYERS, past_tickets, submit
 
 PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 1280, "height": 800}
@@ -30,12 +27,6 @@ TV = {"width": 1920, "height": 1080}
 FOLLOW_MS = 10_000
 """How long a device may take to show a move before the test fails: a guard against a page
 that never follows, not a speed target (the bench measures the time: bench/bench_live_table.py)."""
-
-PLAYERS = [
-    {"name": "Jana", "colour": "red", "seat": 1},
-    {"name": "Petr", "colour": "blue", "seat": 2},
-    {"name": "Kateřina", "colour": "green", "seat": 3},
-]
 
 
 @pytest.fixture
@@ -95,31 +86,6 @@ def not_reloaded(pages: list[Page]) -> None:
         assert p.evaluate("() => window.__noReload === true"), p.url
 
 
-def past_tickets(service: Trackside) -> None:
-    """Ticket to Ride's setup (face-up cards, each player's first tickets: secret choices on
-    their phones) entered as the tree offers it, until the first player's turn."""
-    rng = random.Random(3)
-    for _ in range(200):
-        built = service.choices(None)
-        assert built is not None
-        seq, _game, _gid, tree = built
-        if any(c.key == "draw" for c in tree):
-            return
-        session = service.engine.session()
-        assert session is not None
-        active = session.game.status(session.state).active_players
-        viewer = active[0] if active else None
-        mine = service.choices(viewer)
-        assert mine is not None
-        options = [c for _p, c in leaves(mine[3]) if c.action is not None]
-        keep = [c for c in options if c.action is not None and c.action.kind != "draw_tickets"]
-        pick = rng.choice(keep or options)
-        assert pick.action is not None
-        payload: dict[str, Any] = {"action": pick.action.to_json(), "seq": mine[0]}
-        assert submit(service, ObservationKind.ACTION, payload) == "applied"
-    raise AssertionError("Ticket to Ride's setup did not reach the first turn")
-
-
 def buttons(page: Page) -> list[str]:
     return [
         str(p)
@@ -131,10 +97,14 @@ def buttons(page: Page) -> list[str]:
 
 def tap(page: Page, path: str) -> None:
     """One tap on the live table page: the new step is drawn in place (no page load)."""
-    before = page.evaluate("() => document.getElementById('live-table').dataset.answered || '0'")
+    before = page.evaluate(
+        "() => { window.__tapping = true;"
+        " return document.getElementById('live-table').dataset.answered || '0'; }"
+    )
     page.locator(f'#enter .choice[data-path="{path}"]').first.click()
     page.wait_for_function(
-        "n => (document.getElementById('live-table').dataset.answered || '0') !== n",
+        "n => !window.__tapping"
+        " || (document.getElementById('live-table').dataset.answered || '0') !== n",
         arg=before,
         timeout=FOLLOW_MS,
     )

@@ -23,6 +23,7 @@ from .conftest import ARTIFACTS, PIN
 
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1280, "height": 800}
+TV = {"width": 1920, "height": 1080}
 MAX_TAPS = 4000
 # A guard against a driver that loops, not a speed target: the longest game (Trains & Stations,
 # about 920 taps, each a page load in Chromium) takes 180-210 s on a 2-core machine, and a CI
@@ -37,18 +38,22 @@ class Plan:
     prefer: tuple[str, ...] = ()
     """Keys tapped first when offered (a policy that ends the game sooner); else random."""
     avoid: tuple[str, ...] = ()
+    followed: bool = False
+    """A tablet on the table page and the TV follow every move, and every other move is
+    entered on the tablet (the host's phone follows it): no device reloads."""
 
 
 GAMES = [
     Plan("tiny-race", ("Jana", "Petr")),
     # a turn is one action space, then how to spend it; passing ends a player's round
-    Plan("russian-railroads", ("Jana", "Petr"), avoid=("pass",)),
+    Plan("russian-railroads", ("Jana", "Petr"), avoid=("pass",), followed=True),
     # claim routes whenever the cards allow, the longest first; otherwise draw
     Plan(
         "ticket-to-ride-europe",
         ("Jana", "Petr"),
         prefer=("claim", "pay-", "draw", "face-up", "tunnel-card", "keep", "done-"),
         avoid=("tickets", "station", "withdraw"),
+        followed=True,
     ),
     Plan("mini-express", ("Jana", "Petr", "Eva"), prefer=("build", "share")),
     # keep no die and never reroll: a turn is a roll, its use and a delivery, not a dice game
@@ -98,10 +103,39 @@ def buttons(page: Page) -> list[tuple[str, str]]:
     ]
 
 
-def tap(page: Page, path: str, tally: Tally) -> None:
-    page.locator(f'#enter .choice[data-path="{path}"]').first.click()
+def live_click(page: Page, selector: str) -> None:
+    """A tap on the live table page: the answer to it is drawn in place (no page load); a tap
+    that changes the page's frame (the game ended) loads the page whole."""
+    before = page.evaluate(
+        "() => { window.__tapping = true;"
+        " return document.getElementById('live-table').dataset.answered || '0'; }"
+    )
+    page.locator(selector).first.click()
+    page.wait_for_function(
+        """n => { const box = document.getElementById('live-table');
+                  return !window.__tapping || !box || (box.dataset.answered || '0') !== n; }""",
+        arg=before,
+    )
     page.wait_for_load_state("domcontentloaded")
+
+
+def tap(page: Page, path: str, tally: Tally) -> None:
+    live_click(page, f'#enter .choice[data-path="{path}"]')
     tally.taps += 1
+
+
+def follows(page: Page, service: Trackside) -> float:
+    """Wait until ``page`` shows the table's newest version by its own live update; returns
+    how long that took after the move was in (s), for the report."""
+    began = time.monotonic()
+    page.wait_for_function(
+        """v => { const m = document.getElementById('live-meta');
+                  const b = document.getElementById('board');
+                  const shown = m ? m.dataset.version : (b ? b.dataset.version : null);
+                  return shown !== null && parseInt(shown, 10) >= v; }""",
+        arg=service.latest()[0],
+    )
+    return time.monotonic() - began
 
 
 def last_key(path: str) -> str:
@@ -222,9 +256,20 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
     tally = Tally()
     phones: dict[int, Page] = {}
     began = time.monotonic()
+    tablet: Page | None = None
+    tv: Page | None = None
+    lags: list[float] = []
     try:
         sign_in(page, base)
         start(page, plan)
+        if plan.followed:
+            tablet = browser.new_context(viewport=DESK).new_page()
+            sign_in(tablet, base)
+            tv = browser.new_context(viewport=TV).new_page()
+            tv.goto(f"{base}/")
+            tv.wait_for_selector("#board .headline")
+            for other in (tablet, tv):
+                other.evaluate("() => { window.__noReload = true; }")
         leaves = 0
         undone = corrected = shot = False
         while tally.taps < MAX_TAPS:
@@ -233,10 +278,13 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
             # is read from what the person sees there, with no reload in between.
             if "viewer=" in page.url:
                 # a passed phone's secret choice was entered: its holder hands it back
-                page.locator(".secret-note a.crumb.back").click()
-                page.wait_for_load_state("domcontentloaded")
+                live_click(page, ".secret-note a.crumb.back")
                 tally.taps += 1
-            top = buttons(page)
+            actor = page
+            if tablet is not None and leaves % 2:
+                actor = tablet  # every other move entered on the tablet
+                follows(actor, service)
+            top = buttons(actor)
             keys = [p for p, _ in top]
             if not shot and leaves >= 6:
                 shoot(page, plan.game)
@@ -265,19 +313,31 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
                 and "/me" in page.content()
                 and private_phones(browser, page, base, plan, tally, phones)
             ):
-                # The table page does not follow the phones yet: the scorekeeper reloads it to
-                # see what the players entered there.
-                page.goto(f"{base}/table")  # not "#enter": a same-URL fragment is no reload
+                # the table page follows what the players entered on their phones by itself
+                follows(page, service)
                 continue
             if not game_keys:
                 # the rules say the game is over: only the table's steps are left
                 waiting = page.locator("#game .waiting").inner_text()
                 assert "Game over" in waiting, f"stuck: {waiting!r}\n{tally.report(plan.game)}"
                 break
-            walk_to_leaf(page, plan, rng, tally, pick(top, plan, rng))
-            no_refusal(page)
+            walk_to_leaf(actor, plan, rng, tally, pick(top, plan, rng))
+            no_refusal(actor)
             leaves += 1
+            if tablet is not None and tv is not None:
+                for other in (tv, page if actor is tablet else tablet):
+                    lags.append(follows(other, service))
         assert undone and corrected, tally.report(plan.game)
+        if tablet is not None and tv is not None:
+            # nothing reloaded: the marks set at the start are still there
+            assert tablet.evaluate("() => window.__noReload === true")
+            assert tv.evaluate("() => window.__noReload === true")
+            lags.sort()
+            print(
+                f"\n{plan.game}: {len(lags)} moves followed on another screen; "
+                f"median {statistics.median(lags) * 1000:.0f} ms, "
+                f"max {lags[-1] * 1000:.0f} ms (under the test's own load)"
+            )
         # ending: a confirmation that says what happens, then the final sheet
         tap(page, "table-end", tally)
         expect(page.locator("#enter")).to_contain_text("final scoring")
@@ -286,4 +346,7 @@ def test_a_whole_game_by_taps_only(service: Trackside, browser: Browser, plan: P
         expect(page.locator("#start")).to_be_visible()
         print("\n" + tally.report(plan.game))
     finally:
+        for other in (tablet, tv):
+            if other is not None:
+                other.context.close()
         context.close()

@@ -258,3 +258,34 @@ def test_a_card_colour_choice_carries_its_swatch_and_every_swatch_can_be_drawn(
     fixes = get(client, "table-correct/seq-2/face-up")["choices"]
     assert by_key(fixes, "green")["swatches"] == ["green"]
     assert by_key(fixes, "green")["input"]["payload"]["command"] == "correct"
+
+
+def test_cities_and_routes_are_listed_as_their_readers_sort_them(service: Trackside) -> None:
+    """Issue 46: the claim lists cities, then their routes, by the words shown, in the reader's
+    language (ICU collation): Czech has Ř after R and Č after C, wherever the game's own
+    order (its internal names) would put them."""
+    import icu
+
+    from .golden_feed import PLAYERS, past_tickets
+
+    client = service.app.test_client()
+    payload = {"command": "start_game", "game": "ticket-to-ride-europe", "players": PLAYERS}
+    assert send(client, {"kind": "command", "payload": payload})["outcome"] == "applied"
+    past_tickets(service)
+    for lang in ("cs", "es", "en"):
+        order = icu.Collator.createInstance(icu.Locale(lang)).getSortKey
+        cities = get(client, "claim", lang=lang)["choices"]
+        labels = [c["label"] for c in cities]
+        assert labels == sorted(labels, key=order), lang
+        assert len(labels) > 1, labels
+        routes = get(client, f"claim/{cities[0]['key']}", lang=lang)["choices"]
+        names = [r["label"] for r in routes]
+        assert names == sorted(names, key=order), lang
+    # the table page lists them the same way
+    table = signed_in_table(service)
+    page = table.get("/table?at=claim&lang=cs").get_data(as_text=True)
+    cs = icu.Collator.createInstance(icu.Locale("cs")).getSortKey
+    shown = [c["label"] for c in get(client, "claim", lang="cs")["choices"]]
+    positions = [page.index(f">{name}<") for name in shown]
+    assert positions == sorted(positions)
+    assert shown == sorted(shown, key=cs)

@@ -40,8 +40,10 @@
     tradeSum();
   }
 
+  var asked = "";  // the newest table version an update was asked for
   function refresh() {
     if (busy) { again = true; return; }
+    var version = asked;
     busy = true;
     // the step of the secret choices this page shows (?at=…) stays the one refreshed
     fetch("/me/partial" + location.search, { cache: "no-store", credentials: "same-origin" })
@@ -51,6 +53,7 @@
         return r.text().then(function (html) { return { html: html, key: r.headers.get("X-View-Key") || "" }; });
       })
       .then(function (got) {
+        if (got) { box.dataset.version = version; } // what this page has caught up with
         if (!got || got.key === box.dataset.key) { return; }
         if (dirty) { waiting = got; stale.hidden = false; return; }
         apply(got.html, got.key);
@@ -72,7 +75,11 @@
   var source = new EventSource("/api/events?light=1");
   source.addEventListener("open", function () { setLive("live", live ? live.dataset.live || "live" : "live"); });
   source.addEventListener("error", function () { setLive("lost", live ? live.dataset.lost || "reconnecting…" : "reconnecting…"); });
-  function onMessage() { setLive("live", live ? live.dataset.live || "live" : "live"); refresh(); }
+  function onMessage(event) {
+    setLive("live", live ? live.dataset.live || "live" : "live");
+    asked = event.lastEventId || asked;
+    refresh();
+  }
   source.addEventListener("snapshot", onMessage);
   source.addEventListener("state", onMessage);
   source.addEventListener("bye", function () { setLive("lost", live ? live.dataset.restarting || "service restarting…" : "service restarting…"); });

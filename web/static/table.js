@@ -37,7 +37,7 @@
     if (m && m.dataset.shape !== shape && !frameDirty) {
       // a game started or ended, a tag needs enrolling: the page's frame changes too
       window.location.replace(window.location.pathname + window.location.search.replace(/([?&])(at|seq|sig)=[^&]*/g, "$1"));
-      return;
+      return false;
     }
     // "the table moved on" stays until the person taps again, whatever updates follow
     var note = how === "replace" && !userAnswer ? box.querySelector(".flash.moved") : null;
@@ -50,6 +50,7 @@
     q.delete("seq"); q.delete("sig");
     var url = window.location.pathname + (q.toString() ? "?" + q.toString() : "");
     if (how === "push") { history.pushState(null, "", url); } else { history.replaceState(null, "", url); }
+    return true;
   }
 
   // A person's tap (user: true) goes first: it stops a background update in flight; while a
@@ -76,7 +77,7 @@
       .then(function (html) {
         if (inFlight !== mine || html === null) { return; }
         userAnswer = mine.user;
-        apply(html, how);
+        if (!apply(html, how)) { return; } // the whole page loads again
         window.tableUpdateMs = performance.now() - started;
         box.dataset.updated = String((parseInt(box.dataset.updated || "0", 10) || 0) + 1);
         if (mine.user) { box.dataset.answered = String((parseInt(box.dataset.answered || "0", 10) || 0) + 1); }
@@ -91,7 +92,24 @@
       });
   }
 
+  // A finger on the screen: an update waits until the tap is done, so the button under the
+  // finger is the one the tap lands on (a redraw between press and release would lose it).
+  var pressed = false;
+  box.addEventListener("pointerdown", function () { pressed = true; }, true);
+  function release(after) {
+    if (!pressed) { return; }
+    setTimeout(function () {
+      if (!pressed) { return; }
+      pressed = false;
+      if (pending) { pending = false; refresh(); }
+    }, after);
+  }
+  document.addEventListener("click", function () { release(0); }, false);
+  document.addEventListener("pointercancel", function () { release(0); }, true);
+  document.addEventListener("pointerup", function () { release(300); }, true); // no click came
+
   function refresh() {
+    if (pressed) { pending = true; return; }
     load("/partials/table?" + query(meta().at).toString(), { cache: "no-store", credentials: "same-origin" }, "replace", false);
   }
 

@@ -429,7 +429,8 @@ def _turn(state: TtrState) -> tuple[Choice, ...]:
                 "claim",
                 msg("{player}: claim a route", player=name),
                 p,
-                children=lambda: tuple(_claimable(state, p, first_only=False)),
+                children=lambda: _claim_by_city(state, p),
+                by_name=True,
             )
         )
     tickets = Action("draw_tickets", p)
@@ -478,8 +479,29 @@ _ROUTES_BY_NAME = sorted(ROUTES, key=lambda r: (english_city(r.a), english_city(
 """The routes in the order the phone lists them (by their cities' names)."""
 
 
-def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
-    found: list[Choice] = []
+def _claim_by_city(state: TtrState, p: int) -> tuple[Choice, ...]:
+    """Claiming among some ninety routes: first a city (every city one of the routes the hand
+    can pay for starts or ends in), then the routes from it, then the payment. A route is
+    under both its cities; its key is the same under each."""
+    routes = _claimable(state, p, first_only=False)
+    cities: dict[str, list[Choice]] = {}
+    for route, choice in routes:
+        for city in (route.a, route.b):
+            cities.setdefault(city, []).append(choice)
+    return tuple(
+        Choice(
+            city,
+            city_name(city),
+            p,
+            children=tuple(found),
+            by_name=True,
+        )
+        for city, found in cities.items()
+    )
+
+
+def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[tuple[RouteSpec, Choice]]:
+    found: list[tuple[RouteSpec, Choice]] = []
     seen_refs: set[str] = set()
     unseen = _unseen(state)
     for route in _ROUTES_BY_NAME:
@@ -499,12 +521,15 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
             continue
         seen_refs.add(ref)
         found.append(
-            Choice(
-                ref.replace(":", "-"),
-                route_label(route),
-                p,
-                children=_payment_children(state, p, options),
-                swatches=(swatch(route.colour),),
+            (
+                route,
+                Choice(
+                    ref.replace(":", "-"),
+                    route_label(route),
+                    p,
+                    children=_payment_children(state, p, options),
+                    swatches=(swatch(route.colour),),
+                ),
             )
         )
         if first_only:

@@ -977,7 +977,8 @@ def test_the_table_tree_shows_each_card_and_route_in_its_colour() -> None:
         ("red",), ("blue",), ("green",), ("rainbow",), ("white",), ()
     ]  # fmt: skip
     assert face_up[-1].key == "blind"  # the deck has no colour
-    claim = children_at(choices(state), "claim")
+    cities = children_at(choices(state), "claim")
+    claim = [route for city in cities for route in city.expand()]
     plain = next(
         r
         for r in ROUTES
@@ -986,7 +987,7 @@ def test_the_table_tree_shows_each_card_and_route_in_its_colour() -> None:
     grey = next(c for c in claim if c.key == route_ref(plain).replace(":", "-"))
     assert grey.swatches == ("grey",)
     assert {c.swatches for c in claim} >= {(k,) for k in tc.COLOURS}
-    pays = node_at(choices(state), f"claim/{grey.key}").expand()
+    pays = node_at(choices(state), f"claim/{plain.a}/{grey.key}").expand()
     assert ("purple", "rainbow") in {c.swatches for c in pays}
     mixed = next(c for c in pays if c.swatches == ("purple", "rainbow"))
     assert mixed.action is not None and dict(mixed.action.args["cards"]) == {
@@ -1054,3 +1055,32 @@ def test_a_hand_the_table_has_seen_whole_pays_only_with_those_cards() -> None:
     )
     assert claimed.players[0].routes == ("danzig-warszawa",)
     refused(half, "only 1 other card", "claim_route", 0, route="berlin-essen", cards={"blue": 2})
+
+
+def test_a_route_is_claimed_by_its_city_first_then_the_route() -> None:
+    """ "OBSAZOVÁNÍ TRATÍ": some ninety routes are no list to scroll: the claim lists the cities
+    the routes the hand can pay for touch, each city its routes (a route under both its
+    cities, with the same payments), and screens list both by name in the reader's language."""
+    from companion.core.choices import node_at
+    from companion.games.ticket_to_ride_europe.board import ROUTES
+    from companion.games.ticket_to_ride_europe.choices import choices
+    from companion.games.ticket_to_ride_europe.final import route_ref
+
+    state = started(face_up=["red", "blue", "green", "locomotive", "white"])
+    claim = node_at(choices(state), "claim")
+    assert claim.by_name
+    cities = claim.expand()
+    assert all(c.by_name and c.player == claim.player for c in cities)
+    under: dict[str, set[str]] = {}
+    for city in cities:
+        for route in city.expand():
+            under.setdefault(route.key, set()).add(city.key)
+    by_key = {route_ref(r).replace(":", "-"): r for r in ROUTES}
+    assert under
+    for key, found in under.items():
+        route = by_key[key]
+        assert found == {route.a, route.b}, key
+        # the same payments whichever city it was found under
+        a = [c.action for c in node_at(choices(state), f"claim/{route.a}/{key}").expand()]
+        b = [c.action for c in node_at(choices(state), f"claim/{route.b}/{key}").expand()]
+        assert a == b and a
