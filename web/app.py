@@ -439,7 +439,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             if moved_on and seen_sig != step_sig(walked):
                 raise ChoicePathError(at, "", ())
         except ChoicePathError:
-            at, nodes, walked = "", tree, []
+            at, nodes, walked, last = "", tree, [], None
             moved = (
                 _(
                     "The table moved on ({what}). Here is the step now: choose again.",

@@ -165,6 +165,10 @@ def test_a_step_walked_for_one_player_never_becomes_anothers(
     host.goto(f"{base}/table?at=draw&seq=1&sig=000000000000")
     expect(host.locator(".flash.moved")).to_contain_text("moved on")
     assert not host.locator("#enter .crumbs .crumb").count()
+    # a path that is no longer there at all (a claim walked to before the turn changed)
+    host.goto(f"{base}/table?at=claim/nowhere/no-route&seq=1&sig=000000000000")
+    expect(host.locator(".flash.moved")).to_contain_text("moved on")
+    assert "draw" in buttons(host)
     assert service.choices(None)[0] == seq_before  # type: ignore[index]
 
 
