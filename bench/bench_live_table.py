@@ -12,7 +12,9 @@ bench is about the game's taps). Reported, with this machine's figures:
   page after every 10th move: median in the first and the last sixth of the game, and the page's
   size at the end;
 - a tap → all four screens showing the move: from the tap on the host's phone until the host
-  shows its answer and the tablet, the TV and ``/me`` show the new version (median, p95, max).
+  shows its answer and the tablet, the TV and ``/me`` show the new version (median, p95, max),
+  with ``--pace`` seconds between moves (0.5 s: a quick table; the event stream sends a burst
+  of three changes at once, then at most four a second).
 
 A Raspberry Pi 4 is roughly 3–4× slower per core.
 """
@@ -137,6 +139,13 @@ def page_load(page: Page) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.5,
+        help="seconds between moves (a quick table; 0: as fast as Chromium taps, which runs "
+        "into the event stream's rate limit of four updates a second after a burst of three)",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as pw:
@@ -182,6 +191,7 @@ def main() -> None:
             session = service.engine.session()
             assert session is not None
             while not session.game.is_over(session.state) and moves < 3000:
+                time.sleep(args.pace)
                 path = pick(choices(host), rng)
                 if path is None:
                     break
