@@ -20,9 +20,11 @@ class ClubBroker:
     tls: bool = False
     ca_file: str | None = None
     keepalive_s: int = 30
-    client_id: str = "trackside-hub"
-    """Fixed, with a persistent session: the broker keeps the tables' events for the hub
-    while it is away."""
+    client_id: str | None = None
+    """None: ``trackside-hub-<this install's random id>`` (kept in the hub's database), the
+    same across restarts so the broker keeps the tables' events for the hub while it is away,
+    and another hub's or a stranger's never. A club broker that takes the login as the client
+    id (the shipped one) protects it further."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,8 @@ def parse_hub_settings(document: Mapping[str, Any]) -> HubSettings:
         raise HubConfigError(f"mqtt.port: {broker.port!r} is not a TCP port")
     if broker.password is not None and broker.username is None:
         raise HubConfigError("mqtt.password: given without a username")
+    if broker.client_id is not None and not 1 <= len(broker.client_id) <= 64:
+        raise HubConfigError("mqtt.client_id: must be 1–64 characters")
     if broker.ca_file is not None and not broker.tls:
         raise HubConfigError("mqtt.ca_file: given but tls is false")
 

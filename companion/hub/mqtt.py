@@ -1,5 +1,5 @@
-"""The hub's MQTT client on the club broker: a persistent session (a fixed client id,
-``clean_session`` false, QoS 1), so the broker keeps the tables' events while the hub is away;
+"""The hub's MQTT client on the club broker: a persistent session (a client id of its own per
+install, ``clean_session`` false, QoS 1), so the broker keeps the tables' events while the hub is away;
 it subscribes to every table's ``status``, ``state``, ``event`` and ``resend`` and hands each
 message to :class:`companion.hub.tables.Hub`, publishing the requests it returns."""
 
@@ -36,8 +36,10 @@ class HubClient:
         self.last_error: str | None = None
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
+        self.client_id = broker.client_id or f"trackside-hub-{hub.store.install_id()}"
+        self.disconnects = 0
         self.client = paho.Client(
-            CallbackAPIVersion.VERSION2, client_id=broker.client_id, clean_session=False
+            CallbackAPIVersion.VERSION2, client_id=self.client_id, clean_session=False
         )
         if broker.username is not None:
             self.client.username_pw_set(broker.username, broker.password)
@@ -93,6 +95,7 @@ class HubClient:
         self, client: paho.Client, userdata: Any, flags: Any, reason: ReasonCode, props: Any
     ) -> None:
         if self.connected and not self._stop.is_set():
+            self.disconnects += 1
             log.warning("hub: lost the club broker: %s", reason)
             self.last_error = f"connection lost: {reason}"
         self.connected = False

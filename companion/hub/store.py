@@ -38,6 +38,10 @@ CREATE TABLE IF NOT EXISTS players (
     name        TEXT NOT NULL,
     issued_at   REAL NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (
+    key         TEXT PRIMARY KEY,
+    value       TEXT NOT NULL
+) WITHOUT ROWID;
 """
 CODE_ALPHABET = "ACDEFHJKMNPRTUVWXY34679"  # no 0/O, 1/I/L, 2/Z, 5/S, 8/B: read off a screen
 CODE_LENGTH = 4
@@ -110,6 +114,18 @@ class HubStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def install_id(self) -> str:
+        """A random name for this hub's install, made once and kept in its database: the
+        hub's MQTT client id is ``trackside-hub-<it>``, so no other client (nor another hub)
+        shares it by accident or can guess it to knock this hub off the broker."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('install_id', ?)",
+                (secrets.token_hex(8),),
+            )
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'install_id'").fetchone()
+        return str(row[0])
 
     def add_result(self, table_id: str, db: str, result: Mapping[str, Any]) -> bool:
         """Store a checked result; False when it was already there (never twice)."""
