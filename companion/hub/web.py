@@ -13,9 +13,12 @@ from flask import Flask, Response, abort, jsonify, render_template, request
 from companion.core.errors import TracksideError
 from companion.games import find_game
 from companion.hub.league import league
-from companion.hub.tables import Hub
+from companion.hub.tables import SEAT_COLOURS, Hub
+from companion.service.export import csv_cell
 
 PERIODS = ("night", "season")
+PLAYERS_LISTED = 200
+"""``/api/players``: the most-played names (a table takes at most 200 and 256 KiB)."""
 
 
 def game_title(game: str | None) -> str:
@@ -30,6 +33,13 @@ def game_title(game: str | None) -> str:
 def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
     app = Flask(__name__)
     app.jinja_env.globals["game_title"] = game_title
+    # a seat's colour on the wall: a shade of the fixed set, never text a table sent
+    app.jinja_env.globals["seat_colour"] = lambda name: SEAT_COLOURS.get(name or "", "#555")
+
+    def row(cells: list[object]) -> list[object]:
+        """A CSV row a spreadsheet will not run (``=HYPERLINK(…)`` as a name stays text):
+        the same escaping as the table's own export."""
+        return [csv_cell(cell) for cell in cells]
 
     def period() -> tuple[str, float | None]:
         name = request.args.get("period", "night")
@@ -83,15 +93,17 @@ def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
         w.writerow(["rank", "player", "code", "games", "wins", "points", "normalised_per_game"])
         for r in league(results(since), hub.store.player_codes()):
             w.writerow(
-                [
-                    r["rank"],
-                    r["name"],
-                    r["code"] or "",
-                    r["games"],
-                    r["wins"],
-                    r["points"],
-                    r["normalised_per_game"],
-                ]
+                row(
+                    [
+                        r["rank"],
+                        r["name"],
+                        r["code"] or "",
+                        r["games"],
+                        r["wins"],
+                        r["points"],
+                        r["normalised_per_game"],
+                    ]
+                )
             )
         return Response(
             out.getvalue(),
@@ -109,15 +121,17 @@ def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
             ended = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["ended_at"]))
             for p in r["players"]:
                 w.writerow(
-                    [
-                        r["table_id"],
-                        r["game_id"],
-                        r["game"],
-                        ended,
-                        p["name"],
-                        p["total"],
-                        "yes" if p["name"] in r["winners"] else "",
-                    ]
+                    row(
+                        [
+                            r["table_id"],
+                            r["game_id"],
+                            r["game"],
+                            ended,
+                            p["name"],
+                            p["total"],
+                            "yes" if p["name"] in r["winners"] else "",
+                        ]
+                    )
                 )
         return Response(
             out.getvalue(),
@@ -154,8 +168,13 @@ def create_hub_app(hub: Hub, *, night_hours: float = 12.0) -> Flask:
         """Known players with their codes, most games first: for a table page to offer."""
         rows = league(results(), hub.store.player_codes())
         rows.sort(key=lambda r: (-r["games"], r["name"]))
+        listed = rows[:PLAYERS_LISTED]
         return jsonify(
-            {"players": [{"name": r["name"], "code": r["code"], "games": r["games"]} for r in rows]}
+            {
+                "players": [
+                    {"name": r["name"], "code": r["code"], "games": r["games"]} for r in listed
+                ]
+            }
         )
 
     return app
