@@ -6,7 +6,7 @@ message to :class:`companion.hub.tables.Hub`, publishing the requests it returns
 from __future__ import annotations
 
 import logging
-import ssl
+import sys
 import threading
 from typing import Any
 
@@ -16,6 +16,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.hub.config import ClubBroker
 from companion.hub.tables import Hub
+from firmware_bridge.mqtt import tls_context
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +44,12 @@ class HubClient:
         )
         if broker.username is not None:
             self.client.username_pw_set(broker.username, broker.password)
-        if broker.tls:
-            self.client.tls_set_context(
-                ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=broker.ca_file)
-            )
+        if broker.tls:  # the table's own: verifies the club's certificate and host name
+            self.client.tls_set_context(tls_context(broker.ca_file))
         self.client.reconnect_delay_set(1, 30)
         self.client.max_inflight_messages_set(100)
         self.client.on_connect = self._on_connect
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
 
@@ -90,6 +90,15 @@ class HubClient:
         log.info("hub: connected to the club broker %s:%s", self.broker.host, self.broker.port)
         client.subscribe(TOPICS)
         self._send(self.hub.sync_all())
+
+    def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
+        # paho calls this inside its ``except OSError``: the error (a certificate the CA did
+        # not sign, say) is still at hand. Logged when it changes, not at every retry.
+        error = sys.exc_info()[1]
+        reason = f"cannot connect to {self.broker.host}:{self.broker.port}: {error}"
+        if reason != self.last_error:
+            log.warning("hub: %s", reason)
+        self.last_error = reason
 
     def _on_disconnect(
         self, client: paho.Client, userdata: Any, flags: Any, reason: ReasonCode, props: Any

@@ -9,20 +9,33 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from tests.firmware_bridge.conftest import Broker, _user
+from tests.firmware_bridge.conftest import Broker, _user, free_port
 
 DEPLOY = Path(__file__).resolve().parents[2] / "hardware" / "deploy"
+
+
+class ClubBroker(Broker):
+    tls_port: int | None = None
+    """The TLS listener's port, when there is one."""
 
 
 def password(user: str) -> str:
     return f"pw-{user}"
 
 
-def club_broker(directory: Path, users: Iterable[str], *, persistent: bool = False) -> Broker:
+def club_broker(
+    directory: Path,
+    users: Iterable[str],
+    *,
+    persistent: bool = False,
+    tls: tuple[Path, Path] | None = None,
+) -> ClubBroker:
     """A :class:`Broker` whose config is the shipped one (listener moved to a free loopback
-    port, the files' paths into ``directory``); every user's password is ``pw-<user>``."""
+    port, the files' paths into ``directory``); every user's password is ``pw-<user>``.
+    ``tls``: (certificate, key) for the shipped TLS listener, uncommented, on ``tls_port``;
+    the plain listener is then on loopback only, as the comment there says."""
     directory.mkdir(parents=True, exist_ok=True)
-    broker = Broker(directory)
+    broker = ClubBroker(directory)
     passwd = directory / "club.passwd"
     passwd.touch(mode=0o600)
     tool = shutil.which("mosquitto_passwd")
@@ -39,6 +52,14 @@ def club_broker(directory: Path, users: Iterable[str], *, persistent: bool = Fal
         .replace("/etc/mosquitto/club.passwd", str(passwd))
         .replace("/etc/mosquitto/club.acl", str(acl))
     )
+    if tls is not None:
+        broker.tls_port = free_port()
+        assert "#listener 8883\n" in conf
+        conf = (
+            conf.replace("#listener 8883\n", f"listener {broker.tls_port} 127.0.0.1\n")
+            .replace("#certfile /etc/mosquitto/certs/club.crt", f"certfile {tls[0]}")
+            .replace("#keyfile /etc/mosquitto/certs/club.key", f"keyfile {tls[1]}")
+        )
     if persistent:  # as Debian's own mosquitto.conf has it: a restart keeps the sessions
         conf += f"\npersistence true\npersistence_location {directory}/\nautosave_interval 1\n"
     else:
