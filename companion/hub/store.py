@@ -276,14 +276,21 @@ class HubStore:
         return {int(r[0]) for r in rows}
 
     def results(
-        self, since: float | None = None, table_id: str | None = None
+        self,
+        since: float | None = None,
+        table_id: str | None = None,
+        until: float | None = None,
     ) -> list[dict[str, Any]]:
-        """Every result, oldest first (``since``: ended at or after; ``table_id``: one table)."""
+        """Every result, oldest first (``since``: ended at or after; ``until``: before;
+        ``table_id``: one table)."""
         sql = (
             "SELECT table_id, db, game_id, game, started_at, ended_at, players, winners"
-            " FROM results WHERE ended_at >= ?"
+            " FROM results WHERE ended_at >= ? AND ended_at < ?"
         )
-        args: list[Any] = [since if since is not None else float("-inf")]
+        args: list[Any] = [
+            since if since is not None else float("-inf"),
+            until if until is not None else float("inf"),
+        ]
         if table_id is not None:
             sql += " AND table_id = ?"
             args.append(table_id)

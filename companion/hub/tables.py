@@ -120,6 +120,8 @@ class Table:
     """Games the table says ended without a result (abandoned)."""
     """Games seen ending (a ``game_ended`` event): their results are asked for until stored."""
     resets: int = 0
+    messages: int = 0
+    """Every message heard on the table's topics (the operator's clue to a rogue table)."""
 
     def view(self, now: float, quiet_after_s: float) -> dict[str, Any]:
         """The contract's ``/api/tables`` entry (docs/hub.md)."""
@@ -219,6 +221,7 @@ class Hub:
                     return []
                 table = self.tables[table_id] = Table(table_id)
                 log.info("hub: new table %s", table_id)
+            table.messages += 1
             if kind == "status":
                 return self._status(table, payload, retained, now)
             try:
@@ -584,6 +587,16 @@ class Hub:
                 "results_added": self.results_added,
                 "requests_sent": self.requests_sent,
                 "state_lag_s": {"p50": pct(0.5), "p99": pct(0.99), "samples": len(lags)},
+                # the tables that sent the most (a login gone rogue floods; revoke it at the
+                # club broker: docs/hub.md, "Measured")
+                "busiest": [
+                    {
+                        "table_id": t.table_id,
+                        "messages": t.messages,
+                        "refused": self._refusals.get(t.table_id, 0),
+                    }
+                    for t in sorted(self.tables.values(), key=lambda t: -t.messages)[:5]
+                ],
             }
 
 

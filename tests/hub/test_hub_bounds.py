@@ -210,6 +210,8 @@ def test_deep_json_is_refused_with_a_throttled_log_line_and_no_traceback(
     assert caplog.text.count("event: not JSON: nested too deeply") == 10  # then every 100th
     assert "Traceback" not in caplog.text
     assert all(r.exc_info is None for r in caplog.records)
+    # the operator sees which table floods
+    assert hub.stats()["busiest"][0] == {"table_id": "t1", "messages": 50, "refused": 50}
 
 
 def test_an_oversized_answer_is_refused_before_parsing(
