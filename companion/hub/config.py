@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.core.i18n import LANGUAGES
+
 DEFAULT_DATABASE = "/var/lib/trackside/db/hub.sqlite3"
 
 
@@ -53,6 +55,8 @@ class HubSettings:
     night_hours: float = 12.0
     seasons: tuple[Season, ...] = ()
     """Oldest first; none: the season is every result there is."""
+    language: str = "en"
+    """The pages' language when a screen says none (cs, sk, es, en)."""
 
 
 class HubConfigError(ValueError):
@@ -106,6 +110,7 @@ def parse_hub_settings(document: Mapping[str, Any]) -> HubSettings:
         "resync_every_s": (int, float),
         "night_hours": (int, float),
         "seasons": list,
+        "language": str,
     }
     options: dict[str, Any] = {}
     for key, value in hub.items():
@@ -120,6 +125,10 @@ def parse_hub_settings(document: Mapping[str, Any]) -> HubSettings:
             if not isinstance(name, str) or not name or any(c in name for c in "/+#\x00"):
                 raise HubConfigError(f"hub.tables: {name!r} cannot be a table id")
         options["tables"] = tuple(tables)
+    if "language" in options and options["language"] not in LANGUAGES:
+        raise HubConfigError(
+            f"hub.language: {options['language']!r} is not one of {', '.join(LANGUAGES)}"
+        )
     if "seasons" in options:
         options["seasons"] = parse_seasons(options["seasons"])
     port = options.get("port", 8090)

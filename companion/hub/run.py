@@ -28,7 +28,10 @@ class HubService:
         )
         self.client = HubClient(settings.broker, self.hub)
         self.app = create_hub_app(
-            self.hub, night_hours=settings.night_hours, seasons=settings.seasons
+            self.hub,
+            night_hours=settings.night_hours,
+            seasons=settings.seasons,
+            language=settings.language,
         )
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None

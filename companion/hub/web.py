@@ -18,6 +18,7 @@ from companion.hub.config import Season
 from companion.hub.league import league
 from companion.hub.tables import SEAT_COLOURS, Hub
 from companion.service.export import csv_cell
+from web import i18n
 
 PERIODS = ("night", "season")
 PLAYERS_LISTED = 200
@@ -68,8 +69,17 @@ def season_at(seasons: Sequence[Season], now: float) -> int | None:
     return current
 
 
-def create_hub_app(hub: Hub, *, night_hours: float = 12.0, seasons: Sequence[Season] = ()) -> Flask:
+def create_hub_app(
+    hub: Hub,
+    *,
+    night_hours: float = 12.0,
+    seasons: Sequence[Season] = (),
+    language: str | None = None,
+) -> Flask:
+    """``language``: the pages' default (``[hub] language``); a screen's own choice
+    (``?lang=``, its cookie, its browser's languages) comes first, as on a table's pages."""
     app = Flask(__name__)
+    i18n.install(app, language)
     app.jinja_env.globals["game_title"] = game_title
     # a seat's colour on the wall: a shade of the fixed set, never text a table sent
     app.jinja_env.globals["seat_colour"] = lambda name: SEAT_COLOURS.get(name or "", "#555")
