@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.core.messages import is_message_json, render_text
 from companion.hub.store import MAX_NAME, MAX_PLAYERS, HubStore, check_time
 
 log = logging.getLogger(__name__)
@@ -604,6 +605,8 @@ def _text(doc: Mapping[str, Any], key: str) -> str | None:
     value = doc.get(key)
     if value is None:
         return None
+    if is_message_json(value):  # a table publishes its texts rendered; an unrendered one too
+        value = render_text(value)
     if not isinstance(value, str) or len(value) > MAX_TEXT[key]:
         raise MessageError(f"{key}: expected text of at most {MAX_TEXT[key]} characters")
     return value
@@ -677,7 +680,7 @@ def clean_state(doc: Mapping[str, Any], now: float) -> dict[str, Any]:
             "round": _small_int(status.get("round"), "status.round"),
             "waiting_for": _text(status, "waiting_for"),
             "active_players": list(active),
-            "phase": _text(status, "phase") if isinstance(status.get("phase"), str) else None,
+            "phase": _text(status, "phase"),
         },
         "updated_at": updated,
     }

@@ -150,6 +150,13 @@ def test_a_state_with_too_many_or_too_long_names_is_refused_naming_the_field(
     assert reason in caplog.text
 
 
+def test_a_states_texts_may_be_messages_still_to_render(hub: Hub) -> None:
+    waiting = {"id": "{name}'s throw", "params": {"name": "Ana"}}
+    hub.handle("trackside/t1/state", state(status={"waiting_for": waiting}), now=NOW)
+    (view,) = [v for v in hub.views(NOW) if v["table_id"] == "t1"]
+    assert view["waiting_for"] == "Ana's throw"
+
+
 def test_an_answer_with_more_results_than_a_table_sends_is_refused_before_storing(
     hub: Hub, store: HubStore, caplog: pytest.LogCaptureFixture
 ) -> None:
