@@ -370,7 +370,7 @@ def main() -> None:
             f"({stats['state_lag_s']['samples']} samples)\n"
             f"games ended {ended}, results stored {stored}, requests {stats['requests_sent']}, "
             f"refused {stats['refused']}; wall screen page {wall_ms:.0f} ms\n"
-            f"busiest: {stats['busiest'][:2]}"
+            f"busiest: {stats.get('busiest', [])[:2]}"
         )
     finally:
         hub.terminate()
