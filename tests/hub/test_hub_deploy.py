@@ -122,6 +122,27 @@ def test_install_hub_puts_the_club_broker_and_the_hub_in_place(tmp_path: Path) -
     assert load_hub_settings(config).broker.password == secret
 
 
+def test_the_installed_hub_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    stage = tmp_path / "stage"
+    assert install_hub(stage).returncode == 0
+    # verify resolves the unit's dependencies and ExecStart inside --root: the system's own
+    # unit files and a stand-in for the venv's entry point (no pip install in a test)
+    shutil.copytree("/usr/lib/systemd/system", stage / "usr/lib/systemd/system", symlinks=True)
+    entry = stage / "opt/trackside/venv/bin/trackside"
+    entry.parent.mkdir(parents=True)
+    entry.write_text("#!/bin/sh\n")
+    entry.chmod(0o755)
+    result = subprocess.run(
+        ["systemd-analyze", "verify", f"--root={stage}", "/etc/systemd/system/" + UNIT.name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", result.stderr
+
+
 def test_install_hub_refuses_a_table_id_that_cannot_be_a_login(tmp_path: Path) -> None:
     result = install_hub(tmp_path / "stage", "table-1 bad/id")
     assert result.returncode != 0
