@@ -6,6 +6,7 @@ message to :class:`companion.hub.tables.Hub`, publishing the requests it returns
 from __future__ import annotations
 
 import logging
+import ssl
 import sys
 import threading
 from typing import Any
@@ -16,7 +17,6 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.hub.config import ClubBroker
 from companion.hub.tables import Hub
-from firmware_bridge.mqtt import tls_context
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +27,29 @@ TOPICS = [
     ("trackside/+/resend", 1),
 ]
 TICK_S = 1.0
+
+
+class _ClosingSSLSocket(ssl.SSLSocket):
+    """paho leaves the socket of a failed TLS handshake (a certificate the CA did not sign) for
+    the garbage collector, a ResourceWarning at every retry; this closes it where it fails.
+    (The table's bridge has the same, firmware_bridge.mqtt; the hub imports no adapter.)"""
+
+    def do_handshake(self, block: bool = False) -> None:
+        try:
+            super().do_handshake(block)
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            raise
+        except OSError:
+            self.close()
+            raise
+
+
+def tls_context(ca_file: str | None) -> ssl.SSLContext:
+    """Verify the club broker's certificate and host name: against ``ca_file`` when given (the
+    club's own CA), else the system's CAs."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca_file)
+    context.sslsocket_class = _ClosingSSLSocket
+    return context
 
 
 class HubClient:
@@ -44,7 +67,7 @@ class HubClient:
         )
         if broker.username is not None:
             self.client.username_pw_set(broker.username, broker.password)
-        if broker.tls:  # the table's own: verifies the club's certificate and host name
+        if broker.tls:  # verifies the club's certificate and host name
             self.client.tls_set_context(tls_context(broker.ca_file))
         self.client.reconnect_delay_set(1, 30)
         self.client.max_inflight_messages_set(100)

@@ -13,12 +13,12 @@ from typing import Any
 from flask import Flask, Response, abort, jsonify, render_template, request
 
 from companion.core.errors import TracksideError
+from companion.core.spreadsheet import csv_cell
 from companion.games import find_game
+from companion.hub import i18n
 from companion.hub.config import Season
 from companion.hub.league import league
 from companion.hub.tables import SEAT_COLOURS, Hub
-from companion.service.export import csv_cell
-from web import i18n
 
 PERIODS = ("night", "season")
 PLAYERS_LISTED = 200

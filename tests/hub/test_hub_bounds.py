@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import companion.hub.store as hub_store
+from companion.core import spreadsheet
 from companion.hub import web as hub_web
 from companion.hub.store import HubStore
 from companion.hub.tables import MAX_BYTES, RESULTS_PER_ANSWER, Hub
@@ -233,7 +234,7 @@ def test_an_oversized_answer_is_refused_before_parsing(
 def test_the_hubs_csv_escapes_formulas_with_the_table_exports_own_function(
     store: HubStore,
 ) -> None:
-    assert hub_web.csv_cell is export.csv_cell  # one function, not two
+    assert hub_web.csv_cell is export.csv_cell is spreadsheet.csv_cell  # one function
     store.add_result("t1", "db-a", result(1, ('=HYPERLINK("http://x","y")', "+Petr")), NOW)
     client = create_hub_app(Hub(store)).test_client()
     for url in ("/results.csv?period=season", "/league.csv?period=season"):
