@@ -160,7 +160,10 @@ class SimTable:
 
 def hostile(port: int, seconds: float, victim: str, counter: Path, mode: str) -> None:
     """The rogue table (its own process): publishes as fast as paho lets it, round robin;
-    ``small``: without the near-512-KiB states (a message-rate flood, not a byte flood)."""
+    ``small``: without the near-512-KiB states (a message-rate flood, not a byte flood).
+    ``TRACKSIDE_BENCH_ROGUE_NICE``: its nice value (19: it gets the CPU only when the hub and
+    the broker leave some, as if it ran on its own machine rather than on the hub's cores)."""
+    os.nice(int(os.environ.get("TRACKSIDE_BENCH_ROGUE_NICE", "0")))
     client = paho.Client(CallbackAPIVersion.VERSION2, client_id=ROGUE)
     client.username_pw_set(ROGUE, f"pw-{ROGUE}")
     client.max_queued_messages_set(200)
