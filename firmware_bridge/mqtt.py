@@ -797,18 +797,27 @@ class MqttBridge:
 
 MAX_REQUEST_BYTES = 2048
 MAX_PENDING_REQUESTS = 4
+REQUEST_BURST = 10
+REQUEST_EVERY_S = 5.0
+"""Requests answered at most: a burst of 10, then one per 5 s (each makes the table replay
+its log; the hub asks once per gap, game end or 5 minutes, one at a time)."""
 
 
 class HubRequests:
     """The club hub's resend requests (docs/hub.md): bounded before parsing, answered one at
     a time on a worker thread (reading the log must not hold up paho's thread), the replies
     published QoS 1 on ``…/resend``. A malformed request is logged and answered with an
-    ``error``; a flood beyond a few pending requests is dropped and logged."""
+    ``error``; a flood beyond a few pending requests, or faster than :data:`REQUEST_BURST`
+    then one per :data:`REQUEST_EVERY_S`, is dropped (the hub asks again after 15 s) and
+    logged: the first ten, then every hundredth."""
 
-    def __init__(self, bridge: MqttBridge) -> None:
+    def __init__(self, bridge: MqttBridge, clock: Callable[[], float] = time.monotonic) -> None:
         self.bridge = bridge
         self.handler: Callable[[Mapping[str, Any]], list[Any]] | None = None
         self.rejected = 0
+        self._clock = clock
+        self._tokens = float(REQUEST_BURST)
+        self._filled_at = clock()
         self._pending: list[dict[str, Any]] = []
         self._wake = threading.Condition()
         self._stopping = False
@@ -847,11 +856,28 @@ class HubRequests:
         with self._wake:
             if reason is None and len(self._pending) >= MAX_PENDING_REQUESTS:
                 reason = f"{MAX_PENDING_REQUESTS} requests already waiting"
+            if reason is None:
+                now = self._clock()
+                self._tokens = min(
+                    float(REQUEST_BURST),
+                    self._tokens + (now - self._filled_at) / REQUEST_EVERY_S,
+                )
+                self._filled_at = now
+                if self._tokens < 1.0:
+                    reason = (
+                        f"more than {REQUEST_BURST} requests, then one per {REQUEST_EVERY_S:g} s"
+                    )
+                else:
+                    self._tokens -= 1.0
             if reason is not None:
                 self.rejected += 1
-                log.warning(
-                    "MQTT: hub request on %s refused: %s", self.bridge.request_topic, reason
-                )
+                if self.rejected <= 10 or self.rejected % 100 == 0:
+                    log.warning(
+                        "MQTT: hub request on %s refused (%d so far): %s",
+                        self.bridge.request_topic,
+                        self.rejected,
+                        reason,
+                    )
                 return
             self._pending.append(request)
             self._wake.notify_all()

@@ -53,6 +53,7 @@ DOMAINS: tuple[tuple[str, str], ...] = (
     ("companion/games/tiny_race", "tiny_race"),
     ("companion/games", "trackside"),
     ("companion/core", "trackside"),
+    ("companion/hub", "hub"),  # the club hub's pages (docs/hub.md)
     ("companion/service", "trackside"),
     # the scoreboard (TV and phone) apart from the other pages: two people can work on each
     ("web/templates/scoreboard.html", "scoreboard"),
@@ -180,7 +181,7 @@ def extract() -> list[Found]:
     for folder in ("companion", "web", "firmware_bridge", "vision"):
         for path in sorted((ROOT / folder).rglob("*")):
             domain = domain_of(path)
-            if not domain or "/hub/" in path.as_posix():
+            if not domain:
                 continue
             if path.suffix == ".py":
                 found.extend(_python(path, domain))

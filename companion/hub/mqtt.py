@@ -1,5 +1,5 @@
-"""The hub's MQTT client on the club broker: a persistent session (a fixed client id,
-``clean_session`` false, QoS 1), so the broker keeps the tables' events while the hub is away;
+"""The hub's MQTT client on the club broker: a persistent session (a client id of its own per
+install, ``clean_session`` false, QoS 1), so the broker keeps the tables' events while the hub is away;
 it subscribes to every table's ``status``, ``state``, ``event`` and ``resend`` and hands each
 message to :class:`companion.hub.tables.Hub`, publishing the requests it returns."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import ssl
+import sys
 import threading
 from typing import Any
 
@@ -28,6 +29,29 @@ TOPICS = [
 TICK_S = 1.0
 
 
+class _ClosingSSLSocket(ssl.SSLSocket):
+    """paho leaves the socket of a failed TLS handshake (a certificate the CA did not sign) for
+    the garbage collector, a ResourceWarning at every retry; this closes it where it fails.
+    (The table's bridge has the same, firmware_bridge.mqtt; the hub imports no adapter.)"""
+
+    def do_handshake(self, block: bool = False) -> None:
+        try:
+            super().do_handshake(block)
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            raise
+        except OSError:
+            self.close()
+            raise
+
+
+def tls_context(ca_file: str | None) -> ssl.SSLContext:
+    """Verify the club broker's certificate and host name: against ``ca_file`` when given (the
+    club's own CA), else the system's CAs."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca_file)
+    context.sslsocket_class = _ClosingSSLSocket
+    return context
+
+
 class HubClient:
     def __init__(self, broker: ClubBroker, hub: Hub) -> None:
         self.broker = broker
@@ -36,18 +60,19 @@ class HubClient:
         self.last_error: str | None = None
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
+        self.client_id = broker.client_id or f"trackside-hub-{hub.store.install_id()}"
+        self.disconnects = 0
         self.client = paho.Client(
-            CallbackAPIVersion.VERSION2, client_id=broker.client_id, clean_session=False
+            CallbackAPIVersion.VERSION2, client_id=self.client_id, clean_session=False
         )
         if broker.username is not None:
             self.client.username_pw_set(broker.username, broker.password)
-        if broker.tls:
-            self.client.tls_set_context(
-                ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=broker.ca_file)
-            )
+        if broker.tls:  # verifies the club's certificate and host name
+            self.client.tls_set_context(tls_context(broker.ca_file))
         self.client.reconnect_delay_set(1, 30)
         self.client.max_inflight_messages_set(100)
         self.client.on_connect = self._on_connect
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
 
@@ -89,10 +114,20 @@ class HubClient:
         client.subscribe(TOPICS)
         self._send(self.hub.sync_all())
 
+    def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
+        # paho calls this inside its ``except OSError``: the error (a certificate the CA did
+        # not sign, say) is still at hand. Logged when it changes, not at every retry.
+        error = sys.exc_info()[1]
+        reason = f"cannot connect to {self.broker.host}:{self.broker.port}: {error}"
+        if reason != self.last_error:
+            log.warning("hub: %s", reason)
+        self.last_error = reason
+
     def _on_disconnect(
         self, client: paho.Client, userdata: Any, flags: Any, reason: ReasonCode, props: Any
     ) -> None:
         if self.connected and not self._stop.is_set():
+            self.disconnects += 1
             log.warning("hub: lost the club broker: %s", reason)
             self.last_error = f"connection lost: {reason}"
         self.connected = False

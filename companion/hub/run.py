@@ -27,7 +27,12 @@ class HubService:
             resync_every_s=settings.resync_every_s,
         )
         self.client = HubClient(settings.broker, self.hub)
-        self.app = create_hub_app(self.hub, night_hours=settings.night_hours)
+        self.app = create_hub_app(
+            self.hub,
+            night_hours=settings.night_hours,
+            seasons=settings.seasons,
+            language=settings.language,
+        )
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 import uuid
@@ -26,7 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.hub.store import HubStore, ResultError
+from companion.core.messages import is_message_json, render_text
+from companion.hub.store import MAX_NAME, MAX_PLAYERS, HubStore, check_time
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +36,7 @@ MAX_BYTES = {
     "status": 64,
     "state": 512 * 1024,
     "event": 64 * 1024,
-    "resend": 4 * 1024 * 1024,
+    "resend": 512 * 1024,  # the table's own broker passes at most 256 KiB; the club's 512
 }
 TOPIC_KINDS = tuple(MAX_BYTES)
 EMPTY_DATABASE = "empty"
@@ -50,6 +52,47 @@ LAG_SAMPLES = 2000
 MAX_TABLES = 500
 REFUSAL_LOG_EVERY = 100
 REFUSALS_LOGGED = 10  # per table; then every hundredth, so a flood cannot fill the log
+EVENTS_PER_ANSWER = 200  # a table's answer holds at most 200 events and 50 results a part
+RESULTS_PER_ANSWER = 50
+MAX_TEXT = {"game": 64, "title": 120, "waiting_for": 200, "phase": 64}
+SEAT_COLOURS = {
+    "red": "#d32f2f",
+    "blue": "#1e63c4",
+    "green": "#2e8b3e",
+    "yellow": "#f2c12e",
+    "black": "#3a3a3a",
+    "white": "#eeeeee",
+    "purple": "#7b3fa8",
+    "orange": "#ef7d1a",
+    "pink": "#e86aa6",
+    "brown": "#8d5a35",
+    "grey": "#7d8791",
+    "gray": "#7d8791",
+    "natural": "#d8c49a",
+}
+"""The seat colours a table may name, and the shade the wall screen paints each (the names the
+table's own pages know). Anything else is shown grey: nothing a table sends becomes CSS."""
+
+
+class MessageError(ValueError):
+    """A message the hub does not use: the reason names the field."""
+
+
+def _no_constant(name: str) -> Any:
+    raise MessageError(f"{name} is not a number")
+
+
+def parse_json(payload: bytes) -> Any:
+    """Strict JSON: no NaN or Infinity (they would poison a time or a total), and nesting
+    too deep to parse is a refusal like any other, not a traceback."""
+    try:
+        return json.loads(payload.decode("utf-8"), parse_constant=_no_constant)
+    except MessageError as exc:
+        raise MessageError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise MessageError("not JSON: nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise MessageError(f"not JSON ({exc})") from None
 
 
 def valid_table_id(name: str) -> bool:
@@ -78,6 +121,8 @@ class Table:
     """Games the table says ended without a result (abandoned)."""
     """Games seen ending (a ``game_ended`` event): their results are asked for until stored."""
     resets: int = 0
+    messages: int = 0
+    """Every message heard on the table's topics (the operator's clue to a rogue table)."""
 
     def view(self, now: float, quiet_after_s: float) -> dict[str, Any]:
         """The contract's ``/api/tables`` entry (docs/hub.md)."""
@@ -177,12 +222,13 @@ class Hub:
                     return []
                 table = self.tables[table_id] = Table(table_id)
                 log.info("hub: new table %s", table_id)
+            table.messages += 1
             if kind == "status":
                 return self._status(table, payload, retained, now)
             try:
-                doc = json.loads(payload.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as exc:
-                self._refuse(table_id, f"{kind}: not JSON ({exc})")
+                doc = parse_json(payload)
+            except MessageError as exc:
+                self._refuse(table_id, f"{kind}: {exc}")
                 return []
             if not isinstance(doc, dict):
                 self._refuse(table_id, f"{kind}: not a JSON object")
@@ -195,7 +241,7 @@ class Hub:
                 if kind == "event":
                     return self._event(table, doc, now)
                 return self._resend(table, doc, now)
-            except (KeyError, TypeError, ValueError) as exc:  # a shape we did not expect
+            except (KeyError, TypeError, ValueError) as exc:  # MessageError, or a shape unexpected
                 self._refuse(table_id, f"{kind}: {exc}")
                 return []
 
@@ -259,38 +305,16 @@ class Hub:
     def _state(self, table: Table, doc: dict[str, Any], now: float) -> list[tuple[str, str]]:
         if doc.get("schema") != 1:
             raise ValueError(f"schema {doc.get('schema')!r} is not 1")
-        players = doc.get("players")
-        if not isinstance(players, list):
-            raise ValueError("players: expected a list")
-        # Only the public snapshot's fields the pages show are kept (never anything else).
-        keep = (
-            "schema",
-            "game",
-            "game_id",
-            "title",
-            "seq",
-            "over",
-            "players",
-            "winners",
-            "status",
-            "updated_at",
-        )
-        status = doc.get("status") if isinstance(doc.get("status"), dict) else {}
-        assert isinstance(status, dict)
-        table.state = {k: doc.get(k) for k in keep}
-        table.state["players"] = [
-            {"name": p.get("name"), "total": p.get("total"), "colour": p.get("colour")}
-            for p in players
-            if isinstance(p, dict)
-        ]
-        table.state["status"] = {
-            k: status.get(k) for k in ("round", "waiting_for", "active_players", "phase")
-        }
-        updated = _num(doc.get("updated_at"))
+        # Only the public snapshot's fields the pages show are kept, each checked: what the
+        # wall screen shows is bounded, and nothing a table sends becomes markup or CSS.
+        table.state = clean_state(doc, now)
+        updated = _num(table.state.get("updated_at"))
         if updated > 0:
             table.lag_s.append(max(0.0, now - updated))
-        gid, seq = doc.get("game_id"), doc.get("seq")
-        if isinstance(gid, int) and not isinstance(gid, bool) and isinstance(seq, int):
+            # a clock a little ahead must not keep the table from ever looking quiet
+            table.state["updated_at"] = min(updated, now)
+        gid, seq = table.state["game_id"], table.state["seq"]
+        if isinstance(gid, int) and isinstance(seq, int):
             table.games_seen.add(gid)
             if table.positions.get(gid, 0) < seq:
                 if table.ahead_since is None:
@@ -387,13 +411,18 @@ class Hub:
 
     def _resend(self, table: Table, doc: dict[str, Any], now: float) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
+        events, results = doc.get("events") or [], doc.get("results") or []
+        if not isinstance(events, list) or len(events) > EVENTS_PER_ANSWER:
+            raise ValueError(f"events: expected a list of at most {EVENTS_PER_ANSWER}")
+        if not isinstance(results, list) or len(results) > RESULTS_PER_ANSWER:
+            raise ValueError(f"results: expected a list of at most {RESULTS_PER_ANSWER}")
         error = doc.get("error")
         if error is not None:
             log.warning("hub: table %s could not answer: %s", table.table_id, str(error)[:200])
         db = doc.get("db")
         if isinstance(db, str) and db:
             out += self._database(table, db, now)
-        for item in doc.get("events") or []:
+        for item in events:
             if not isinstance(item, dict):
                 continue
             seq, event = item.get("seq"), item.get("event")
@@ -407,21 +436,15 @@ class Hub:
                 and isinstance(event, dict)
             ):
                 self._take(table, gid, seq, event)
-        if table.db is not None:
-            for result in doc.get("results") or []:
-                if not isinstance(result, dict):
-                    continue
-                try:
-                    if self.store.add_result(table.table_id, table.db, result):
-                        self.results_added += 1
-                        log.info(
-                            "hub: table %s: result of game %s (%s) stored",
-                            table.table_id,
-                            result.get("game_id"),
-                            result.get("game"),
-                        )
-                except ResultError as exc:
-                    self._refuse(table.table_id, f"resend: {exc}")
+        if table.db is not None and results:
+            added, errors = self.store.add_results(
+                table.table_id, table.db, [r for r in results if isinstance(r, dict)], now
+            )
+            if added:
+                self.results_added += added
+                log.info("hub: table %s: %d result(s) stored", table.table_id, added)
+            for exc in errors:
+                self._refuse(table.table_id, f"resend: {exc}")
         if (
             doc.get("done") is True
             and table.pending is not None
@@ -565,7 +588,102 @@ class Hub:
                 "results_added": self.results_added,
                 "requests_sent": self.requests_sent,
                 "state_lag_s": {"p50": pct(0.5), "p99": pct(0.99), "samples": len(lags)},
+                # the tables that sent the most (a login gone rogue floods; revoke it at the
+                # club broker: docs/hub.md, "Measured")
+                "busiest": [
+                    {
+                        "table_id": t.table_id,
+                        "messages": t.messages,
+                        "refused": self._refusals.get(t.table_id, 0),
+                    }
+                    for t in sorted(self.tables.values(), key=lambda t: -t.messages)[:5]
+                ],
             }
+
+
+def _text(doc: Mapping[str, Any], key: str) -> str | None:
+    value = doc.get(key)
+    if value is None:
+        return None
+    if is_message_json(value):  # a table publishes its texts rendered; an unrendered one too
+        value = render_text(value)
+    if not isinstance(value, str) or len(value) > MAX_TEXT[key]:
+        raise MessageError(f"{key}: expected text of at most {MAX_TEXT[key]} characters")
+    return value
+
+
+def _small_int(value: object, key: str, lo: int = 0) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value < 2**31:
+        raise MessageError(f"{key}: {str(value)[:40]!r} is not a whole number ≥ {lo}")
+    return value
+
+
+def clean_state(doc: Mapping[str, Any], now: float) -> dict[str, Any]:
+    """The fields of a table's public state the hub shows, checked and bounded (docs/hub.md,
+    "Bounds"); raises MessageError naming the field."""
+    players = doc.get("players")
+    if not isinstance(players, list) or len(players) > MAX_PLAYERS:
+        raise MessageError(f"players: expected a list of at most {MAX_PLAYERS}")
+    clean_players = []
+    for p in players:
+        if not isinstance(p, Mapping):
+            raise MessageError("players[]: expected an object")
+        name, total, colour = p.get("name"), p.get("total"), p.get("colour")
+        if not isinstance(name, str) or len(name) > MAX_NAME:
+            raise MessageError(f"players[].name: expected text of at most {MAX_NAME} characters")
+        if total is not None and (
+            isinstance(total, bool)
+            or not isinstance(total, int | float)
+            or not math.isfinite(total)
+            or abs(total) >= 10**9
+        ):
+            raise MessageError(f"players[].total: {str(total)[:40]!r} is not a score")
+        clean_players.append(
+            {
+                "name": name,
+                "total": total,
+                # a colour outside the fixed set is shown grey (never passed on as CSS)
+                "colour": colour if isinstance(colour, str) and colour in SEAT_COLOURS else None,
+            }
+        )
+    names = {p["name"] for p in clean_players}
+    winners = doc.get("winners") or []
+    if not isinstance(winners, list) or not all(w in names for w in winners):
+        raise MessageError("winners: expected names of the players")
+    status = doc.get("status") or {}
+    if not isinstance(status, Mapping):
+        raise MessageError("status: expected an object")
+    active = status.get("active_players") or []
+    if not isinstance(active, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(clean_players)
+        for i in active
+    ):
+        raise MessageError("status.active_players: expected seat indices of the players")
+    updated = doc.get("updated_at")
+    if updated is not None:
+        why = check_time(updated, now)
+        if why is not None:  # a state from the future would never look quiet
+            raise MessageError(f"updated_at: {why}")
+    game_id = _small_int(doc.get("game_id"), "game_id", 1)
+    return {
+        "schema": 1,
+        "game": _text(doc, "game"),
+        "game_id": game_id,
+        "title": _text(doc, "title"),
+        "seq": _small_int(doc.get("seq"), "seq") or 0,
+        "over": doc.get("over") is True,
+        "players": clean_players,
+        "winners": list(winners),
+        "status": {
+            "round": _small_int(status.get("round"), "status.round"),
+            "waiting_for": _text(status, "waiting_for"),
+            "active_players": list(active),
+            "phase": _text(status, "phase"),
+        },
+        "updated_at": updated,
+    }
 
 
 def _public_event(event: Mapping[str, Any]) -> dict[str, Any]:

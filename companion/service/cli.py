@@ -130,6 +130,7 @@ def cmd_hub(args: argparse.Namespace) -> int:
     """The club hub (docs/hub.md): every table's state and results from the club broker."""
     from companion.hub.config import HubConfigError, load_hub_settings
     from companion.hub.run import HubService
+    from companion.service.watchdog import Notifier
 
     try:
         settings = load_hub_settings(Path(args.config))
@@ -137,6 +138,7 @@ def cmd_hub(args: argparse.Namespace) -> int:
         _fail(str(exc))
     service = HubService(settings)
     service.start()
+    Notifier().send("READY=1")  # systemd's Type=notify (trackside-hub.service); else nothing
     logging.getLogger("trackside").info(
         "Trackside hub %s: club broker %s:%s, results in %s, wall screen http://%s:%s/",
         __version__,

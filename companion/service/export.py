@@ -14,19 +14,9 @@ from companion.core.jsonvalue import JsonObject
 from companion.core.messages import msg, render_text
 from companion.core.privacy import private_actions, redact_event
 from companion.core.session import TableSession
+from companion.core.spreadsheet import csv_cell  # shared with the club hub's CSV files
 from companion.games import find_game
 from companion.service.store import EventStore
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_cell(value: object) -> object:
-    """A cell a spreadsheet will not run: text starting with ``= + - @`` (or a tab or carriage
-    return) gets a leading apostrophe (OWASP "CSV injection"), so a player named
-    ``=HYPERLINK(…)`` stays a name. Numbers stay numbers."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def _replay(store: EventStore, game_id: int) -> TableSession:

@@ -12,6 +12,7 @@ UNIT=trackside.service
 DESTDIR=${DESTDIR:-}
 DRY_RUN=${DRY_RUN:-0}
 HTTPS=${HTTPS:-0}
+HUB=${HUB:-0}
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
@@ -65,6 +66,7 @@ parse_common_args() {
     case $arg in
       --dry-run) DRY_RUN=1 ;;
       --https) HTTPS=1 ;;
+      --hub) HUB=1 ;;
       -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
       *) die "unknown option $arg (try --help)" ;;
     esac

@@ -5,6 +5,8 @@
 #   hardware/deploy/install.sh --dry-run        print what it would do, change nothing
 #   sudo hardware/deploy/install.sh --https     also serve the pages over HTTPS (nginx with a
 #                                               self-signed certificate; docs/security.md)
+#   sudo hardware/deploy/install.sh --hub       the club machine instead: the club broker and
+#                                               the hub (docs/hub.md; install-hub.sh)
 #   DESTDIR=/tmp/stage hardware/deploy/install.sh
 #                                               write the files under /tmp/stage, print the
 #                                               system commands instead of running them
@@ -21,6 +23,14 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 parse_common_args "$@"
 need_root
+
+# --hub: the club machine (docs/hub.md), not a table: its own section (install-hub.sh).
+if [ "$HUB" = 1 ]; then
+  # shellcheck source-path=SCRIPTDIR source=install-hub.sh
+  source "$HERE/install-hub.sh"
+  install_hub
+  exit 0
+fi
 
 CONFIG=$DATA_DIR/config/trackside.toml
 FRESH_CONFIG=0

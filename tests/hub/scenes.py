@@ -164,5 +164,6 @@ def club_night(store: HubStore, now: float = NOW) -> Hub:
                 "players": [{"name": n, "total": t} for n, t in scores],
                 "winners": [n for n, t in scores if t == best],
             },
+            now=now,
         )
     return hub

@@ -1,5 +1,6 @@
-"""A club night end to end: two real Mosquitto brokers (the tables' and the club's) bridged with
-the installer's bridge config, three ``trackside run`` processes replaying recorded nights, and
+"""A club night end to end: two real Mosquitto brokers (the tables' and the club's, the club's
+as ``install.sh --hub`` ships it: passwords and the per-table ACL) bridged with the installer's
+bridge config, each table logging in as itself, three ``trackside run`` processes replaying recorded nights, and
 ``trackside hub`` on the club broker. Mid-game the club broker stops and comes back, one
 table is killed and restarted, and then the hub itself restarts. The hub must end with every finished game's result exactly
 once, identical to each table's own ``trackside export``."""
@@ -23,6 +24,7 @@ from companion.service.club import bridge_config
 from companion.service.config import parse_settings
 from companion.service.store import EventStore
 from tests.firmware_bridge.conftest import Broker, free_port, wait_until
+from tests.hub.club_broker import club_broker, password
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "hardware" / "deploy" / "mosquitto-club-bridge.conf"
@@ -116,7 +118,12 @@ class Table:
                 "table_id": table_id,
                 "reconnect_max_s": 2,
             },
-            "club": {"host": club.host, "port": club.port},
+            "club": {
+                "host": club.host,
+                "port": club.port,
+                "username": table_id,
+                "password": password(table_id),
+            },
             "readers": [
                 {"name": "night", "protocol": "replay", "port": str(recording), "speed": 4}
             ],
@@ -225,10 +232,8 @@ def persistent(broker: Broker, directory: Path, extra: str = "") -> None:
 def test_a_club_night_ends_with_every_result_once_and_as_the_tables_export_it(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "club").mkdir()
     (tmp_path / "tablebroker").mkdir()
-    club = Broker(tmp_path / "club")
-    persistent(club, tmp_path / "club")
+    club = club_broker(tmp_path / "club", ["hub", *TABLES], persistent=True)
     table_broker = Broker(tmp_path / "tablebroker")
     tables: list[Table] = []
     hub_process: subprocess.Popen[bytes] | None = None
@@ -254,7 +259,12 @@ def test_a_club_night_ends_with_every_result_once_and_as_the_tables_export_it(
                         "database": str(tmp_path / "hub.sqlite3"),
                         "tables": list(TABLES),
                     },
-                    "mqtt": {"host": club.host, "port": club.port},
+                    "mqtt": {
+                        "host": club.host,
+                        "port": club.port,
+                        "username": "hub",
+                        "password": password("hub"),
+                    },
                 }
             )
         )
@@ -345,7 +355,8 @@ def test_a_club_night_ends_with_every_result_once_and_as_the_tables_export_it(
         assert sum(p["games"] for p in league) == 2 * total
         log = (tmp_path / "hub.log").read_text()
         assert "lost the club broker" in log  # the outage happened while the hub ran
-        assert "new database" not in log and "refused" not in log and "Traceback" not in log
+        assert "new database" not in log and "Traceback" not in log
+        assert "message from table" not in log  # no message of an honest table was refused
         # "Ana" and "ana " are one player across tables.
         assert len([p for p in league if p["name"].strip().lower() == "ana"]) == 1
     finally:

@@ -293,7 +293,7 @@ def test_a_restarted_hub_asks_for_the_games_that_ended_while_it_was_away(
     store: HubStore,
 ) -> None:
     """The hub had game 1's result; it was away for games 2 and 3; the table is at game 4."""
-    store.add_result("t1", "db-a", result(1))
+    store.add_result("t1", "db-a", result(1), now=NOW)
     hub = Hub(store, tables=("t1",))
     state = {
         "schema": 1,
