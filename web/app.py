@@ -72,6 +72,9 @@ SSE_MIN_INTERVAL_S = 0.25  # at most four updates a second per client
 SSE_BURST = 3  # messages that may go back to back before the rate limit applies
 SSE_MINOR_INTERVAL_S = 1.0  # device chips and logged reader noise: at most once a second
 SSE_KEEPALIVE_S = 15.0
+BOARD_CACHE = 16
+"""Boards drawn for the newest versions (per language and address), kept for the other
+screens' fetch of the same update."""
 RECENT_LOG_ROWS = 8
 """The table page's last moves; the whole log is its own paged view (``/table/log``), so the
 page costs the same at the last turn of a long game as at the first."""
@@ -278,10 +281,20 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             **join_context(service, snapshot),
         )
 
+    boards: dict[tuple[int, str, str], str] = {}  # (version, language, scheme and host)
+    boards_lock = threading.Lock()
+
     @app.get("/partials/scoreboard")
     def scoreboard_partial() -> str:
+        """The board for the newest version, drawn once per version, language and address
+        (every TV and phone fetches it on each change; the first draws it, the rest read it)."""
         version, snapshot = service.latest()
-        return render_template(
+        key = (version, i18n.language(), request.host_url)
+        with boards_lock:
+            cached = boards.get(key)
+        if cached is not None:
+            return cached
+        html = render_template(
             "_board.html",
             s=snapshot,
             version=version,
@@ -289,6 +302,11 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             **scoreboard_view(snapshot),
             **join_context(service, snapshot),
         )
+        with boards_lock:
+            if len(boards) >= BOARD_CACHE:
+                boards.pop(next(iter(boards)))
+            boards[key] = html
+        return html
 
     @app.get("/table")
     def table() -> str | BaseResponse:

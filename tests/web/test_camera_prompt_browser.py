@@ -117,10 +117,10 @@ def test_cards_and_routes_are_shown_in_their_colours_on_the_table_page(
         )
         assert swatched[:5] == [1, 1, 1, 1, 1] and swatched[5] == 0  # the deck has no colour
         page.screenshot(path=str(ARTIFACTS / f"table-colours-draw-{name}.png"), full_page=True)
-        page.goto(f"{base}/table?at=claim#enter")
+        page.goto(f"{base}/table?at=claim/amsterdam#enter")  # the routes from Amsterdam
         expect(page.locator("#enter .choice .swatch").first).to_be_visible()
         page.screenshot(path=str(ARTIFACTS / f"table-colours-routes-{name}.png"))
-        page.goto(f"{base}/table?at=claim/amsterdam-essen#enter")
+        page.goto(f"{base}/table?at=claim/amsterdam/amsterdam-essen#enter")
         payments = page.locator("#enter button.choice")
         expect(payments.first).to_be_visible()
         two = page.locator("#enter button.choice", has_text="+").first

@@ -20,6 +20,7 @@ from companion.service.runtime import Trackside
 
 from .conftest import PIN
 from .golden_feed import PLAYERS, past_tickets, submit
+from .live import live_click
 
 PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 1280, "height": 800}
@@ -97,17 +98,7 @@ def buttons(page: Page) -> list[str]:
 
 def tap(page: Page, path: str) -> None:
     """One tap on the live table page: the new step is drawn in place (no page load)."""
-    before = page.evaluate(
-        "() => { window.__tapping = true;"
-        " return document.getElementById('live-table').dataset.answered || '0'; }"
-    )
-    page.locator(f'#enter .choice[data-path="{path}"]').first.click()
-    page.wait_for_function(
-        "n => !window.__tapping"
-        " || (document.getElementById('live-table').dataset.answered || '0') !== n",
-        arg=before,
-        timeout=FOLLOW_MS,
-    )
+    live_click(page, f'#enter .choice[data-path="{path}"]')
 
 
 def active_name(service: Trackside) -> str:

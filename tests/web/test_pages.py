@@ -17,6 +17,7 @@ from companion.service.runtime import Trackside
 
 from .conftest import ARTIFACTS, PIN
 from .golden_feed import feed
+from .live import live_click
 
 GOLDEN = Path(__file__).resolve().parents[1] / "games" / "golden"
 TV = {"width": 1920, "height": 1080}
@@ -118,7 +119,7 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
     expect(page.locator(".flash.ok")).to_have_text("Tiny Race (test game) started")
 
     def tap(path: str) -> None:
-        page.click(f'#enter .choice[data-path="{path}"]')
+        live_click(page, f'#enter .choice[data-path="{path}"]')
 
     def advance(steps: int) -> None:
         tap("advance")  # the active player's turn is at the top of the tree
@@ -199,22 +200,26 @@ def test_ticket_to_ride_claims_and_tunnel_by_taps(service: Trackside, browser: B
     sign_in(page, base, "Ben")
 
     def tap(path: str) -> None:
-        page.click(f'#enter .choice[data-path="{path}"]')
+        live_click(page, f'#enter .choice[data-path="{path}"]')
 
     # Red claims Paris–Bruxelles (the red one of the double) with a red card and a locomotive:
-    # three taps, the claim, the route, the cards
+    # four taps, the claim, a city, the route, the cards
     tap("claim")
-    tap("claim/bruxelles-paris-red")
-    tap("claim/bruxelles-paris-red/1red+1locomotive")
+    tap("claim/paris")
+    tap("claim/paris/bruxelles-paris-red")
+    tap("claim/paris/bruxelles-paris-red/1red+1locomotive")
     expect(page.locator(".flash.ok")).to_contain_text(
         "Red claims Bruxelles – Paris (red) with 1× red, 1× locomotive"
     )
     expect(page.locator(".mini-players li", has_text="Red")).to_contain_text("2")
     # Blue's München–Venezia tunnel: red cards are never offered for a blue route
     tap("claim")
-    tap("claim/munchen-venezia")
-    expect(page.locator('#enter .choice[data-path="claim/munchen-venezia/2red"]')).to_have_count(0)
-    tap("claim/munchen-venezia/2blue")
+    tap("claim/venezia")
+    tap("claim/venezia/munchen-venezia")
+    expect(
+        page.locator('#enter .choice[data-path="claim/venezia/munchen-venezia/2red"]')
+    ).to_have_count(0)
+    tap("claim/venezia/munchen-venezia/2blue")
     # the table turns three cards on the readers: blue, green, locomotive → two more owed
     for card in ("blue", "green", "locomotive"):
         obs = Observation(
@@ -223,7 +228,8 @@ def test_ticket_to_ride_claims_and_tunnel_by_taps(service: Trackside, browser: B
             {"uid": f"TS:ticket-to-ride-europe:card:{card}"},
         )
         service.submit_and_wait(obs, 10)
-    page.goto(f"{base}/table")
+    # the table page follows the readers by itself (no reload): what is owed is on offer
+    expect(page.locator('#enter .choice[data-path="pay-1blue+1locomotive"]')).to_be_visible()
     shoot(page, "table-ttr-tunnel")
     tap("pay-1blue+1locomotive")
     expect(page.locator(".mini-players li", has_text="Blue")).to_contain_text("2")

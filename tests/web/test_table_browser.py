@@ -20,6 +20,7 @@ from playwright.sync_api import Browser, Page, expect
 from companion.service.runtime import Trackside
 
 from .conftest import ARTIFACTS, PIN
+from .live import live_click
 
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1280, "height": 800}
@@ -101,22 +102,6 @@ def buttons(page: Page) -> list[tuple[str, str]]:
             "#enter .choice", "els => els.map(e => [e.dataset.path, e.innerText])"
         )
     ]
-
-
-def live_click(page: Page, selector: str) -> None:
-    """A tap on the live table page: the answer to it is drawn in place (no page load); a tap
-    that changes the page's frame (the game ended) loads the page whole."""
-    before = page.evaluate(
-        "() => { window.__tapping = true;"
-        " return document.getElementById('live-table').dataset.answered || '0'; }"
-    )
-    page.locator(selector).first.click()
-    page.wait_for_function(
-        """n => { const box = document.getElementById('live-table');
-                  return !window.__tapping || !box || (box.dataset.answered || '0') !== n; }""",
-        arg=before,
-    )
-    page.wait_for_load_state("domcontentloaded")
 
 
 def tap(page: Page, path: str, tally: Tally) -> None:

@@ -13,12 +13,23 @@
   var busy = false;      // a tap or an update in flight (inFlight below says which)
   var pending = false;   // the table changed while busy: update when done
   var frameDirty = false; // something typed in the page's other forms (the start form…)
+  var leaving = false;    // the whole page is loading again: nothing more to draw here
 
   function meta() {
     var m = box.querySelector("#live-meta");
     return m ? m.dataset : {};
   }
   var shape = meta().shape;
+  try {
+    var kept = window.sessionStorage.getItem("table-notes");
+    window.sessionStorage.removeItem("table-notes");
+    if (kept && !box.querySelector(".flash")) {
+      var at = box.querySelector("#live-meta");
+      var holder = document.createElement("div");
+      holder.innerHTML = kept;
+      while (holder.lastChild) { box.insertBefore(holder.lastChild, at ? at.nextSibling : box.firstChild); }
+    }
+  } catch (e) { /* private mode: the notes are not kept */ }
 
   function query(at) {
     var m = meta();
@@ -34,17 +45,26 @@
     var probe = document.createElement("div");
     probe.innerHTML = html;
     var m = probe.querySelector("#live-meta");
+    if (leaving) { return false; }
     if (m && m.dataset.shape !== shape && !frameDirty) {
-      // a game started or ended, a tag needs enrolling: the page's frame changes too
+      leaving = true;
+      // a game started or ended, a tag needs enrolling: the page's frame changes too; what
+      // the tap got is shown again on the page that loads
+      var said = Array.prototype.map.call(probe.querySelectorAll(".flash"), function (n) { return n.outerHTML; });
+      try { window.sessionStorage.setItem("table-notes", said.join("")); } catch (e) { /* private mode */ }
       window.location.replace(window.location.pathname + window.location.search.replace(/([?&])(at|seq|sig)=[^&]*/g, "$1"));
       return false;
     }
-    // "the table moved on" stays until the person taps again, whatever updates follow
-    var note = how === "replace" && !userAnswer ? box.querySelector(".flash.moved") : null;
+    // what the last tap got ("Red claims …", "Refused: …", "the table moved on") stays until
+    // the person taps again, whatever updates follow
+    var notes = how === "replace" && !userAnswer ? Array.prototype.slice.call(box.querySelectorAll(".flash")) : [];
     box.innerHTML = html;
-    if (note && !box.querySelector(".flash.moved")) {
-      var meta0 = box.querySelector("#live-meta");
-      box.insertBefore(note, meta0 ? meta0.nextSibling : box.firstChild);
+    if (notes.length && !box.querySelector(".flash")) {
+      var after = box.querySelector("#live-meta");
+      notes.forEach(function (note) {
+        box.insertBefore(note, after ? after.nextSibling : box.firstChild);
+        after = note;
+      });
     }
     var q = query(meta().at);
     q.delete("seq"); q.delete("sig");
@@ -109,6 +129,7 @@
   document.addEventListener("pointerup", function () { release(300); }, true); // no click came
 
   function refresh() {
+    if (leaving) { return; }
     if (pressed) { pending = true; return; }
     load("/partials/table?" + query(meta().at).toString(), { cache: "no-store", credentials: "same-origin" }, "replace", false);
   }
