@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install Trackside on Raspberry Pi OS Bookworm (or Debian 12) from this checkout.
+# Install Trackside on Raspberry Pi OS Bookworm or Trixie, 64-bit (or Debian 12/13) from this
+# checkout. Any other release, or a 32-bit system, is refused before anything changes.
 #
 #   sudo hardware/deploy/install.sh             install (again) and (re)start the service
 #   hardware/deploy/install.sh --dry-run        print what it would do, change nothing
@@ -20,19 +21,18 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 parse_common_args "$@"
+check_release "$OS_RELEASE" "$(dpkg --print-architecture 2>/dev/null || uname -m)"
 need_root
 
 CONFIG=$DATA_DIR/config/trackside.toml
 FRESH_CONFIG=0
-codename=$(. /etc/os-release 2>/dev/null && printf '%s' "${VERSION_CODENAME:-unknown}")
-if [ "$codename" != bookworm ]; then
-  say "warning: this is '$codename', not Bookworm; carrying on"
-fi
 
 # 1. Debian packages: the venv module, a compiler and headers for evdev ([hid]), libxkbcommon and
 #    xkb-data for scanners set to Slovak, Spanish or other layouts, sqlite3 for
 #    backups, logrotate; Picamera2 from apt where the archive has it (Raspberry Pi OS does).
-packages=(python3-venv python3-dev gcc sqlite3 logrotate libxkbcommon0 xkb-data)
+#    numpy and Pillow from apt too: Picamera2's extensions are built against apt's numpy, and
+#    the venv must not hide either behind a pip copy (step 4 pins pip to apt's versions).
+packages=(python3-venv python3-dev gcc sqlite3 logrotate libxkbcommon0 xkb-data python3-numpy python3-pil)
 if apt-cache show python3-picamera2 >/dev/null 2>&1; then
   packages+=(python3-picamera2)
 else
@@ -63,7 +63,16 @@ else
   mkdirs 0755 "$PREFIX"
   run python3 -m venv --system-site-packages "$PREFIX/venv"
 fi
-run "$PREFIX/venv/bin/python" -m pip install --disable-pip-version-check --upgrade "${SRC}[hid]"
+# apt's numpy and Pillow stay in charge: pip is held to the versions apt installed (numpy 1.24
+# and Pillow 9.4 on bookworm, numpy 2.2 and Pillow 11.1 on trixie), so it never puts its own in
+# front of them (tests/deploy/test_dependencies.py resolves both releases).
+CONSTRAINTS=$PREFIX/deploy/apt-constraints.txt
+pins=$(mktemp)
+apt_pins >"$pins"
+put "$pins" "$CONSTRAINTS" 0644
+rm -f "$pins"
+run "$PREFIX/venv/bin/python" -m pip install --disable-pip-version-check --upgrade \
+  --constraint "$CONSTRAINTS" "${SRC}[hid]"
 if [ "$DRY_RUN" = 1 ]; then
   say "would link /usr/local/bin/trackside -> $PREFIX/venv/bin/trackside"
 else

@@ -88,7 +88,14 @@ def test_the_installer_stages_every_file_and_prints_the_system_commands(tmp_path
     assert (root / "etc/udev/rules.d/99-trackside-readers.rules").read_bytes() == rules.read_bytes()
     out = result.stdout
     assert "would run: python3 -m venv --system-site-packages /opt/trackside/venv" in out
-    assert f"-m pip install --disable-pip-version-check --upgrade {ROOT}\\[hid\\]" in out
+    assert (
+        "-m pip install --disable-pip-version-check --upgrade --constraint"
+        f" /opt/trackside/deploy/apt-constraints.txt {ROOT}\\[hid\\]"
+    ) in out
+    # pip is held to apt's numpy (and Pillow, when apt has it): Picamera2 is built against them
+    pins = (root / "opt/trackside/deploy/apt-constraints.txt").read_text().splitlines()
+    assert any(pin.startswith("numpy==") for pin in pins), pins
+    assert "python3-numpy python3-pil" in out
     assert "useradd --system --user-group --home-dir /var/lib/trackside" in out
     assert "usermod --append --groups dialout\\,video trackside" in out
     assert "would run: chown -R trackside:trackside /var/lib/trackside" in out
