@@ -11,13 +11,16 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from companion import __version__
 from companion.core.errors import IllegalActionError, TracksideError
 from companion.core.i18n import language_from_environment, translations
 from companion.core.messages import Text, msg, render_text
 from companion.games import all_games, find_game
+
+if TYPE_CHECKING:
+    from companion.service.config import Settings
 
 EXIT_BAD_INPUT = 2
 
@@ -108,11 +111,21 @@ def _serve(service: Any, *, until: threading.Event | None = None) -> int:
     return 0
 
 
+def settings_for_run(config: Path | None) -> Settings:
+    """The settings ``trackside run`` starts with: a config restored from a backup on the setup
+    page (checked when it was uploaded) is put in place first; the database and calibration
+    follow when the service opens them (companion/service/backup.py)."""
+    from companion.service.backup import apply_pending_config
+    from companion.service.config import default_data_dir, load_settings
+
+    apply_pending_config(config or default_data_dir() / "config" / "trackside.toml")
+    return load_settings(config)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    from companion.service.config import load_settings
     from companion.service.runtime import Trackside
 
-    settings = load_settings(_config_path(args))
+    settings = settings_for_run(_config_path(args))
     service = Trackside(settings)
     service.start()
     log = logging.getLogger("trackside")

@@ -22,6 +22,14 @@ from companion.core.jsonvalue import JsonObject
 from companion.core.messages import render_json
 from companion.core.observation import Observation
 from companion.service.advertise import Advertisement, Advertiser, local_addresses
+from companion.service.backup import (
+    StagedRestore,
+    apply_pending_restore,
+    cancel_restore,
+    pending_files,
+    stage_restore,
+    write_backup,
+)
 from companion.service.catalogue import CATALOGUE
 from companion.service.club import ClubResponder, DatabaseIdentity
 from companion.service.config import ReaderSettings, Settings, parse_settings
@@ -74,27 +82,6 @@ def reader_config(reader: ReaderSettings) -> ReaderConfig:
         baud=reader.baud,
         vid_pid=reader.vid_pid,
     )
-
-
-RESTORE_SUFFIX = ".restore"
-
-
-def apply_pending_restore(db: Path) -> Path | None:
-    """Put a database restored from the setup page (``<db>.restore``, checked when it was
-    uploaded) in place of ``db`` before the store opens it. The database it replaces is kept
-    as ``<db>.before-restore-<time>``, with its WAL, which must never meet the new file.
-    Returns where the old database went (None: nothing to restore)."""
-    pending = db.with_name(db.name + RESTORE_SUFFIX)
-    if not pending.exists():
-        return None
-    kept = db.with_name(f"{db.name}.before-restore-{int(time.time())}")
-    for suffix in ("", "-wal", "-shm"):
-        old = db.with_name(db.name + suffix)
-        if old.exists():
-            old.replace(kept.with_name(kept.name + suffix))
-    pending.replace(db)
-    log.warning("database restored from the setup page; the previous one is %s", kept)
-    return kept
 
 
 def page_url(settings: Settings) -> str:
@@ -442,6 +429,23 @@ class Trackside:
         """The setup page's config check: exactly what start-up does (ConfigError naming the
         option)."""
         return parse_settings(data, file=file)
+
+    # -- backups (companion/service/backup.py) ---------------------------------------------
+    def make_backup(self) -> bytes:
+        """The whole table in one archive: database, config, camera calibration."""
+        return write_backup(self.settings)
+
+    def stage_restore(self, data: bytes) -> StagedRestore:
+        """Check a backup completely, then stage it for the next start (RestoreRefusedError
+        with nothing changed)."""
+        return stage_restore(data, self.settings, (self.settings.web.host, self.web_port or 0))
+
+    def cancel_restore(self) -> bool:
+        return cancel_restore(self.settings.database.path)
+
+    def restore_pending(self) -> tuple[str, ...]:
+        """The files a staged restore brings back at the next start (empty: none)."""
+        return tuple(pending_files(self.settings.database.path))
 
     def tags_document(self) -> dict[str, Any]:
         return tags_document(self.store.tags())
