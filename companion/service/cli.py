@@ -193,6 +193,42 @@ def cmd_readers(args: argparse.Namespace) -> int:
     return result
 
 
+def cmd_ha_remove(args: argparse.Namespace) -> int:
+    """Remove the table's device from Home Assistant: clear the discovery configs it announced
+    (empty retained payloads) on the broker of ``[mqtt]``. uninstall.sh runs it."""
+    from companion.service.config import load_settings
+    from firmware_bridge.mqtt import remove_discovery
+
+    settings = load_settings(_config_path(args))
+    if settings.mqtt is None:
+        _fail(msg("the config has no [mqtt] section: no broker to remove the device from"))
+    try:
+        topics = remove_discovery(settings.mqtt)
+    except (ConnectionError, ValueError) as exc:
+        _fail(str(exc))
+    print(
+        _words(
+            msg(
+                "Home Assistant: {n} discovery configs of table {table} cleared on {broker}.",
+                n=len(topics),
+                table=settings.mqtt.table_id,
+                broker=f"{settings.mqtt.host}:{settings.mqtt.port}",
+            )
+        )
+    )
+    if settings.mqtt.ha_discovery:
+        print(
+            _words(
+                msg(
+                    "The config still has ha_discovery = true: the running service announces the "
+                    "table again when it reconnects. Set it to false and restart Trackside."
+                )
+            ),
+            file=sys.stderr,
+        )
+    return 0
+
+
 def cmd_see(args: argparse.Namespace) -> int:
     from vision.see import see
 
@@ -226,6 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run the service from the config file")
     p.add_argument("--config", help="config file (default: <data dir>/config/trackside.toml)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("ha-remove", help="remove this table's device from Home Assistant")
+    p.add_argument("--config", help="config file (default: <data dir>/config/trackside.toml)")
+    p.set_defaults(func=cmd_ha_remove)
 
     p = sub.add_parser("hub", help="the club hub: many tables on one wall screen and league")
     p.add_argument("--config", required=True, help="the hub's config file (docs/hub.md)")
