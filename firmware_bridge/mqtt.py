@@ -182,8 +182,14 @@ class MqttConfig:
                 "seat_pads = true needs the pads and their seats, e.g. [mqtt.pads] pad-red = 1: "
                 "messages from any other pad id are refused",
             )
-        # The WLED driver checks its ids and group topic the same way at construction.
-        WledDriver(lambda _t, _p: False, self.wled, self.wled_group)
+        # The WLED driver checks its ids and group topic the same way at construction (WLED's
+        # 32-character topics, no device topic that starts the group topic): refused here, at
+        # start-up, naming the option.
+        for option, group in (("wled", None), ("wled_group", self.wled_group)):
+            try:
+                WledDriver(lambda _t, _p: False, self.wled, group)
+            except ValueError as exc:
+                raise bad(option, str(exc)) from None
 
     @property
     def has_lights(self) -> bool:
