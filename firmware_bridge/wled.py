@@ -227,6 +227,14 @@ def _check_length(what: str, topic: str) -> None:
 
 
 def _check_topic_part(what: str, value: str, *, allow_slash: bool = False) -> None:
-    bad = "+#\x00" if allow_slash else "+#/\x00"
-    if not value or any(ch in value for ch in bad) or value.startswith("/") or value.endswith("/"):
+    bad = "+#" if allow_slash else "+#/"
+    # no control character either: the broker's ACL is written from these (one per line)
+    control = any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value)
+    if (
+        not value
+        or control
+        or any(ch in value for ch in bad)
+        or value.startswith("/")
+        or value.endswith("/")
+    ):
         raise ValueError(f"{what} {value!r} is not a usable MQTT topic part")

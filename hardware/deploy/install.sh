@@ -103,9 +103,31 @@ put "$HERE/trackside.logrotate" /etc/logrotate.d/trackside 0644
 #    kept in $DATA_DIR/config/mqtt-password for [mqtt] password; pads, WLED and Home Assistant
 #    get theirs with mosquitto_passwd. An existing password file is kept.
 MOSQ_PASSWD=/etc/mosquitto/trackside.passwd
+# The ACL, with the rules for the config's WLED group topic ([mqtt] wled_group) written in:
+# every strip reads the group, the service writes it. Staged, with $TRACKSIDE_PYTHON as for the
+# club bridge (step 9); without a Python the shipped ACL goes in as it is.
+broker_acl() {
+  local python=$PREFIX/venv/bin/python rendered
+  if staged; then
+    python=${TRACKSIDE_PYTHON:-$DESTDIR$PREFIX/venv/bin/python}
+  fi
+  if [ "$DRY_RUN" = 1 ] || ! [ -x "$python" ]; then
+    say "the broker's ACL is the shipped one (no Python here to add [mqtt] wled_group's rules)"
+    put "$HERE/mosquitto-trackside.acl" /etc/mosquitto/trackside.acl 0644
+    return 0
+  fi
+  rendered=$(mktemp)
+  if ! PYTHONPATH=$SRC "$python" -m companion.service.broker acl "$DESTDIR$CONFIG" \
+      "$HERE/mosquitto-trackside.acl" >"$rendered"; then
+    rm -f "$rendered"
+    die "the broker's ACL could not be written (above); fix [mqtt] in $CONFIG and install again"
+  fi
+  put "$rendered" /etc/mosquitto/trackside.acl 0644
+  rm -f "$rendered"
+}
 run apt-get install -y --no-install-recommends mosquitto
 put "$HERE/mosquitto-trackside.conf" /etc/mosquitto/conf.d/trackside.conf 0644
-put "$HERE/mosquitto-trackside.acl" /etc/mosquitto/trackside.acl 0644
+broker_acl
 if [ -e "$DESTDIR$MOSQ_PASSWD" ]; then
   say "keeping the broker's password file $MOSQ_PASSWD"
 elif [ "$DRY_RUN" = 1 ]; then
