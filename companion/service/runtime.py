@@ -21,7 +21,13 @@ from companion.core.i18n import translations
 from companion.core.jsonvalue import JsonObject
 from companion.core.messages import render_json
 from companion.core.observation import Observation
-from companion.service.advertise import Advertisement, Advertiser, local_addresses
+from companion.service.advertise import (
+    HTTPS_SERVICE_TYPE,
+    SERVICE_TYPE,
+    Advertisement,
+    Advertiser,
+    local_addresses,
+)
 from companion.service.backup import (
     StagedRestore,
     apply_pending_restore,
@@ -84,9 +90,26 @@ def reader_config(reader: ReaderSettings) -> ReaderConfig:
     )
 
 
+HTTPS_PORT = 443
+"""Where the installer's HTTPS proxy serves the pages (hardware/deploy/nginx-trackside.conf)."""
+
+
+def behind_https(settings: Settings) -> bool:
+    """The pages are served through the installer's HTTPS proxy (``install.sh --https`` sets
+    ``[web] tls_certificate``, with the service on the loopback behind it)."""
+    return settings.web.tls_certificate is not None
+
+
+def mdns_host() -> str:
+    return f"{socket.gethostname().split('.')[0] or 'trackside'}.local"
+
+
 def page_url(settings: Settings) -> str:
     """The table's pages as other devices on the network reach them (mDNS name; the host's
-    address when the server listens on one)."""
+    address when the server listens on one; the HTTPS proxy's address behind it: the
+    certificate names ``<host>.local``)."""
+    if behind_https(settings):
+        return f"https://{mdns_host()}/"
     host = settings.web.host
     if host in ("0.0.0.0", "::", ""):
         host = f"{socket.gethostname().split('.')[0]}.local"
@@ -193,6 +216,8 @@ class Trackside:
         """The table page at this machine's LAN address, for the scoreboard's join QR code;
         None while the pages listen on the loopback only (no phone could open it)."""
         host = self.settings.web.host
+        if self._server is not None and behind_https(self.settings):
+            return f"{page_url(self.settings)}table"
         if self._server is None or host.startswith("127.") or host in ("::1", "localhost"):
             return None
         addresses = local_addresses() if host in ("0.0.0.0", "::", "") else (host,)
@@ -205,14 +230,23 @@ class Trackside:
         """The pages over mDNS (companion/service/advertise.py), unless they listen on the
         loopback only. Never fatal."""
         host = self.settings.web.host
-        if host.startswith("127.") or host in ("::1", "localhost") or self.web_port is None:
+        https = behind_https(self.settings)
+        loopback = host.startswith("127.") or host in ("::1", "localhost")
+        if (loopback and not https) or self.web_port is None:
             return
-        addresses = local_addresses() if host in ("0.0.0.0", "::", "") else (host,)
+        everywhere = https or host in ("0.0.0.0", "::", "")
+        addresses = local_addresses() if everywhere else (host,)
         if not addresses:
             log.warning("no network address to advertise the pages on (yet)")
             return
         table = self.settings.mqtt.table_id if self.settings.mqtt else default_table_id()
-        ad = Advertisement(f"Trackside {table}", self.web_port, addresses, software_version())
+        ad = Advertisement(
+            f"Trackside {table}",
+            HTTPS_PORT if https else self.web_port,
+            addresses,
+            software_version(),
+            service_type=HTTPS_SERVICE_TYPE if https else SERVICE_TYPE,
+        )
         self.advertiser = Advertiser(ad)
         self.advertiser.start()
 
