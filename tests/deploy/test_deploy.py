@@ -155,6 +155,7 @@ def test_the_unit_restarts_forever_as_a_plain_user_with_device_groups(stage: Pat
     ]
     assert options["ReadWritePaths"] == ["/var/lib/trackside"]
     assert options["ProtectSystem"] == ["strict"]
+    assert options["RemoveIPC"] == ["yes"]  # no IPC objects outlive the service
     # each of these installs a device allow-list or hides groups: serial, camera and HID die
     for breaks_devices in (
         "PrivateDevices",
