@@ -3,6 +3,7 @@
 # DESTDIR=/some/dir  stage every file under that directory and only PRINT the system commands
 #                    (useradd, apt-get, pip, systemctl, udevadm): for tests and packaging.
 # --dry-run          print everything, change nothing.
+# --purge            (uninstall.sh) also delete the table's data and the service user.
 # OS_RELEASE=FILE    read the release from FILE, not /etc/os-release (tests: other releases).
 # shellcheck shell=bash disable=SC2034  # the variables are for the scripts that source this
 
@@ -13,6 +14,7 @@ UNIT=trackside.service
 DESTDIR=${DESTDIR:-}
 DRY_RUN=${DRY_RUN:-0}
 HTTPS=${HTTPS:-0}
+PURGE=${PURGE:-0}
 OS_RELEASE=${OS_RELEASE:-/etc/os-release}
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -112,6 +114,7 @@ parse_common_args() {
     case $arg in
       --dry-run) DRY_RUN=1 ;;
       --https) HTTPS=1 ;;
+      --purge) PURGE=1 ;;
       -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
       *) die "unknown option $arg (try --help)" ;;
     esac

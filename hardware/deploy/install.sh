@@ -81,6 +81,7 @@ else
 fi
 put "$SRC/docs/deploy.md" "$PREFIX/docs/deploy.md" 0644
 put "$HERE/backup.sh" "$PREFIX/deploy/backup.sh" 0755
+put "$HERE/uninstall.sh" "$PREFIX/deploy/uninstall.sh" 0755
 put "$HERE/common.sh" "$PREFIX/deploy/common.sh" 0644
 
 # 5. The config: written once, never overwritten.
