@@ -54,6 +54,8 @@ def test_the_pad_yaml_matches_the_docs() -> None:
     status = "trackside/table-1/pads/pad-red/status"
     assert birth == {"topic": status, "payload": "online", "qos": "1", "retain": "true"}
     assert will == {"topic": status, "payload": "offline", "qos": "1", "retain": "true"}
+    assert message(block, "shutdown_message") == will  # ESPHome's default there is QoS 0
+    assert re.search(r"^  discover_ip: false$", block, re.M)  # esphome/discover/…: refused
     doc = DOC.read_text()
     assert "| `trackside/<table_id>/pads/<pad_id>/status` | 1 | yes |" in doc
     assert "| `trackside/<table_id>/pads/<pad_id>/tag` | 1 | no |" in doc
