@@ -235,7 +235,7 @@ def check_config(
 ) -> tuple[str, Settings]:
     """The restored config's text and settings, checked as start-up checks them; it keeps the
     database where this table keeps it (the restored one goes there), and its web port is free
-    or the one ``serving`` (host, port) holds now (it is let go at the restart)."""
+    or the one the service holds now (``serving``: host, port; let go at the restart)."""
     file = current.source or CONFIG
     try:
         decoded = text.decode("utf-8")
@@ -252,7 +252,8 @@ def check_config(
             f"database at {str(current.database.path)!r} (edit the config after the restore)"
         )
     web = settings.web
-    if web.port and (web.host, web.port) != serving and not _port_is_free(web.host, web.port):
+    held = serving[1] if serving is not None else None  # let go at the restart, any address
+    if web.port and web.port != held and not _port_is_free(web.host, web.port):
         raise RestoreRefusedError(
             f"{CONFIG}: web.port {web.port} is in use on this machine by another program; "
             "Trackside could not start with it"
