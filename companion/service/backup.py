@@ -138,7 +138,9 @@ def _members(data: bytes) -> dict[str, bytes]:
             try:
                 with archive.open(info) as member:
                     content = member.read(limit + 1)
-            except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError) as exc:
+                # RuntimeError: an encrypted member; NotImplementedError (a RuntimeError): a
+                # compression zipfile does not know
                 raise RestoreRefusedError(f"{name} in the archive is damaged: {exc}") from None
             if len(content) > limit:
                 raise RestoreRefusedError(f"{name} is over {limit // 1024} KB unpacked")

@@ -26,6 +26,7 @@ from pathlib import Path
 import cv2
 import pytest
 
+from companion.service.backup import RestoreRefusedError, stage_restore
 from companion.service.cli import settings_for_run
 from companion.service.runtime import Trackside
 from companion.service.store import EventStore
@@ -361,3 +362,47 @@ def test_bodies_over_the_restore_s_bound_or_big_bodies_elsewhere_are_refused_unr
     assert status == 413
     status, _, _ = browser.request("POST", "/setup/config", b"x" * (MAX_BODY_BYTES + 1), headers)
     assert status == 413
+
+
+def zipped(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+MANIFEST = json.dumps({"format": "trackside-backup", "version": 1}).encode()
+
+
+@pytest.mark.parametrize(
+    ("members", "says"),
+    [
+        ({"manifest.json": MANIFEST, "../../etc/passwd": b"x"}, "'../../etc/passwd', which is no"),
+        # 2 MB of zeros pack to a few KB: the bound is on what comes out, checked while reading
+        ({"manifest.json": MANIFEST, "calibration.json": bytes(2**21)}, "over 1024 KB unpacked"),
+        ({"trackside.sqlite3": b"x"}, "no readable manifest.json"),
+        ({"manifest.json": b'{"format": "trackside-backup", "version": 9}'}, "format version"),
+        ({"manifest.json": MANIFEST}, "no trackside.sqlite3"),
+    ],
+)
+def test_an_archive_is_read_within_its_bounds_and_names(
+    tmp_path: Path, members: dict[str, bytes], says: str
+) -> None:
+    settings = settings_for_run(install(tmp_path / "t", camera=False))
+    with pytest.raises(RestoreRefusedError, match=re.escape(says)):
+        stage_restore(zipped(members), settings)
+    assert not list((tmp_path / "t").rglob("*.restore"))
+    assert not list((tmp_path / "t").rglob(".restore-*"))
+
+
+def test_an_encrypted_archive_is_refused_not_raised(tmp_path: Path) -> None:
+    data = bytearray(zipped({"manifest.json": MANIFEST, "trackside.sqlite3": b"x"}))
+    for signature, flag_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # local, central
+        at = data.find(signature)
+        while at >= 0:
+            data[at + flag_at] |= 1  # "encrypted"
+            at = data.find(signature, at + 4)
+    settings = settings_for_run(install(tmp_path / "t", camera=False))
+    with pytest.raises(RestoreRefusedError, match="is damaged"):
+        stage_restore(bytes(data), settings)
