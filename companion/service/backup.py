@@ -31,6 +31,7 @@ import io
 import json
 import logging
 import os
+import shutil
 import socket
 import sqlite3
 import tempfile
@@ -398,6 +399,13 @@ def apply_pending_restore(db: Path) -> Path | None:
     pending = db.with_name(db.name + RESTORE_SUFFIX)
     plan = pending_files(db)
     _plan_path(db).unlink(missing_ok=True)
+    # a check cut short (a power cut mid-upload) leaves its private folder: nothing in it counts
+    if db.parent.is_dir():
+        for leftover in db.parent.glob(".restore-*"):
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                leftover.unlink(missing_ok=True)
     calibration = plan.get(CALIBRATION)
     if calibration is not None and calibration.exists():
         target = calibration.with_name(calibration.name.removesuffix(RESTORE_SUFFIX))

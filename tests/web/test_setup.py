@@ -54,3 +54,8 @@ def test_a_pending_restore_replaces_the_database_and_its_wal_at_start(tmp_path: 
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT uid FROM tags").fetchall() == [("04NEW",)]
     assert apply_pending_restore(db) is None  # nothing pending: nothing moves
+    # a check cut short by a power cut left its private folder: cleared at the next start
+    (tmp_path / ".restore-abc123").mkdir()
+    (tmp_path / ".restore-abc123" / "trackside.sqlite3-wal").write_bytes(b"half")
+    assert apply_pending_restore(db) is None
+    assert not list(tmp_path.glob(".restore-*"))
