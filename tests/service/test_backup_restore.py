@@ -333,7 +333,7 @@ def test_a_real_backup_over_the_pages_body_limit_is_restored_and_a_cancel_remove
     table: tuple[Trackside, Path],
 ) -> None:
     service, data = table
-    for n in range(6000):  # a club's tag registry: random uids do not compress
+    for n in range(9000):  # a club's tag registry: random uids do not compress
         service.store.enrol(secrets.token_hex(12), "tiny-race", f"die-{n % 6 + 1}")
     browser = signed_in(service)
     status, _, archive = browser.request("GET", "/setup/backup.zip")
