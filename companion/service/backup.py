@@ -271,9 +271,12 @@ def check_calibration(content: bytes, work: Path) -> None:
     path.write_bytes(content)
     try:
         load_palette(str(path))
-    except SnapshotError as exc:
+    except UnicodeDecodeError:  # load_palette reads it as UTF-8 text, unchecked
+        raise RestoreRefusedError(f"{CALIBRATION} is not UTF-8 text") from None
+    except (SnapshotError, ValueError) as exc:
+        reason = str(exc).replace(str(path), CALIBRATION)
         raise RestoreRefusedError(
-            f"{CALIBRATION}: {str(exc).replace(str(path), CALIBRATION)}"
+            reason if reason.startswith(CALIBRATION) else f"{CALIBRATION}: {reason}"
         ) from None
 
 

@@ -406,3 +406,26 @@ def test_an_encrypted_archive_is_refused_not_raised(tmp_path: Path) -> None:
     settings = settings_for_run(install(tmp_path / "t", camera=False))
     with pytest.raises(RestoreRefusedError, match="is damaged"):
         stage_restore(bytes(data), settings)
+
+
+@pytest.mark.parametrize(
+    ("calibration", "says"),
+    [
+        (b"not json", "calibration.json: not JSON"),
+        (b"\xff\xfe", "calibration.json is not UTF-8 text"),
+        (b'{"x": 1}', "calibration.json.format: expected 1"),
+    ],
+)
+def test_a_calibration_the_camera_would_not_load_is_refused(
+    tmp_path: Path, calibration: bytes, says: str
+) -> None:
+    data = tmp_path / "t"
+    settings = settings_for_run(install(data))
+    members = {
+        "manifest.json": MANIFEST,
+        "trackside.sqlite3": database_with(data, ""),
+        "calibration.json": calibration,
+    }
+    with pytest.raises(RestoreRefusedError, match=re.escape(says)):
+        stage_restore(zipped(members), settings)
+    assert not list(data.rglob("*.restore")) and not list(data.rglob(".restore-*"))
