@@ -46,6 +46,30 @@ def render_acl(settings: Settings, template: str) -> str:
     return "\n".join([*lines[:index], *rules, *lines[index + 1 :]]) + "\n"
 
 
+INSTALLED_ACL = Path("/etc/mosquitto/trackside.acl")
+
+
+def acl_problem(settings: Settings, acl: Path = INSTALLED_ACL) -> str | None:
+    """At start-up: why the table's broker, as installed here, would keep the WLED group's
+    frames from the strips (the group changed in the config since the installer wrote the ACL);
+    None when it would not, or when this machine has no such broker (another broker's ACL is
+    its owner's)."""
+    group = settings.mqtt.wled_group if settings.mqtt is not None else None
+    if not group:
+        return None
+    try:
+        lines = acl.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if all(rule in lines for rule in wled_group_rules(group) if not rule.startswith("#")):
+        return None
+    return (
+        f"the broker's ACL {acl} does not let the strips read the WLED group topic {group!r} "
+        "([mqtt] wled_group changed since the install?): the strips stay dark; run "
+        "sudo hardware/deploy/install.sh again to write it"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 3 or args[0] != "acl":

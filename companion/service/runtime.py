@@ -36,6 +36,7 @@ from companion.service.backup import (
     stage_restore,
     write_backup,
 )
+from companion.service.broker import acl_problem
 from companion.service.catalogue import CATALOGUE
 from companion.service.club import ClubResponder, DatabaseIdentity
 from companion.service.config import ReaderSettings, Settings, parse_settings
@@ -146,6 +147,9 @@ class Trackside:
             except ValueError as exc:  # "mqtt.ca_file: cannot use …"
                 where, _, reason = str(exc).partition(": ")
                 raise ConfigError(where, reason or str(exc), file=settings.source) from None
+            problem = acl_problem(settings)
+            if problem is not None:
+                log.warning("MQTT: %s", problem)
             self.mqtt.listen_for_pads(self.engine)
             self.mqtt.serve_hub_requests(ClubResponder(settings.database.path))  # docs/hub.md
             self.engine.subscribe(self._to_mqtt)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.service.broker import PLACEHOLDER, render_acl
+from companion.service.broker import PLACEHOLDER, acl_problem, render_acl
 from companion.service.config import load_settings
 from firmware_bridge.mqtt import MqttBridge
 from tests.deploy.test_broker_acl import USERS, Client, _accepts
@@ -149,3 +149,19 @@ def test_the_installer_writes_the_group_rules_from_the_config(tmp_path: Path) ->
         load_settings(config), (DEPLOY / "mosquitto-trackside.acl").read_text()
     )
     assert f"pattern read {GROUP}/#" in acl
+
+
+def test_start_up_says_when_the_installed_acl_does_not_carry_the_group(tmp_path: Path) -> None:
+    settings = load_settings(config_file(tmp_path, 1883))
+    shipped = (DEPLOY / "mosquitto-trackside.acl").read_text()
+    acl = tmp_path / "trackside.acl"
+    acl.write_text(render_acl(settings, shipped))
+    assert acl_problem(settings, acl) is None
+    acl.write_text(shipped)  # the group was set (or changed) after the install
+    problem = acl_problem(settings, acl)
+    assert problem is not None and f"WLED group topic '{GROUP}'" in problem
+    assert "install.sh again" in problem
+    assert acl_problem(settings, tmp_path / "no-broker-here.acl") is None  # another broker
+    no_group = tmp_path / "plain.toml"
+    no_group.write_text('[web]\nenabled = false\n\n[mqtt]\nhost = "h"\nwled = ["strip"]\n')
+    assert acl_problem(load_settings(no_group), acl) is None
