@@ -321,3 +321,18 @@ class TagScans:
                 out.append({"uid": uid, "seat": cue.get("seat")})
         self._seen = current
         return out
+
+
+def discovery_topics(config: Any) -> tuple[str, ...]:
+    """Every discovery config topic this table may have announced (the status sensor, all
+    ``MAX_DISCOVERY_PLAYERS`` score sensors, both buttons, the event entity, the tag scanner):
+    what removing the table from Home Assistant clears with empty retained payloads."""
+    topics = [topic for topic, _ in discovery_messages(config, (), sw_version="")]
+    topics.append(event_entity_message(config, sw_version="")[0])
+    topics.append(tag_scanner_message(config, sw_version="")[0])
+    return tuple(topics)
+
+
+def discovery_filter(config: Any) -> str:
+    """The topic filter matching this table's discovery configs (and no other device's)."""
+    return f"{config.ha_prefix}/+/{node_id(config.table_id)}/+/config"

@@ -42,7 +42,9 @@ from firmware_bridge.ha_light import HaLightConfig, HaLightDriver
 from firmware_bridge.homeassistant import (
     TableEvents,
     TagScans,
+    discovery_filter,
     discovery_messages,
+    discovery_topics,
     event_entity_message,
     event_topic,
     player_names,
@@ -180,8 +182,14 @@ class MqttConfig:
                 "seat_pads = true needs the pads and their seats, e.g. [mqtt.pads] pad-red = 1: "
                 "messages from any other pad id are refused",
             )
-        # The WLED driver checks its ids and group topic the same way at construction.
-        WledDriver(lambda _t, _p: False, self.wled, self.wled_group)
+        # The WLED driver checks its ids and group topic the same way at construction (WLED's
+        # 32-character topics, no device topic that starts the group topic): refused here, at
+        # start-up, naming the option.
+        for option, group in (("wled", None), ("wled_group", self.wled_group)):
+            try:
+                WledDriver(lambda _t, _p: False, self.wled, group)
+            except ValueError as exc:
+                raise bad(option, str(exc)) from None
 
     @property
     def has_lights(self) -> bool:
@@ -322,6 +330,8 @@ class MqttBridge:
         self._discovered_players: tuple[str, ...] | None = None
         self._ha_events = TableEvents()
         self._ha_tags = TagScans()
+        self.discovery_removed = 0
+        """Retained discovery configs cleared because ``ha_discovery`` is off."""
 
         client_id = config.client_id or install_client_id(config.table_id)
         self._client = paho.Client(
@@ -515,6 +525,11 @@ class MqttBridge:
         if self.config.ha_discovery:
             topics.append(f"{self.config.ha_prefix}/status")
             self._announce(force=True)
+        else:
+            # Discovery off: any config this table announced before (it stays retained on the
+            # broker, and Home Assistant keeps the device and its entities live) comes back
+            # as a retained message and is cleared (_handle_message).
+            wanted.append((discovery_filter(self.config), 1))
         wanted += [(t, 0) for t in topics]
         # One SUBSCRIBE; ready when the broker acknowledges it (paho calls _on_subscribe on this
         # same thread, so not before this returns).
@@ -594,6 +609,14 @@ class MqttBridge:
             self._pad_message(message.topic, bytes(message.payload))
             return
         payload = message.payload.decode("utf-8", "replace").strip()
+        if not self.config.ha_discovery and paho.topic_matches_sub(
+            discovery_filter(self.config), message.topic
+        ):
+            if payload:  # an empty one is the removal itself
+                log.info("MQTT: Home Assistant discovery is off: removing %s", message.topic)
+                self._client.publish(message.topic, b"", qos=1, retain=True)
+                self.discovery_removed += 1
+            return
         if self.config.ha_discovery and message.topic == f"{self.config.ha_prefix}/status":
             # Home Assistant's birth message: it restarted and wants discovery again.
             if payload == "online" and not message.retain:
@@ -931,3 +954,49 @@ def _no_delay(client: paho.Client, userdata: Any, sock: Any) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     except (OSError, AttributeError) as err:  # not a TCP socket (e.g. a proxy); harmless
         log.debug("MQTT: could not set TCP_NODELAY: %s", err)
+
+
+def remove_discovery(config: MqttConfig, timeout_s: float = 10.0) -> tuple[str, ...]:
+    """``trackside ha-remove``: clear every discovery config this table may have announced
+    (empty retained payloads, QoS 1, each acknowledged by the broker), so Home Assistant drops
+    the device and its entities. Connects with the table's own login; raises ConnectionError
+    naming the broker when it cannot. Returns the topics cleared."""
+    connected = threading.Event()
+    refused: list[str] = []
+
+    def on_connect(client: paho.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            refused.append(str(reason))
+        connected.set()
+
+    client = paho.Client(
+        CallbackAPIVersion.VERSION2,
+        client_id=f"{config.client_id or install_client_id(config.table_id)}-ha-remove",
+        clean_session=True,
+    )
+    if config.username is not None:
+        client.username_pw_set(config.username, config.password)
+    if config.tls:
+        client.tls_set_context(tls_context(config.ca_file))
+    client.on_connect = on_connect
+    where = f"{config.host}:{config.port}"
+    try:
+        client.connect(config.host, config.port, keepalive=30)
+    except OSError as err:
+        raise ConnectionError(f"cannot connect to the broker {where}: {err}") from None
+    client.loop_start()
+    try:
+        if not connected.wait(timeout_s):
+            raise ConnectionError(f"the broker {where} did not answer in {timeout_s:.0f} s")
+        if refused:
+            raise ConnectionError(f"the broker {where} refused the connection: {refused[0]}")
+        topics = discovery_topics(config)
+        sent = [client.publish(topic, b"", qos=1, retain=True) for topic in topics]
+        for info in sent:
+            info.wait_for_publish(timeout_s)
+            if not info.is_published():
+                raise ConnectionError(f"the broker {where} did not acknowledge the removal")
+        return topics
+    finally:
+        client.disconnect()
+        client.loop_stop()

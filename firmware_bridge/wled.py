@@ -86,8 +86,10 @@ class WledDriver:
     ) -> None:
         for device in devices:
             _check_topic_part("wled device id", device)
+            _check_length("wled device topic", device_topic(device))
         if group_topic is not None:
             _check_topic_part("wled group topic", group_topic, allow_slash=True)
+            _check_length("wled group topic", group_topic)
             if group_topic == FACTORY_GROUP_TOPIC:
                 raise ValueError(
                     f"wled group topic {group_topic!r} is every WLED's factory group topic: every"
@@ -95,6 +97,17 @@ class WledDriver:
                     " own (e.g. wled/trackside-table-1) on its WLEDs (Config → Sync Interfaces →"
                     " MQTT → Group Topic), or list the devices in mqtt.wled instead"
                 )
+            for device in devices:
+                # WLED matches an incoming topic against its device topic by prefix first
+                # (wled00/mqtt.cpp, onMqttMessage: strncmp over the device topic's length):
+                # with device wled/table and group wled/table-1, a group frame on
+                # wled/table-1/api is taken as the device's "-1/api" and dropped.
+                if group_topic.startswith(device_topic(device)):
+                    raise ValueError(
+                        f"wled device topic {device_topic(device)!r} is the start of the group"
+                        f" topic {group_topic!r}: WLED would take the group's frames as its own"
+                        " topic's and drop them; give the device or the group another name"
+                    )
         self._publish = publish
         self.devices = tuple(devices)
         self.group_topic = group_topic
@@ -199,7 +212,29 @@ class WledDriver:
                 self._last.pop(topic, None)
 
 
+WLED_MAX_TOPIC_CHARS = 32
+"""WLED keeps its device and group topics in 33-byte buffers (``MQTT_MAX_TOPIC_LEN`` 32 in
+wled00/const.h): its settings page cuts a longer one, and the strip then listens elsewhere."""
+
+
+def _check_length(what: str, topic: str) -> None:
+    size = len(topic.encode("utf-8"))
+    if size > WLED_MAX_TOPIC_CHARS:
+        raise ValueError(
+            f"{what} {topic!r} is {size} characters; WLED keeps at most {WLED_MAX_TOPIC_CHARS}"
+            " (it would cut it and listen on another topic)"
+        )
+
+
 def _check_topic_part(what: str, value: str, *, allow_slash: bool = False) -> None:
-    bad = "+#\x00" if allow_slash else "+#/\x00"
-    if not value or any(ch in value for ch in bad) or value.startswith("/") or value.endswith("/"):
+    bad = "+#" if allow_slash else "+#/"
+    # no control character either: the broker's ACL is written from these (one per line)
+    control = any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in value)
+    if (
+        not value
+        or control
+        or any(ch in value for ch in bad)
+        or value.startswith("/")
+        or value.endswith("/")
+    ):
         raise ValueError(f"{what} {value!r} is not a usable MQTT topic part")

@@ -33,6 +33,7 @@ from flask import Flask, abort, current_app, flash, request, session
 from companion.core.errors import SnapshotError
 from companion.core.observation import Observation
 from web.i18n import _
+from web.server import LARGE_BODIES
 
 PIN_FAILURES_ALLOWED = 5
 PIN_FAILURE_WINDOW_S = 60.0
@@ -457,13 +458,16 @@ def protect(app: Flask, hostnames: tuple[str, ...]) -> None:
                 "in the config if it is yours",
             )
         length = request.content_length
-        if length is not None and length > MAX_BODY_BYTES:
+        limit = LARGE_BODIES.get(request.path, MAX_BODY_BYTES)  # the restore: a whole backup
+        if limit > MAX_BODY_BYTES:
+            request.max_content_length = limit
+        if length is not None and length > limit:
             abort(
                 413,
                 _(
                     "the request body is {length} bytes; the limit is {limit}",
                     length=length,
-                    limit=MAX_BODY_BYTES,
+                    limit=limit,
                 ),
             )
 

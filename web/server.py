@@ -20,17 +20,19 @@ sized for every phone at a big table plus the screens, and :func:`sse_slots` lea
 from __future__ import annotations
 
 import contextlib
+import copy
 import errno
 import logging
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
 
@@ -41,6 +43,15 @@ IDLE_TIMEOUT_S = 30
 PER_ADDRESS_CONNECTIONS = 24
 RESERVED_THREADS = 8
 MAX_HEADER_BYTES = 16 * 1024
+
+
+MAX_RESTORE_BYTES = 32 * 1024 * 1024
+"""A whole table's backup (database, config, calibration; compressed) as the setup page's
+restore takes it. A database of a club's year of game nights packs to a few MB."""
+LARGE_BODIES: Mapping[str, int] = {"/setup/restore": MAX_RESTORE_BYTES}
+"""The only paths whose request bodies may be larger than ``ServerLimits.max_body_bytes``,
+each with its own bound (the server here, the app's ``protect`` in web/guard.py again). Any
+other path keeps the small limit, so a guest cannot make the server spool big bodies."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +83,28 @@ class _Channel(HTTPChannel):  # type: ignore[misc]
         if self.request is None:
             self.partial_since = None
         return result
+
+
+class _Parser(HTTPRequestParser):  # type: ignore[misc]
+    """Takes a body up to :data:`LARGE_BODIES`' bound on those paths; the server's own limit
+    everywhere else. waitress checks the length against ``self.adj`` right after the header."""
+
+    large: Mapping[str, Adjustments] = {}
+
+    def parse_header(self, header_plus: bytes) -> None:
+        super().parse_header(header_plus)
+        bigger = self.large.get(self.path)
+        if bigger is not None:
+            self.adj = bigger
+
+
+def _large_body_channel(adj: Adjustments) -> type[_Channel]:
+    large = {}
+    for path, limit in LARGE_BODIES.items():
+        large[path] = copy.copy(adj)
+        large[path].max_request_body_size = max(limit, adj.max_request_body_size)
+    parser = type("_LargeBodyParser", (_Parser,), {"large": large})
+    return type("_LargeBodyChannel", (_Channel,), {"parser_class": parser})
 
 
 class _Server(TcpWSGIServer):  # type: ignore[misc]
@@ -176,6 +209,7 @@ class TableServer:
             sockinfo=sockinfo,
         )
         self.server.limits = self.limits
+        self.server.channel_class = _large_body_channel(adj)
         dispatcher.set_thread_count(adj.threads)
         self._stopped = threading.Event()
         self._closed = False

@@ -10,8 +10,10 @@
   (``parse_settings``) and refused, naming the option, without touching the file; a good one is
   written (the old one kept as ``.bak``) and takes effect at the next restart.
 - **Log**: the last lines of ``$TRACKSIDE_LOG_FILE``.
-- **Database**: a consistent backup to download (SQLite's online backup), and a restore: the
-  upload is checked (a Trackside database, integrity) and put in place at the next start.
+- **Backup**: the whole table to download (database, config, camera calibration:
+  companion/service/backup.py), and a restore: the upload is checked completely (the database's
+  identity, integrity and schema, the config as start-up checks it and its port, the
+  calibration) before anything is staged, and put in place at the next start.
 - **Version** and how to upgrade.
 
 Every form carries the CSRF token; uploads are bounded before they are read.
@@ -23,7 +25,6 @@ import io
 import json
 import os
 import re
-import sqlite3
 import tempfile
 import time
 import tomllib
@@ -49,16 +50,15 @@ from companion.core.errors import TracksideError
 from web.games import find_game, game_names
 from web.guard import guard, require_csrf
 from web.i18n import _
+from web.server import MAX_RESTORE_BYTES
 
 blueprint = Blueprint("setup", __name__)
 
-MAX_UPLOAD_BYTES = 64 * 1024 * 1024  # a database of many game nights; tags files are tiny
+MAX_UPLOAD_BYTES = MAX_RESTORE_BYTES  # a whole table's backup; tags files are tiny
 MAX_TAGS_FILE_BYTES = 1024 * 1024
 MAX_CONFIG_BYTES = 256 * 1024
 LOG_LINES = 200
 LOG_TAIL_BYTES = 64 * 1024
-RESTORE_SUFFIX = ".restore"
-TRACKSIDE_TABLES = {"games", "inputs", "events", "outcomes", "tags"}
 UPGRADE = "sudo /opt/trackside/deploy/upgrade.sh"
 
 
@@ -78,6 +78,14 @@ class SetupService(Protocol):
     def tags_document(self) -> dict[str, Any]: ...
 
     def parse_tags_document(self, data: Any) -> list[Any]: ...
+
+    def make_backup(self) -> bytes: ...
+
+    def stage_restore(self, data: bytes) -> object: ...
+
+    def cancel_restore(self) -> bool: ...
+
+    def restore_pending(self) -> tuple[str, ...]: ...
 
 
 def _service() -> SetupService:
@@ -209,18 +217,13 @@ def _render(status: int = 200, **overrides: Any) -> tuple[str, int]:
         "log_path": log_file,
         "log_lines": log_tail(log_file),
         "database": service.settings.database.path,
-        "restore_pending": _pending(service).exists(),
+        "restore_pending": service.restore_pending(),
         "version": getattr(service, "version", "unknown"),
         "upgrade": UPGRADE,
     }
     context.update(overrides)
     context["messages"] = get_flashed_messages(with_categories=True)
     return render_template("setup.html", **context), status
-
-
-def _pending(service: SetupService) -> Path:
-    db = Path(service.settings.database.path)
-    return db.with_name(db.name + RESTORE_SUFFIX)
 
 
 @blueprint.get("/setup")
@@ -440,50 +443,19 @@ def save_config() -> BaseResponse | tuple[str, int]:
 
 
 # -- database --------------------------------------------------------------------------------
-@blueprint.get("/setup/backup.sqlite3")
+@blueprint.get("/setup/backup.zip")
 def backup() -> Response | str | BaseResponse:
+    """The whole table (companion/service/backup.py): database, config, camera calibration."""
     gate = _gate()
     if gate is not None:
         return gate
-    db = Path(_service().settings.database.path)
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / "backup.sqlite3"
-        source = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        target = sqlite3.connect(copy)
-        try:
-            source.backup(target)  # consistent while the engine keeps writing
-        finally:
-            target.close()
-            source.close()
-        data = copy.read_bytes()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return send_file(
-        io.BytesIO(data),
-        mimetype="application/vnd.sqlite3",
+        io.BytesIO(_service().make_backup()),
+        mimetype="application/zip",
         as_attachment=True,
-        download_name=f"trackside-{stamp}.sqlite3",
+        download_name=f"trackside-{stamp}.zip",
     )
-
-
-def check_database(path: Path) -> str | None:
-    """Why ``path`` is not a Trackside database to restore (None: it is)."""
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        return f"cannot open it: {exc}"
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        missing = TRACKSIDE_TABLES - tables
-        if missing:
-            return f"not a Trackside database (no {', '.join(sorted(missing))} table)"
-        result = conn.execute("PRAGMA integrity_check").fetchone()
-        if result is None or result[0] != "ok":
-            return f"the database is damaged: {result[0] if result else 'no answer'}"
-    except sqlite3.Error as exc:
-        return f"not an SQLite database: {exc}"
-    finally:
-        conn.close()
-    return None
 
 
 @blueprint.post("/setup/restore")
@@ -503,19 +475,16 @@ def restore() -> BaseResponse:
             "error",
         )
         return _back("database")
-    pending = _pending(service)
-    staging = pending.with_name(pending.name + ".part")
-    staging.write_bytes(data)
-    why = check_database(staging)
-    if why is not None:
-        staging.unlink()
-        flash(_("Restore refused: {why}. Nothing changed.", why=why), "error")
+    try:
+        service.stage_restore(data)  # checked completely before anything is staged
+    except TracksideError as exc:
+        flash(_("Restore refused: {why}. Nothing changed.", why=str(exc)), "error")
         return _back("database")
-    staging.replace(pending)
     flash(
         _(
-            "Backup checked and ready: it replaces the database when Trackside restarts "
-            "(the current one is kept beside it)."
+            "Backup checked and ready: it replaces the database, and the config and camera "
+            "calibration it holds, when Trackside restarts (the current files are kept beside "
+            "them)."
         ),
         "ok",
     )
@@ -527,8 +496,6 @@ def cancel_restore() -> BaseResponse:
     refused = _post_gate()
     if refused is not None:
         return refused
-    pending = _pending(_service())
-    if pending.exists():
-        pending.unlink()
+    if _service().cancel_restore():
         flash(_("The pending restore is cancelled."), "ok")
     return _back("database")

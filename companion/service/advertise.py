@@ -23,6 +23,9 @@ from zeroconf import ServiceInfo, Zeroconf
 log = logging.getLogger(__name__)
 
 SERVICE_TYPE = "_http._tcp.local."
+HTTPS_SERVICE_TYPE = "_https._tcp.local."
+"""Behind the installer's HTTPS proxy (``install.sh --https``): the pages are advertised as what
+they are there, HTTPS on the proxy's port, not as the loopback listener behind it."""
 MAX_INSTANCE_CHARS = 63  # a DNS label
 
 
@@ -35,10 +38,11 @@ class Advertisement:
     version: str
     host: str = ""
     """The mDNS host name (``<host>.local.``); default: this machine's."""
+    service_type: str = SERVICE_TYPE
 
     @property
     def instance(self) -> str:
-        return f"{self.name[:MAX_INSTANCE_CHARS]}.{SERVICE_TYPE}"
+        return f"{self.name[:MAX_INSTANCE_CHARS]}.{self.service_type}"
 
     @property
     def server(self) -> str:
@@ -88,7 +92,7 @@ class Advertiser:
     def _register(self) -> None:
         try:
             info = ServiceInfo(
-                SERVICE_TYPE,
+                self.ad.service_type,
                 self.ad.instance,
                 addresses=[socket.inet_aton(a) for a in self.ad.addresses],
                 port=self.ad.port,

@@ -11,13 +11,16 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from companion import __version__
 from companion.core.errors import IllegalActionError, TracksideError
 from companion.core.i18n import language_from_environment, translations
 from companion.core.messages import Text, msg, render_text
 from companion.games import all_games, find_game
+
+if TYPE_CHECKING:
+    from companion.service.config import Settings
 
 EXIT_BAD_INPUT = 2
 
@@ -108,11 +111,21 @@ def _serve(service: Any, *, until: threading.Event | None = None) -> int:
     return 0
 
 
+def settings_for_run(config: Path | None) -> Settings:
+    """The settings ``trackside run`` starts with: a config restored from a backup on the setup
+    page (checked when it was uploaded) is put in place first; the database and calibration
+    follow when the service opens them (companion/service/backup.py)."""
+    from companion.service.backup import apply_pending_config
+    from companion.service.config import default_data_dir, load_settings
+
+    apply_pending_config(config or default_data_dir() / "config" / "trackside.toml")
+    return load_settings(config)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    from companion.service.config import load_settings
     from companion.service.runtime import Trackside
 
-    settings = load_settings(_config_path(args))
+    settings = settings_for_run(_config_path(args))
     service = Trackside(settings)
     service.start()
     log = logging.getLogger("trackside")
@@ -182,6 +195,42 @@ def cmd_readers(args: argparse.Namespace) -> int:
     return result
 
 
+def cmd_ha_remove(args: argparse.Namespace) -> int:
+    """Remove the table's device from Home Assistant: clear the discovery configs it announced
+    (empty retained payloads) on the broker of ``[mqtt]``. uninstall.sh runs it."""
+    from companion.service.config import load_settings
+    from firmware_bridge.mqtt import remove_discovery
+
+    settings = load_settings(_config_path(args))
+    if settings.mqtt is None:
+        _fail(msg("the config has no [mqtt] section: no broker to remove the device from"))
+    try:
+        topics = remove_discovery(settings.mqtt)
+    except (ConnectionError, ValueError) as exc:
+        _fail(str(exc))
+    print(
+        _words(
+            msg(
+                "Home Assistant: {n} discovery configs of table {table} cleared on {broker}.",
+                n=len(topics),
+                table=settings.mqtt.table_id,
+                broker=f"{settings.mqtt.host}:{settings.mqtt.port}",
+            )
+        )
+    )
+    if settings.mqtt.ha_discovery:
+        print(
+            _words(
+                msg(
+                    "The config still has ha_discovery = true: the running service announces the "
+                    "table again when it reconnects. Set it to false and restart Trackside."
+                )
+            ),
+            file=sys.stderr,
+        )
+    return 0
+
+
 def cmd_see(args: argparse.Namespace) -> int:
     from vision.see import see
 
@@ -215,6 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run the service from the config file")
     p.add_argument("--config", help="config file (default: <data dir>/config/trackside.toml)")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("ha-remove", help="remove this table's device from Home Assistant")
+    p.add_argument("--config", help="config file (default: <data dir>/config/trackside.toml)")
+    p.set_defaults(func=cmd_ha_remove)
 
     p = sub.add_parser("hub", help="the club hub: many tables on one wall screen and league")
     p.add_argument("--config", required=True, help="the hub's config file (docs/hub.md)")

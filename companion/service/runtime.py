@@ -21,7 +21,22 @@ from companion.core.i18n import translations
 from companion.core.jsonvalue import JsonObject
 from companion.core.messages import render_json
 from companion.core.observation import Observation
-from companion.service.advertise import Advertisement, Advertiser, local_addresses
+from companion.service.advertise import (
+    HTTPS_SERVICE_TYPE,
+    SERVICE_TYPE,
+    Advertisement,
+    Advertiser,
+    local_addresses,
+)
+from companion.service.backup import (
+    StagedRestore,
+    apply_pending_restore,
+    cancel_restore,
+    pending_files,
+    stage_restore,
+    write_backup,
+)
+from companion.service.broker import acl_problem
 from companion.service.catalogue import CATALOGUE
 from companion.service.club import ClubResponder, DatabaseIdentity
 from companion.service.config import ReaderSettings, Settings, parse_settings
@@ -76,30 +91,26 @@ def reader_config(reader: ReaderSettings) -> ReaderConfig:
     )
 
 
-RESTORE_SUFFIX = ".restore"
+HTTPS_PORT = 443
+"""Where the installer's HTTPS proxy serves the pages (hardware/deploy/nginx-trackside.conf)."""
 
 
-def apply_pending_restore(db: Path) -> Path | None:
-    """Put a database restored from the setup page (``<db>.restore``, checked when it was
-    uploaded) in place of ``db`` before the store opens it. The database it replaces is kept
-    as ``<db>.before-restore-<time>``, with its WAL, which must never meet the new file.
-    Returns where the old database went (None: nothing to restore)."""
-    pending = db.with_name(db.name + RESTORE_SUFFIX)
-    if not pending.exists():
-        return None
-    kept = db.with_name(f"{db.name}.before-restore-{int(time.time())}")
-    for suffix in ("", "-wal", "-shm"):
-        old = db.with_name(db.name + suffix)
-        if old.exists():
-            old.replace(kept.with_name(kept.name + suffix))
-    pending.replace(db)
-    log.warning("database restored from the setup page; the previous one is %s", kept)
-    return kept
+def behind_https(settings: Settings) -> bool:
+    """The pages are served through the installer's HTTPS proxy (``install.sh --https`` sets
+    ``[web] tls_certificate``, with the service on the loopback behind it)."""
+    return settings.web.tls_certificate is not None
+
+
+def mdns_host() -> str:
+    return f"{socket.gethostname().split('.')[0] or 'trackside'}.local"
 
 
 def page_url(settings: Settings) -> str:
     """The table's pages as other devices on the network reach them (mDNS name; the host's
-    address when the server listens on one)."""
+    address when the server listens on one; the HTTPS proxy's address behind it: the
+    certificate names ``<host>.local``)."""
+    if behind_https(settings):
+        return f"https://{mdns_host()}/"
     host = settings.web.host
     if host in ("0.0.0.0", "::", ""):
         host = f"{socket.gethostname().split('.')[0]}.local"
@@ -136,6 +147,9 @@ class Trackside:
             except ValueError as exc:  # "mqtt.ca_file: cannot use …"
                 where, _, reason = str(exc).partition(": ")
                 raise ConfigError(where, reason or str(exc), file=settings.source) from None
+            problem = acl_problem(settings)
+            if problem is not None:
+                log.warning("MQTT: %s", problem)
             self.mqtt.listen_for_pads(self.engine)
             self.mqtt.serve_hub_requests(ClubResponder(settings.database.path))  # docs/hub.md
             self.engine.subscribe(self._to_mqtt)
@@ -206,6 +220,8 @@ class Trackside:
         """The table page at this machine's LAN address, for the scoreboard's join QR code;
         None while the pages listen on the loopback only (no phone could open it)."""
         host = self.settings.web.host
+        if self._server is not None and behind_https(self.settings):
+            return f"{page_url(self.settings)}table"
         if self._server is None or host.startswith("127.") or host in ("::1", "localhost"):
             return None
         addresses = local_addresses() if host in ("0.0.0.0", "::", "") else (host,)
@@ -218,14 +234,23 @@ class Trackside:
         """The pages over mDNS (companion/service/advertise.py), unless they listen on the
         loopback only. Never fatal."""
         host = self.settings.web.host
-        if host.startswith("127.") or host in ("::1", "localhost") or self.web_port is None:
+        https = behind_https(self.settings)
+        loopback = host.startswith("127.") or host in ("::1", "localhost")
+        if (loopback and not https) or self.web_port is None:
             return
-        addresses = local_addresses() if host in ("0.0.0.0", "::", "") else (host,)
+        everywhere = https or host in ("0.0.0.0", "::", "")
+        addresses = local_addresses() if everywhere else (host,)
         if not addresses:
             log.warning("no network address to advertise the pages on (yet)")
             return
         table = self.settings.mqtt.table_id if self.settings.mqtt else default_table_id()
-        ad = Advertisement(f"Trackside {table}", self.web_port, addresses, software_version())
+        ad = Advertisement(
+            f"Trackside {table}",
+            HTTPS_PORT if https else self.web_port,
+            addresses,
+            software_version(),
+            service_type=HTTPS_SERVICE_TYPE if https else SERVICE_TYPE,
+        )
         self.advertiser = Advertiser(ad)
         self.advertiser.start()
 
@@ -442,6 +467,23 @@ class Trackside:
         """The setup page's config check: exactly what start-up does (ConfigError naming the
         option)."""
         return parse_settings(data, file=file)
+
+    # -- backups (companion/service/backup.py) ---------------------------------------------
+    def make_backup(self) -> bytes:
+        """The whole table in one archive: database, config, camera calibration."""
+        return write_backup(self.settings)
+
+    def stage_restore(self, data: bytes) -> StagedRestore:
+        """Check a backup completely, then stage it for the next start (RestoreRefusedError
+        with nothing changed)."""
+        return stage_restore(data, self.settings, (self.settings.web.host, self.web_port or 0))
+
+    def cancel_restore(self) -> bool:
+        return cancel_restore(self.settings.database.path)
+
+    def restore_pending(self) -> tuple[str, ...]:
+        """The files a staged restore brings back at the next start (empty: none)."""
+        return tuple(pending_files(self.settings.database.path))
 
     def tags_document(self) -> dict[str, Any]:
         return tags_document(self.store.tags())

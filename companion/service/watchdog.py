@@ -68,9 +68,18 @@ def watchdog_interval_s(environ: Mapping[str, str] | None = None) -> float | Non
     return value / 2_000_000 if value > 0 else None
 
 
+HEARTBEAT_SHARE = 0.5
+"""The engine gets this share of the beat interval to answer. A beat starts every interval
+(half of ``WatchdogSec``) and pings when the engine answered, so two pings are at most
+``interval × (1 + share)`` apart: 0.75 × ``WatchdogSec`` (22.5 s of 30), a quarter of it to
+spare. Given the whole interval, a quick answer followed by a slow one put the pings a whole
+``WatchdogSec`` apart, and systemd killed a table that was only busy."""
+
+
 class Watchdog:
-    """Beats every ``interval_s``: ``heartbeat(timeout_s)`` must return within the interval
-    (the engine's barrier); then ``WATCHDOG=1``, else ``WATCHDOG=trigger``."""
+    """Beats every ``interval_s``: ``heartbeat(timeout_s)`` must return within ``timeout_s``
+    (:data:`HEARTBEAT_SHARE` of the interval; the engine's barrier); then ``WATCHDOG=1``, else
+    ``WATCHDOG=trigger``."""
 
     def __init__(
         self,
@@ -81,6 +90,7 @@ class Watchdog:
         self.notifier = notifier
         self.heartbeat = heartbeat
         self.interval_s = interval_s
+        self.timeout_s = interval_s * HEARTBEAT_SHARE
         self.beats = 0
         self.missed: str | None = None
         self._stop = threading.Event()
@@ -98,9 +108,9 @@ class Watchdog:
     def beat(self) -> bool:
         """One beat; True when the engine answered and systemd was told so."""
         try:
-            self.heartbeat(self.interval_s)
+            self.heartbeat(self.timeout_s)
         except Exception as exc:  # TimeoutError from the barrier, or anything worse
-            self.missed = f"the engine thread did not answer within {self.interval_s:.1f} s: {exc}"
+            self.missed = f"the engine thread did not answer within {self.timeout_s:.1f} s: {exc}"
             log.error("watchdog: %s; asking systemd to restart the service", self.missed)
             self.notifier.send("STATUS=" + self.missed, "WATCHDOG=trigger")
             return False

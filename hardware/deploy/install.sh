@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install Trackside on Raspberry Pi OS Bookworm (or Debian 12) from this checkout.
+# Install Trackside on Raspberry Pi OS Bookworm or Trixie, 64-bit (or Debian 12/13) from this
+# checkout. Any other release, or a 32-bit system, is refused before anything changes.
 #
 #   sudo hardware/deploy/install.sh             install (again) and (re)start the service
 #   hardware/deploy/install.sh --dry-run        print what it would do, change nothing
@@ -22,6 +23,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 parse_common_args "$@"
+check_release "$OS_RELEASE" "$(dpkg --print-architecture 2>/dev/null || uname -m)"
 need_root
 
 # --hub: the club machine (docs/hub.md), not a table: its own section (install-hub.sh).
@@ -34,15 +36,14 @@ fi
 
 CONFIG=$DATA_DIR/config/trackside.toml
 FRESH_CONFIG=0
-codename=$(. /etc/os-release 2>/dev/null && printf '%s' "${VERSION_CODENAME:-unknown}")
-if [ "$codename" != bookworm ]; then
-  say "warning: this is '$codename', not Bookworm; carrying on"
-fi
 
 # 1. Debian packages: the venv module, a compiler and headers for evdev ([hid]), libxkbcommon and
 #    xkb-data for scanners set to Slovak, Spanish or other layouts, sqlite3 for
 #    backups, logrotate; Picamera2 from apt where the archive has it (Raspberry Pi OS does).
-packages=(python3-venv python3-dev gcc sqlite3 logrotate libxkbcommon0 xkb-data python3-icu)
+#    numpy and Pillow from apt too: Picamera2's extensions are built against apt's numpy, and
+#    the venv must not hide either behind a pip copy (step 4 pins pip to apt's versions);
+#    PyICU (the lists' collation) from apt: PyPI has no wheels of it.
+packages=(python3-venv python3-dev gcc sqlite3 logrotate libxkbcommon0 xkb-data python3-numpy python3-pil python3-icu)
 if apt-cache show python3-picamera2 >/dev/null 2>&1; then
   packages+=(python3-picamera2)
 else
@@ -73,7 +74,16 @@ else
   mkdirs 0755 "$PREFIX"
   run python3 -m venv --system-site-packages "$PREFIX/venv"
 fi
-run "$PREFIX/venv/bin/python" -m pip install --disable-pip-version-check --upgrade "${SRC}[hid]"
+# apt's numpy and Pillow stay in charge: pip is held to the versions apt installed (numpy 1.24
+# and Pillow 9.4 on bookworm, numpy 2.2 and Pillow 11.1 on trixie), so it never puts its own in
+# front of them (tests/deploy/test_dependencies.py resolves both releases).
+CONSTRAINTS=$PREFIX/deploy/apt-constraints.txt
+pins=$(mktemp)
+apt_pins >"$pins"
+put "$pins" "$CONSTRAINTS" 0644
+rm -f "$pins"
+run "$PREFIX/venv/bin/python" -m pip install --disable-pip-version-check --upgrade \
+  --constraint "$CONSTRAINTS" "${SRC}[hid]"
 if [ "$DRY_RUN" = 1 ]; then
   say "would link /usr/local/bin/trackside -> $PREFIX/venv/bin/trackside"
 else
@@ -82,6 +92,7 @@ else
 fi
 put "$SRC/docs/deploy.md" "$PREFIX/docs/deploy.md" 0644
 put "$HERE/backup.sh" "$PREFIX/deploy/backup.sh" 0755
+put "$HERE/uninstall.sh" "$PREFIX/deploy/uninstall.sh" 0755
 put "$HERE/common.sh" "$PREFIX/deploy/common.sh" 0644
 
 # 5. The config: written once, never overwritten.
@@ -104,9 +115,31 @@ put "$HERE/trackside.logrotate" /etc/logrotate.d/trackside 0644
 #    kept in $DATA_DIR/config/mqtt-password for [mqtt] password; pads, WLED and Home Assistant
 #    get theirs with mosquitto_passwd. An existing password file is kept.
 MOSQ_PASSWD=/etc/mosquitto/trackside.passwd
+# The ACL, with the rules for the config's WLED group topic ([mqtt] wled_group) written in:
+# every strip reads the group, the service writes it. Staged, with $TRACKSIDE_PYTHON as for the
+# club bridge (step 9); without a Python the shipped ACL goes in as it is.
+broker_acl() {
+  local python=$PREFIX/venv/bin/python rendered
+  if staged; then
+    python=${TRACKSIDE_PYTHON:-$DESTDIR$PREFIX/venv/bin/python}
+  fi
+  if [ "$DRY_RUN" = 1 ] || ! [ -x "$python" ]; then
+    say "the broker's ACL is the shipped one (no Python here to add [mqtt] wled_group's rules)"
+    put "$HERE/mosquitto-trackside.acl" /etc/mosquitto/trackside.acl 0644
+    return 0
+  fi
+  rendered=$(mktemp)
+  if ! PYTHONPATH=$SRC "$python" -m companion.service.broker acl "$DESTDIR$CONFIG" \
+      "$HERE/mosquitto-trackside.acl" >"$rendered"; then
+    rm -f "$rendered"
+    die "the broker's ACL could not be written (above); fix [mqtt] in $CONFIG and install again"
+  fi
+  put "$rendered" /etc/mosquitto/trackside.acl 0644
+  rm -f "$rendered"
+}
 run apt-get install -y --no-install-recommends mosquitto
 put "$HERE/mosquitto-trackside.conf" /etc/mosquitto/conf.d/trackside.conf 0644
-put "$HERE/mosquitto-trackside.acl" /etc/mosquitto/trackside.acl 0644
+broker_acl
 if [ -e "$DESTDIR$MOSQ_PASSWD" ]; then
   say "keeping the broker's password file $MOSQ_PASSWD"
 elif [ "$DRY_RUN" = 1 ]; then

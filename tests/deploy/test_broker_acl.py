@@ -191,3 +191,20 @@ def test_the_installer_puts_the_broker_files_in_place(tmp_path: Path) -> None:
     again = run_script("install.sh", destdir=stage)
     assert "keeping the broker's password file" in again.stdout
     assert (stage / "var/lib/trackside/config/mqtt-password").read_text().strip() == secret
+
+
+def test_the_broker_refuses_an_oversized_packet_and_keeps_the_rest(broker: int) -> None:
+    """max_packet_size (Mosquitto 2's, not the deprecated message_size_limit): a client that
+    sends a packet over 260 KB is disconnected; normal messages flow."""
+    service, big = Client(broker, "trackside"), Client(broker, "pad-red")
+    try:
+        assert service.connected.wait(10) and big.connected.wait(10)
+        service.sub("trackside/#")
+        big.pub("trackside/t/pads/pad-red/tag", "x" * 300_000)
+        assert big.disconnected.wait(10)
+        service.pub("trackside/t/state", "small")
+        wait_until(lambda: ("trackside/t/state", b"small") in service.messages)
+        assert not any(len(p) > 1000 for _, p in service.messages)
+    finally:
+        service.close()
+        big.close()

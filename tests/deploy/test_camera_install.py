@@ -55,9 +55,30 @@ def test_apt_numpy_stays_in_charge_in_the_system_site_packages_venv(tmp_path: Pa
         [SYSTEM_PYTHON, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120
     )
     python = str(venv / "bin" / "python")
+    # the installer's pins: numpy (and Pillow, when apt has it) at apt's versions
+    pins = subprocess.run(
+        ["bash", "-c", 'source "$0" && apt_pins', str(ROOT / "hardware/deploy/common.sh")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert f"numpy=={apt_numpy.stdout.split()[0]}" in pins.splitlines(), pins
+    constraints = tmp_path / "apt-constraints.txt"
+    constraints.write_text(pins)
     with one_build_at_a_time():
         install = subprocess.run(
-            [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
+            [
+                python,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--constraint",
+                str(constraints),
+                str(ROOT),
+            ],
             capture_output=True,
             text=True,
             timeout=480,

@@ -27,7 +27,7 @@ from companion.service.store import EventStore
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "hardware" / "deploy"
-SCRIPTS = ["install.sh", "upgrade.sh", "backup.sh", "common.sh"]
+SCRIPTS = ["install.sh", "upgrade.sh", "backup.sh", "common.sh", "uninstall.sh"]
 UNIT = "etc/systemd/system/trackside.service"
 DATA = "var/lib/trackside"
 
@@ -88,7 +88,14 @@ def test_the_installer_stages_every_file_and_prints_the_system_commands(tmp_path
     assert (root / "etc/udev/rules.d/99-trackside-readers.rules").read_bytes() == rules.read_bytes()
     out = result.stdout
     assert "would run: python3 -m venv --system-site-packages /opt/trackside/venv" in out
-    assert f"-m pip install --disable-pip-version-check --upgrade {ROOT}\\[hid\\]" in out
+    assert (
+        "-m pip install --disable-pip-version-check --upgrade --constraint"
+        f" /opt/trackside/deploy/apt-constraints.txt {ROOT}\\[hid\\]"
+    ) in out
+    # pip is held to apt's numpy (and Pillow, when apt has it): Picamera2 is built against them
+    pins = (root / "opt/trackside/deploy/apt-constraints.txt").read_text().splitlines()
+    assert any(pin.startswith("numpy==") for pin in pins), pins
+    assert "python3-numpy python3-pil" in out
     assert "useradd --system --user-group --home-dir /var/lib/trackside" in out
     assert "usermod --append --groups dialout\\,video trackside" in out
     assert "would run: chown -R trackside:trackside /var/lib/trackside" in out
@@ -148,6 +155,7 @@ def test_the_unit_restarts_forever_as_a_plain_user_with_device_groups(stage: Pat
     ]
     assert options["ReadWritePaths"] == ["/var/lib/trackside"]
     assert options["ProtectSystem"] == ["strict"]
+    assert options["RemoveIPC"] == ["yes"]  # no IPC objects outlive the service
     # each of these installs a device allow-list or hides groups: serial, camera and HID die
     for breaks_devices in (
         "PrivateDevices",
@@ -293,3 +301,46 @@ def _attached_file_handler(path: Path) -> Iterator[logging.Handler]:
     known = set(root.handlers)
     _log_to_file(str(path))
     return iter([h for h in root.handlers if h not in known])
+
+
+def test_uninstall_removes_the_program_and_system_files_and_keeps_the_data(stage: Path) -> None:
+    (stage / DATA / "config/trackside.toml").write_text('[web]\npin = "246813"\n')
+    db = stage / DATA / "db/trackside.sqlite3"
+    live_store(db, scans=3).close()
+    assert (stage / "opt/trackside/deploy/uninstall.sh").is_file()  # the installed copy
+    result = run_script("uninstall.sh", destdir=stage)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    # stopped first, then Home Assistant's device removed (one connection per broker name)
+    assert out.index("would run: systemctl disable --now trackside.service") < out.index(
+        "ha-remove --config /var/lib/trackside/config/trackside.toml"
+    )
+    for gone in (
+        UNIT,
+        "etc/udev/rules.d/99-trackside-readers.rules",
+        "etc/logrotate.d/trackside",
+        "etc/mosquitto/conf.d/trackside.conf",
+        "etc/mosquitto/trackside.acl",
+        "opt/trackside",
+        "usr/local/bin/trackside",
+    ):
+        assert not (stage / gone).exists() and not (stage / gone).is_symlink(), gone
+    assert inputs(db) and len(inputs(db)) == 3  # the table's data stays
+    assert (stage / DATA / "config/trackside.toml").read_text() == '[web]\npin = "246813"\n'
+    assert "kept in /var/lib/trackside" in out
+    assert "userdel" not in out
+
+
+def test_uninstall_with_purge_deletes_the_data_and_the_user(stage: Path) -> None:
+    result = run_script("uninstall.sh", "--purge", destdir=stage)
+    assert result.returncode == 0, result.stderr
+    assert not (stage / DATA).exists()
+    assert "would run: userdel trackside" in result.stdout
+
+
+def test_an_uninstall_dry_run_changes_nothing(stage: Path) -> None:
+    before = sorted(str(p.relative_to(stage)) for p in stage.rglob("*"))
+    result = run_script("uninstall.sh", "--dry-run", destdir=stage)
+    assert result.returncode == 0, result.stderr
+    assert "would remove /opt/trackside" in result.stdout
+    assert sorted(str(p.relative_to(stage)) for p in stage.rglob("*")) == before

@@ -135,6 +135,29 @@ def test_a_stopped_engine_thread_stops_the_pings_and_triggers_the_watchdog(
         store.close()
 
 
+def test_the_pings_are_never_a_whole_watchdog_period_apart(notify: NotifySocket) -> None:
+    """The engine gets half the beat interval to answer: a beat that starts every interval and
+    pings when the engine answers puts two pings at most 0.75 × WatchdogSec apart, even when a
+    quick answer is followed by the slowest one the watchdog accepts."""
+    watchdog_sec = 30.0
+    interval = watchdog_interval_s({"WATCHDOG_USEC": str(int(watchdog_sec * 1_000_000))})
+    assert interval is not None
+    given: list[float] = []
+    dog = Watchdog(Notifier({"NOTIFY_SOCKET": str(notify.path)}), given.append, interval)
+    assert dog.beat()
+    (timeout,) = given
+    worst_gap = interval + timeout  # a ping at a beat's start, the next at the end of the next
+    assert worst_gap == 0.75 * watchdog_sec
+
+    def slower(timeout_s: float) -> None:
+        raise TimeoutError(f"no answer within {timeout_s} s")
+
+    late = Watchdog(Notifier({"NOTIFY_SOCKET": str(notify.path)}), slower, interval)
+    assert not late.beat()
+    notify.wait_for("WATCHDOG=trigger")
+    assert late.missed is not None and "within 7.5 s" in late.missed
+
+
 def test_a_hung_engine_thread_is_caught_too(tmp_path: Path, notify: NotifySocket) -> None:
     def stuck(timeout_s: float) -> None:
         raise TimeoutError(f"the engine did not catch up within {timeout_s} s")

@@ -77,7 +77,10 @@ def test_a_minimal_section_takes_the_defaults() -> None:
         ({"host": "h", "password": "x"}, "mqtt.password: given without a username"),
         ({"host": "h", "ca_file": "ca.pem"}, "mqtt.ca_file: given but tls is false"),
         ({"host": "h", "wled": "strip"}, "mqtt.wled: expected a list of WLED ids"),
-        ({"host": "h", "wled": ["a/b"]}, "wled device id 'a/b' is not a usable MQTT topic part"),
+        (
+            {"host": "h", "wled": ["a/b"]},
+            "mqtt.wled: wled device id 'a/b' is not a usable MQTT topic part",
+        ),
         ({"host": "h", "leds_per_seat": 0}, "mqtt.leds_per_seat: 0 is not 1–1000"),
         (
             {"host": "h", "ha_lights": [{"command_topic": "x", "seat": 7}]},

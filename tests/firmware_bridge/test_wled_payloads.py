@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from companion.core.errors import ConfigError
+from companion.service.config import load_settings
 from firmware_bridge.leds import Frame, Run, changes
 from firmware_bridge.mqtt import MqttConfig
 from firmware_bridge.wled import MAX_COLOURS_PER_MESSAGE, WledDriver, wled_messages
@@ -220,3 +223,31 @@ def test_the_factory_group_topic_every_wled_listens_to_is_refused(group: str) ->
 def test_device_ids_that_would_break_the_topic_are_refused(bad: str) -> None:
     with pytest.raises(ValueError, match="wled device id"):
         WledDriver(FakeConnection(), [bad])
+
+
+def test_topics_longer_than_wled_keeps_are_refused_at_start_up(tmp_path: Path) -> None:
+    # WLED keeps 32 characters of its device and group topics (MQTT_MAX_TOPIC_LEN)
+    fits = "t" * (32 - len("wled/"))
+    WledDriver(FakeConnection(), [fits], group_topic="wled/" + "g" * 27)
+    with pytest.raises(ValueError, match=r"is 33 characters; WLED keeps at most 32"):
+        WledDriver(FakeConnection(), [fits + "t"])
+    config = tmp_path / "trackside.toml"
+    config.write_text(
+        '[mqtt]\nhost = "h"\nwled = ["strip"]\nwled_group = "wled/trackside-table-for-the-hall"\n'
+    )
+    with pytest.raises(ConfigError) as refused:
+        load_settings(config)
+    assert f"{config}: mqtt.wled_group: wled group topic" in str(refused.value)
+    assert "'wled/trackside-table-for-the-hall' is 33 characters" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("device", "group"), [("table", "wled/table-1"), ("table", "wled/table/all"), ("t", "wled/t")]
+)
+def test_a_device_topic_that_starts_the_group_topic_is_refused(device: str, group: str) -> None:
+    # WLED matches a topic against its device topic first, by prefix: the group's frames would
+    # be taken for the device's own topic and dropped
+    with pytest.raises(ValueError, match=r"mqtt.wled_group: wled device topic .* is the start"):
+        MqttConfig(host="h", wled=(device, "other"), wled_group=group)
+    MqttConfig(host="h", wled=("other",), wled_group=group)  # no such device: fine
+    MqttConfig(host="h", wled=(device,), wled_group="wled/hall-" + device)

@@ -51,11 +51,11 @@ def _substitutions(text: str) -> dict[str, str]:
 def test_the_esphome_pad_publishes_what_the_service_parses() -> None:
     text = PAD.read_text()
     subs = _substitutions(text)
-    assert subs == {"pad_id": "red-pad", "seat": "1", "table_id": "table-1"}
+    assert subs == {"pad_id": "pad-red", "seat": "1", "table_id": "table-1"}
     for name, value in subs.items():
         text = text.replace("${" + name + "}", value)
     topics = set(re.findall(r"topic: (trackside/\S+/tag)", text))
-    assert topics == {"trackside/table-1/pads/red-pad/tag"}
+    assert topics == {"trackside/table-1/pads/pad-red/tag"}
     (topic,) = topics
     lambdas = re.findall(r'return std::string\("(.*?)"\) \+ x \+ "(.*?)";', text)
     assert len(lambdas) == 2
@@ -64,8 +64,8 @@ def test_the_esphome_pad_publishes_what_the_service_parses() -> None:
         payload = (head + "74-10-37-94" + tail).replace('\\"', '"')
         results.append(parse_pad_message("table-1", topic, payload.encode()))
     assert results == [
-        PadTag(pad="red-pad", uid="74103794", present=True, seat=1),
-        PadTag(pad="red-pad", uid="74103794", present=False, seat=1),
+        PadTag(pad="pad-red", uid="74103794", present=True, seat=1),
+        PadTag(pad="pad-red", uid="74103794", present=False, seat=1),
     ]
 
 

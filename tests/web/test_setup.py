@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import web.setup
-from companion.service.runtime import Trackside, apply_pending_restore
+from companion.service.backup import apply_pending_restore
+from companion.service.runtime import Trackside
 from companion.service.store import EventStore
 
 
@@ -17,7 +18,7 @@ def test_without_the_pin_nothing_is_shown_or_changed(service: Trackside) -> None
     client = service.app.test_client()
     response = client.get("/setup")
     assert response.status_code == 303 and response.headers["Location"].endswith("/table")
-    assert client.get("/setup/backup.sqlite3").status_code == 303
+    assert client.get("/setup/backup.zip").status_code == 303
     assert client.get("/setup/tags.json").status_code == 303
     service.store.enrol("04AA", "mini-express", "share-leather")
     client.post("/setup/tags/remove", data={"uid": "04AA", "reason": "x"})
@@ -53,3 +54,8 @@ def test_a_pending_restore_replaces_the_database_and_its_wal_at_start(tmp_path: 
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT uid FROM tags").fetchall() == [("04NEW",)]
     assert apply_pending_restore(db) is None  # nothing pending: nothing moves
+    # a check cut short by a power cut left its private folder: cleared at the next start
+    (tmp_path / ".restore-abc123").mkdir()
+    (tmp_path / ".restore-abc123" / "trackside.sqlite3-wal").write_bytes(b"half")
+    assert apply_pending_restore(db) is None
+    assert not list(tmp_path.glob(".restore-*"))

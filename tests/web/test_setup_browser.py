@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from companion.service.config import load_settings
+from companion.service.cli import settings_for_run
 from companion.service.runtime import Trackside
 
 from .conftest import ARTIFACTS, PIN
@@ -48,7 +49,7 @@ UID = "04AABBCCDD11"
 
 def start(tmp_path: Path) -> Trackside:
     config = tmp_path / "config" / "trackside.toml"
-    settings = load_settings(config)
+    settings = settings_for_run(config)  # what `trackside run` does: a restore goes in first
     svc = Trackside(settings)
     svc.start()
     return svc
@@ -163,9 +164,11 @@ def test_setup_page_enrol_registry_config_and_backup(
     # a backup downloaded now has the tag; remove the tag, restore the backup, restart
     with page.expect_download() as download:
         page.click("text=Download a backup")
-    backup = tmp_path / "backup.sqlite3"
+    backup = tmp_path / "backup.zip"
     download.value.save_as(backup)
-    with sqlite3.connect(backup) as conn:
+    database = tmp_path / "backup.sqlite3"
+    database.write_bytes(zipfile.ZipFile(backup).read("trackside.sqlite3"))
+    with sqlite3.connect(database) as conn:
         assert conn.execute("SELECT uid FROM tags").fetchall() == [(UID,)]
     row = page.locator("#registry tr").filter(has_text=UID)
     row.locator("input[name=reason]").fill("test")
