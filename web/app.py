@@ -72,6 +72,9 @@ SSE_MIN_INTERVAL_S = 0.25  # at most four updates a second per client
 SSE_BURST = 3  # messages that may go back to back before the rate limit applies
 SSE_MINOR_INTERVAL_S = 1.0  # device chips and logged reader noise: at most once a second
 SSE_KEEPALIVE_S = 15.0
+ONE_OPTION_SIBLINGS = 12
+"""A step whose one option is a last step is entered with the tap on it, when the screen shows
+at most this many steps to look into (each is expanded to know)."""
 BOARD_CACHE = 16
 """Boards drawn for the newest versions (per language and address), kept for the other
 screens' fetch of the same update."""
@@ -478,19 +481,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         if last is not None and last.by_name:  # a list people look a name up in
             order = i18n.collation_key()
             nodes = tuple(sorted(nodes, key=lambda c: order(c.label.render(i18n.tr()))))
-        items = [
-            {
-                "label": c.label.render(i18n.tr()),
-                "path": "/".join([*keys, c.key]),
-                "leaf": c.is_leaf,
-                "player": c.player,
-                "table": c.key.startswith("table-"),
-                "end": c.command is not None and c.command.get("command") == "end_game",
-                "swatches": c.swatches,
-                "sig": "" if c.is_leaf else step_sig([*walked, c]),
-            }
-            for c in nodes
-        ]
+        items = [_item(c, keys, walked, _only_option(c, nodes)) for c in nodes]
         secrets: list[dict[str, Any]] = []
         game_name = snapshot.get("game")
         private_view = isinstance(game_name, str) and has_private_view(find_game(game_name))
@@ -515,6 +506,45 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             "viewer": viewer,
             "viewer_name": None if viewer is None else players[viewer].get("name", ""),
             "secrets": secrets,
+        }
+
+    def _only_option(choice: Choice, siblings: tuple[Choice, ...]) -> Choice | None:
+        """The one option under ``choice`` when there is exactly one and it is a last step: the
+        tap on ``choice`` then enters it (a step with one legal option asks nothing). Never for
+        the table's own commands (ending a game keeps its confirmation), and only among a few
+        siblings (each is looked into)."""
+        if choice.is_leaf or choice.key.startswith("table-"):
+            return None
+        if sum(1 for c in siblings if not c.is_leaf) > ONE_OPTION_SIBLINGS:
+            return None
+        below = choice.expand()
+        return below[0] if len(below) == 1 and below[0].is_leaf else None
+
+    def _item(
+        c: Choice, keys: list[str], walked: list[Choice], only: Choice | None
+    ) -> dict[str, Any]:
+        path = "/".join([*keys, c.key])
+        label = c.label.render(i18n.tr())
+        if only is not None:  # the step and its one option in one tap, both named
+            return {
+                "label": f"{label} — {only.label.render(i18n.tr())}",
+                "path": f"{path}/{only.key}",
+                "leaf": True,
+                "player": c.player,
+                "table": False,
+                "end": False,
+                "swatches": tuple(dict.fromkeys((*c.swatches, *only.swatches))),
+                "sig": "",
+            }
+        return {
+            "label": label,
+            "path": path,
+            "leaf": c.is_leaf,
+            "player": c.player,
+            "table": c.key.startswith("table-"),
+            "end": c.command is not None and c.command.get("command") == "end_game",
+            "swatches": c.swatches,
+            "sig": "" if c.is_leaf else step_sig([*walked, c]),
         }
 
     @app.post("/table/choose")
