@@ -131,6 +131,10 @@ def private_entries(service: Trackside) -> dict[str, Any]:
     # 2. her own page
     jana = service.app.test_client()
     claim(jana, 0, JANA_PIN)
+    # Petr claims his seat now: each claim is two inputs (the table issues the code, he sets
+    # his PIN), and the scoreboard's recent list keeps the last 12
+    petr = service.app.test_client()
+    claim(petr, 1, PETR_PIN)
     send(jana, "keep_ticket", ticket="edinburgh-athina")
     service.wait_idle()
     # 3. the API (what the table page sends)
@@ -166,8 +170,6 @@ def private_entries(service: Trackside) -> dict[str, Any]:
     assert api(table, tunnel, sent)["outcome"] == "applied"
     send(jana, "declare_hand", count_red="1", count_locomotive="1")
     service.wait_idle()
-    petr = service.app.test_client()
-    claim(petr, 1, PETR_PIN)
     return {"table": table, "board": board, "jana": jana, "petr": petr, "sent": sent}
 
 
