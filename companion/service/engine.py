@@ -997,8 +997,8 @@ class Engine:
         return tree_seq(session), session, game_id, tree
 
     def revealed(self, game_id: int) -> bool | None:
-        """Whether everything about game ``game_id`` may be shown (over by its rules, or
-        ended); ``None`` for a game the engine does not hold. Any thread: sessions are
+        """Whether everything about game ``game_id`` may be shown (over by its rules; not
+        merely ended: an abandoned game can be reopened); ``None`` for a game the engine does not hold. Any thread: sessions are
         immutable."""
         session = self._state.sessions.get(GameId(game_id))
         return None if session is None else _revealed(session)
@@ -1215,8 +1215,9 @@ class Engine:
 
 
 def _revealed(session: TableSession) -> bool:
-    """Whether everything about the game may be shown: it is over by the rules, or ended."""
-    return session.is_ended or bool(session.game.is_over(session.state))
+    """Whether everything about the game may be shown: it is over by the rules. An abandoned
+    game is not (it can be reopened and played on): its secrets stay secret."""
+    return bool(session.game.is_over(session.state))
 
 
 def _passed_players(state: object, count: int) -> list[JsonValue]:

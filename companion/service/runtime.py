@@ -383,8 +383,8 @@ class Trackside:
         """A page of a game's log, newest first, as others at the table may see it
         (:func:`~companion.service.export.log_page`)."""
         revealed = self.engine.revealed(game_id)
-        if revealed is None:
-            revealed = self.store.game(game_id).ended_at is not None
+        if revealed is None:  # finished is filed only when the rules say over; abandoned is not
+            revealed = self.store.game(game_id).end_reason == "finished"
         return dict(
             log_page(self.store, game_id, revealed=revealed, limit=limit, before_seq=before_seq)
         )
