@@ -84,7 +84,7 @@ class Browser:
         assert status == 303
 
     def cookie(self, name: str = "session") -> str:
-        return next(c.value for c in self.jar if c.name == name)
+        return next(c.value or "" for c in self.jar if c.name == name)
 
 
 def api(browser: Browser, body: dict[str, Any], pin: str | None = PIN) -> tuple[int, JsonObject]:
@@ -275,7 +275,7 @@ def test_6_correction_options_do_not_change_with_a_secret_move(
     games.find_game.cache_clear()
     try:
         table = Browser(service)
-        start = {**start_payload()["payload"], "game": "wager-race"}  # type: ignore[dict-item]
+        start = {**start_payload()["payload"], "game": "wager-race"}
         assert api(table, command(start))[1]["outcome"] == "applied"
         for player, steps in ((0, 3), (1, 1)):
             move = {"action": {"kind": "advance", "player": player, "args": {"steps": steps}}}
