@@ -621,9 +621,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         session.clear()
         session.update(
             pin_ok=True,
-            pin_fp=table_guard.pin_fingerprint(),
             who=who,
-            sid=table_guard.sessions.start(),  # server-side: sign-out ends it everywhere
+            # a random id: the PIN's mark stays on the server (a changed PIN signs everyone out)
+            sid=table_guard.sessions.start(service.pin),
         )
         csrf_token()  # a fresh token for the signed-in session
         return redirect(url_for("table"), 303)

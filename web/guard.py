@@ -1,5 +1,5 @@
 """Who may change things from a page: the table PIN (a session cookie after sign-in), trusted
-subnets, the wrong-PIN limits, the seat codes the table grants, CSRF tokens, the Host header
+subnets, the wrong-PIN limits, CSRF tokens, the Host header
 check, and sending a form's input to the engine.
 
 Wrong PINs are bounded twice: per address (``PIN_FAILURES_ALLOWED`` a minute) and for the whole
@@ -25,7 +25,6 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from flask import Flask, abort, current_app, flash, request, session
@@ -46,9 +45,9 @@ GLOBAL_QUIET_RESET_S = 3600.0
 """An hour without a wrong PIN forgets the escalation."""
 HASHES_AT_ONCE = 2
 HASH_WAIT_S = 5.0
-SEAT_CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O, 1/I: read off a screen
 SEAT_CODE_LENGTH = 8
-SEAT_CODE_TTL_S = 15 * 60.0
+"""The engine's seat codes (companion/service/engine.py issues and checks them: the table PIN
+alone never sets a seat's PIN)."""
 SESSION_TTL_S = 12 * 3600.0
 """A sign-in (table PIN or a player's view) lasts a game night at most."""
 MAX_SESSIONS = 5000
@@ -167,55 +166,8 @@ def _duration(seconds: int) -> str:
     return _("{n} min", n=(seconds + 59) // 60)
 
 
-@dataclass(frozen=True, slots=True)
-class SeatCode:
-    code: str
-    game_id: int
-    player: int
-    expires: float
-
-
-class SeatCodes:
-    """One-time codes the table page grants to open a player's private view: a seat is claimed
-    with the code the table shows (or its QR code), never by whoever comes first. Kept in memory:
-    after a restart the table grants a new one."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self.lock = threading.Lock()
-        self.codes: dict[tuple[int, int], SeatCode] = {}
-
-    def grant(self, game_id: int, player: int) -> SeatCode:
-        code = "".join(secrets.choice(SEAT_CODE_ALPHABET) for _ in range(SEAT_CODE_LENGTH))
-        granted = SeatCode(code, game_id, player, self.clock() + SEAT_CODE_TTL_S)
-        with self.lock:
-            self.codes[(game_id, player)] = granted  # a new code replaces the old one
-        return granted
-
-    def active(self, game_id: int) -> dict[int, SeatCode]:
-        now = self.clock()
-        with self.lock:
-            return {p: c for (g, p), c in self.codes.items() if g == game_id and c.expires > now}
-
-    def matches(self, game_id: int, player: int, given: str) -> bool:
-        """Whether ``given`` is the seat's live code (spaces, dashes and case ignored)."""
-        wanted = self.codes.get((game_id, player))
-        typed = normalise_code(given)
-        if wanted is None or wanted.expires <= self.clock():
-            hmac.compare_digest(typed.encode(), b"x" * SEAT_CODE_LENGTH)
-            return False
-        return hmac.compare_digest(typed.encode(), wanted.code.encode())
-
-    def use(self, game_id: int, player: int) -> None:
-        """The code opened the seat: it opens nothing again."""
-        with self.lock:
-            self.codes.pop((game_id, player), None)
-
-    def revoke(self, game_id: int, player: int) -> None:
-        self.use(game_id, player)
-
-
 def normalise_code(given: str) -> str:
+    """A seat code as typed (``abcd-2345``, spaces), as the table shows it."""
     return "".join(c for c in given.upper() if c not in " -")[: SEAT_CODE_LENGTH * 2]
 
 
@@ -252,16 +204,26 @@ class PinService(Protocol):
 
 
 class Sessions:
-    """Server-side sign-ins: the cookie carries only an id listed here, so signing out (or
-    locking a private view) ends that sign-in everywhere, a copied cookie included, and every
-    sign-in ends by itself after ``SESSION_TTL_S``. In memory: a restart signs everyone out."""
+    """Server-side sign-ins: the cookie carries only a random id listed here (nothing derived
+    from any PIN: a signed cookie is readable by whoever holds it), so signing out (or locking a
+    private view) ends that sign-in everywhere, a copied cookie included, and every sign-in ends
+    by itself after ``SESSION_TTL_S``. A table sign-in also keeps, here in memory only, a keyed
+    mark of the PIN it was made with (HMAC with a key drawn at start-up): a changed PIN matches
+    no mark, which signs everyone out. In memory: a restart signs everyone out."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.lock = threading.Lock()
         self.expiry: dict[str, float] = {}
+        self.marks: dict[str, bytes] = {}
+        self.key = secrets.token_bytes(32)
 
-    def start(self) -> str:
+    def mark(self, pin: str) -> bytes:
+        """The PIN's keyed mark (never leaves this process)."""
+        return hmac.new(self.key, pin.encode(), hashlib.sha256).digest()
+
+    def start(self, pin: str | None = None) -> str:
+        """A new sign-in's id; ``pin``: the table PIN it was made with (a table sign-in)."""
         sid = secrets.token_urlsafe(18)
         now = self.clock()
         with self.lock:
@@ -269,10 +231,14 @@ class Sessions:
                 self.expiry = {k: t for k, t in self.expiry.items() if t > now}
                 while len(self.expiry) >= MAX_SESSIONS:  # the oldest sign-ins go first
                     del self.expiry[min(self.expiry, key=self.expiry.__getitem__)]
+                self.marks = {k: m for k, m in self.marks.items() if k in self.expiry}
             self.expiry[sid] = now + SESSION_TTL_S
+            if pin is not None:
+                self.marks[sid] = self.mark(pin)
         return sid
 
-    def valid(self, sid: object) -> bool:
+    def valid(self, sid: object, pin: str | None = None) -> bool:
+        """Whether ``sid`` is a live sign-in; with ``pin``, one made with that table PIN."""
         if not isinstance(sid, str):
             return False
         with self.lock:
@@ -281,26 +247,26 @@ class Sessions:
                 return False
             if expires <= self.clock():
                 del self.expiry[sid]
+                self.marks.pop(sid, None)
                 return False
-            return True
+            if pin is None:
+                return True
+            mark = self.marks.get(sid)
+        return mark is not None and hmac.compare_digest(mark, self.mark(pin))
 
     def end(self, sid: object) -> None:
         if isinstance(sid, str):
             with self.lock:
                 self.expiry.pop(sid, None)
+                self.marks.pop(sid, None)
 
 
 class TableGuard:
     def __init__(self, service: PinService) -> None:
         self.service = service
         self.limiter = PinLimiter()
-        self.seat_codes = SeatCodes()
         self.sessions = Sessions()
         self.networks = [ipaddress.ip_network(n) for n in service.trusted_subnets]
-
-    def pin_fingerprint(self) -> str:
-        pin = self.service.pin or ""
-        return hashlib.sha256(b"trackside-pin:" + pin.encode()).hexdigest()[:16]
 
     def trusted(self) -> bool:
         """The request comes from a configured trusted subnet (e.g. the TV by the table)."""
@@ -322,10 +288,11 @@ class TableGuard:
     def pin_session(self) -> bool:
         """Signed in with the table PIN (not merely a trusted screen): granting seat codes and
         resetting players' PINs need this."""
+        pin = self.service.pin
         return (
-            bool(session.get("pin_ok"))
-            and session.get("pin_fp") == self.pin_fingerprint()
-            and self.sessions.valid(session.get("sid"))
+            pin is not None
+            and bool(session.get("pin_ok"))
+            and self.sessions.valid(session.get("sid"), pin)
         )
 
     def address(self) -> str:
@@ -341,8 +308,11 @@ class TableGuard:
 
     def pin_matches(self, given: str) -> bool:
         """The table PIN, counted before it is compared. Raises PinRefusedError when no attempt is
-        taken now."""
+        taken now. No PIN at all (a request without the header, an empty field) is no guess: it
+        is refused without counting, so it cannot pause sign-in for everyone."""
         pin = (self.service.pin or "").encode()
+        if not given:
+            return False
         return bool(pin) and self.limiter.check(
             self.address(), lambda: hmac.compare_digest(given.encode(), pin)
         )

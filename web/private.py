@@ -86,6 +86,10 @@ class PrivateService(Protocol):
 
     def private_view(self, game_id: int, player: int) -> dict[str, Any] | None: ...
 
+    def seat_code_matches(self, game_id: int, player: int, code: str) -> bool: ...
+
+    def seat_codes(self, game_id: int) -> dict[int, tuple[str, float]]: ...
+
 
 # -- PIN hashing ------------------------------------------------------------------------------
 def hash_pin(pin: str, salt: bytes | None = None) -> str:
@@ -118,11 +122,6 @@ def pin_matches(pin: str, stored: str) -> bool:
     except (ValueError, OverflowError, MemoryError):
         return False
     return hmac.compare_digest(got, expected)
-
-
-def _fingerprint(pin_hash: str) -> str:
-    """Ties a session to one PIN: a reset (or a new PIN) ends the sessions of the old one."""
-    return hashlib.sha256(b"trackside-private:" + pin_hash.encode()).hexdigest()[:16]
 
 
 # -- who is asking ----------------------------------------------------------------------------
@@ -265,7 +264,8 @@ def private_pages(service: object) -> Blueprint:
             return None, ""
         _version, snapshot = svc.latest()
         running = _running_game(snapshot)
-        if not guard().sessions.valid(bound.get("sid")):
+        sid = bound.get("sid")
+        if not guard().sessions.valid(sid):
             session.pop(SESSION_KEY, None)
             return None, _("You were signed out (locked, or after 12 hours): enter your PIN again.")
         game_id, player = bound.get("game_id"), bound.get("player")
@@ -274,7 +274,9 @@ def private_pages(service: object) -> Blueprint:
             return None, _("That game is over or another one is on the table: choose your name.")
         players = _players(snapshot)
         stored = svc.player_pin_hash(running[0], player)
-        if player >= len(players) or stored is None or _fingerprint(stored) != bound.get("fp"):
+        # the sign-in is tied (on the server, not in the cookie) to the PIN hash it was made
+        # with: a reset or a new PIN ends it
+        if player >= len(players) or stored is None or not guard().sessions.valid(sid, stored):
             session.pop(SESSION_KEY, None)
             return None, _("Your PIN was reset: choose your name and set a new one.")
         spec = players[player]
@@ -421,11 +423,13 @@ def private_pages(service: object) -> Blueprint:
         stored = svc.player_pin_hash(game_id, player)
         try:
             if stored is None:
-                # a seat is claimed only with the code the table granted (counted as a guess)
+                # a seat is claimed only with the code the table issued (the engine's, checked
+                # here first, counted as a guess, so nothing is hashed for a wrong one; no code
+                # at all is no guess); the engine checks it again and uses it up
                 code = request.form.get("code", "")
-                if not table.limiter.check(
+                if not normalise_code(code) or not table.limiter.check(
                     table.address(),
-                    functools.partial(table.seat_codes.matches, game_id, player, code),
+                    functools.partial(svc.seat_code_matches, game_id, player, code),
                 ):
                     flash(
                         _(
@@ -443,14 +447,14 @@ def private_pages(service: object) -> Blueprint:
                     return back_with_code(player, code)
                 pin_hash = table.bounded_hash(functools.partial(hash_pin, pin))
                 payload = {
-                    "command": "set_player_pin",
+                    "command": "claim_seat",
                     "game_id": game_id,
                     "player": player,
+                    "code": normalise_code(code),
                     "pin_hash": pin_hash,
                 }
                 if table.send("command", payload, source=f"{SOURCE_PREFIX}{name}") != "pin_set":
                     return back
-                table.seat_codes.use(game_id, player)
                 stored = pin_hash
             elif not table.hashed_pin_matches(functools.partial(pin_matches, pin, stored)):
                 flash(_("Wrong PIN."), "error")
@@ -458,13 +462,9 @@ def private_pages(service: object) -> Blueprint:
         except PinRefusedError as exc:
             flash(str(exc), "error")
             return back
-        sid = table.sessions.start()  # server-side: locking ends it, a copied cookie too
-        session[SESSION_KEY] = {
-            "game_id": game_id,
-            "player": player,
-            "fp": _fingerprint(stored),
-            "sid": sid,
-        }
+        # server-side: locking ends it, a copied cookie too; the cookie carries no mark of the PIN
+        sid = table.sessions.start(stored)
+        session[SESSION_KEY] = {"game_id": game_id, "player": player, "sid": sid}
         return redirect(url_for("private.me"), 303)
 
     def back_with_code(player: int, code: str) -> BaseResponse:
@@ -576,14 +576,15 @@ def private_pages(service: object) -> Blueprint:
         if not isinstance(found, tuple):
             return found
         game_id, _player = found
-        guard().seat_codes.revoke(game_id, player)
+        # the engine forgets the seat's code too: a new one claims it
         payload = {"command": "set_player_pin", "game_id": game_id, "player": player}
         guard().send("command", {**payload, "pin_hash": None})
         return redirect(url_for("table") + "#private-pins", 303)
 
     @bp.post("/code/<int:player>")
     def grant(player: int) -> BaseResponse:
-        """The table page (table PIN) grants a one-time code that claims a seat."""
+        """The table page (table PIN) has the engine issue a one-time code that claims a seat
+        (the grant shows in the table's log; the page shows the code)."""
         found = table_only(player)
         if not isinstance(found, tuple):
             return found
@@ -591,7 +592,8 @@ def private_pages(service: object) -> Blueprint:
         if svc.player_pin_hash(game_id, player) is not None:
             flash(_("{name} already has a PIN: reset it first.", name=name), "error")
         else:
-            guard().seat_codes.grant(game_id, player)
+            payload = {"command": "issue_seat_code", "game_id": game_id, "player": player}
+            guard().send("command", payload)
         return redirect(url_for("table") + "#private-pins", 303)
 
     @bp.app_context_processor
@@ -603,7 +605,7 @@ def private_pages(service: object) -> Blueprint:
             if running is None:
                 return []
             table = guard()
-            codes = table.seat_codes.active(running[0]) if table.pin_session() else {}
+            codes = svc.seat_codes(running[0]) if table.pin_session() else {}
             rows = []
             for i, p in enumerate(_players(snapshot)):
                 row: dict[str, Any] = {"index": i, **p}
@@ -611,9 +613,10 @@ def private_pages(service: object) -> Blueprint:
                 row["granting"] = table.pin_session()
                 code = codes.get(i)
                 if code is not None and not row["pin_set"]:
-                    link = url_for("private.pin_form", player=i, code=code.code, _external=True)
+                    text = code[0]
+                    link = url_for("private.pin_form", player=i, code=text, _external=True)
                     qr = segno.make(link, error="m")
-                    row["code"] = f"{code.code[:4]}-{code.code[4:]}"
+                    row["code"] = f"{text[:4]}-{text[4:]}"
                     row["code_link"] = link
                     row["code_qr"] = Markup(qr.svg_inline(scale=4, border=2, omitsize=True))
                 rows.append(row)

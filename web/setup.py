@@ -345,17 +345,36 @@ def _quiet_send(payload: Mapping[str, Any]) -> str:
 SECRET_KEYS = ("password", "pin")
 """Options the page never shows (the broker's and the club's passwords, the table PIN): a
 device signed in from a trusted screen, or a shoulder behind the setup page, must not read
-them. They read ``KEPT``; saved as ``KEPT``, the file's own value stays."""
+them. They read ``KEPT``; saved as ``KEPT``, the file's own value stays. Nothing the page
+renders carries them: not the config shown, not a refused config shown again, not an error."""
 KEPT = "(kept: type a new value to change it)"
+_KEY = "[\"']?(?P<key>" + "|".join(SECRET_KEYS) + ")[\"']?"
+_QUOTED = r'"(?:[^"\\\n]|\\.)*"' + "|" + r"'[^'\n]*'"
 _SECRET_LINE = re.compile(
-    r"^(?P<head>\s*(?P<key>" + "|".join(SECRET_KEYS) + r')\s*=\s*)"(?P<value>(?:[^"\\]|\\.)*)"',
+    r"^(?P<head>[ \t]*" + _KEY + r"[ \t]*=[ \t]*)(?P<value>" + _QUOTED + ")", re.MULTILINE
+)
+"""A secret on its own line, its value quoted either way (``"…"`` or ``'…'``): what the page
+masks and, saved unchanged, gives back."""
+_MULTILINE = '"{3}[\\s\\S]*?"{3}' + "|" + "'{3}[\\s\\S]*?'{3}"
+_ANY_SECRET = re.compile(
+    r"(?P<head>(?:^|(?<=[\s{,.]))"
+    + _KEY
+    + r"\s*=\s*)(?P<value>"
+    + _MULTILINE
+    + "|"
+    + _QUOTED
+    + r"|[^\s,}#]+)",
     re.MULTILINE,
 )
+"""Any secret anywhere (a dotted key ``web.pin``, an inline table, a multi-line or bare value):
+masked whatever it looks like, even in a config that is not valid TOML."""
+_KEPT_VALUE = f'"{KEPT}"'
 _SECTION = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+", re.MULTILINE)
 
 
 def _secrets_by_section(text: str) -> dict[tuple[str, str], str]:
-    """(section, key) → the quoted value as written, for every secret line of a config."""
+    """(section, key) → the quoted value as written (quotes included), for every secret line of
+    a config."""
     found: dict[tuple[str, str], str] = {}
     section = ""
     for line in text.splitlines():
@@ -371,12 +390,33 @@ def _secrets_by_section(text: str) -> dict[tuple[str, str], str]:
 
 def mask_secrets(text: str) -> str:
     """The config as the page shows it: every secret's value replaced by :data:`KEPT`."""
-    return _SECRET_LINE.sub(lambda m: f'{m.group("head")}"{KEPT}"', text)
+    return _ANY_SECRET.sub(lambda m: f"{m.group('head')}{_KEPT_VALUE}", text)
+
+
+def secret_values(*texts: str) -> set[str]:
+    """Every secret value written in ``texts``, as written and without its quotes (what an error
+    message might quote)."""
+    found: set[str] = set()
+    for text in texts:
+        for m in _ANY_SECRET.finditer(text):
+            raw = m.group("value")
+            for value in (raw, raw.strip("\"'").strip()):
+                if value and value not in (KEPT, _KEPT_VALUE):
+                    found.add(value)
+    return found
+
+
+def redact(message: str, values: set[str]) -> str:
+    """``message`` with every secret value in ``values`` replaced by "…"."""
+    for value in sorted(values, key=len, reverse=True):
+        message = message.replace(value, "…")
+    return message
 
 
 def restore_secrets(posted: str, current: str) -> str:
     """The posted config with each secret still reading :data:`KEPT` given back its value from
-    the file (same section and key). One that is not in the file any more is a form error."""
+    the file (same section and key, quoted as written there). One that is not in the file any
+    more is a form error."""
     values = _secrets_by_section(current)
     out = []
     section = ""
@@ -385,17 +425,26 @@ def restore_secrets(posted: str, current: str) -> str:
         if header:
             section = header.group(1)
         secret = _SECRET_LINE.match(line)
-        if secret and secret.group("value") == KEPT:
+        if secret and secret.group("value") == _KEPT_VALUE:
             kept = values.get((section, secret.group("key")))
             if kept is None:
                 raise ValueError(
                     f"{section + '.' if section else ''}{secret.group('key')}: there is no "
                     "value to keep; type one"
                 )
-            out.append(f'{secret.group("head")}"{kept}"' + line[secret.end() :])
+            out.append(f"{secret.group('head')}{kept}" + line[secret.end() :])
             continue
         out.append(line)
     return "".join(out)
+
+
+def _refused_config(posted: str, current: str, why: str) -> tuple[str, int]:
+    """The refused config shown again for fixing: masked like the saved one (the file's secrets
+    and the ones just typed: whoever sees the page may not be whoever typed them), and the
+    reason with any secret value cut out."""
+    values = secret_values(posted, current)
+    shown = redact(mask_secrets(posted), values)
+    return _render(400, config_text=shown, config_error=redact(why, values))
 
 
 @blueprint.post("/setup/config")
@@ -405,23 +454,24 @@ def save_config() -> BaseResponse | tuple[str, int]:
         return refused
     service = _service()
     path = config_path(service)
-    text = request.form.get("config", "")
+    posted = request.form.get("config", "")
     if path is None:
         flash(
             _("This service runs on built-in defaults: there is no config file to edit."), "error"
         )
         return _back("config")
-    if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
-        return _render(400, config_text=text, config_error=_("the config is over {n} kB", n=256))
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    if len(posted.encode("utf-8")) > MAX_CONFIG_BYTES:
+        return _refused_config(posted, current, _("the config is over {n} kB", n=256))
     try:
-        text = restore_secrets(text, path.read_text(encoding="utf-8") if path.exists() else "")
+        text = restore_secrets(posted, current)
         data = tomllib.loads(text)
         service.check_config(data, str(path))  # the same checks as at start-up
     except tomllib.TOMLDecodeError as exc:
-        return _render(400, config_text=text, config_error=_("not valid TOML: {why}", why=str(exc)))
+        return _refused_config(posted, current, _("not valid TOML: {why}", why=str(exc)))
     except (TracksideError, ValueError) as exc:
-        return _render(400, config_text=text, config_error=str(exc))
-    previous = path.read_text(encoding="utf-8") if path.exists() else None
+        return _refused_config(posted, current, str(exc))
+    previous = current if path.exists() else None
     with tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", dir=path.parent, prefix=".trackside-", delete=False
     ) as tmp:

@@ -11,8 +11,10 @@ shown; it never stops the thread.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 import queue
+import secrets
 import threading
 import time
 from collections import deque
@@ -78,6 +80,10 @@ CUE_LIFETIME_S = 30.0
 PIN_HASH_SCHEMES = ("scrypt$", "pbkdf2_sha256$")
 """A player's PIN reaches the engine only hashed (salted) by the page; see web/private.py."""
 PIN_HASH_MAX_LEN = 400
+SEAT_CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"  # no 0/O, 1/I: read off a screen
+SEAT_CODE_LENGTH = 8
+SEAT_CODE_TTL_S = 15 * 60.0
+"""A seat code opens one seat once, for 15 minutes (then the table issues a new one)."""
 SELF_DESCRIBING_PREFIX = "TS:"
 """Printed labels carry their binding: ``TS:<game id>:<component id>`` needs no enrolment."""
 
@@ -211,6 +217,10 @@ class Engine:
         self._version = 0
         self._snapshot: JsonObject = {}
         self._thread: threading.Thread | None = None
+        self._seat_codes: dict[tuple[GameId, int], tuple[str, float]] = {}
+        """(game, player) → (one-time seat code, monotonic expiry): in memory only, a restart
+        forgets them (the table issues new ones). Written by the engine thread; read by pages."""
+        self._codes_lock = threading.Lock()
         self._resume()
         self._publish(None, None)
 
@@ -371,7 +381,7 @@ class Engine:
         hidden = private is not None or secret is not None
         try:
             _, game_id = self.store.record(
-                observation,
+                _without_seat_code(observation),
                 plan.outcome,
                 new_game=plan.new_game,
                 entry=plan.entry,
@@ -638,6 +648,8 @@ class Engine:
                     "select_game",
                     "save_board_table",
                     "set_player_pin",
+                    "issue_seat_code",
+                    "claim_seat",
                     "reopen_game",
                 }
             )
@@ -649,6 +661,10 @@ class Engine:
             return self._plan_save_board_table(doc)
         if command == "set_player_pin":
             return self._plan_player_pin(doc)
+        if command == "issue_seat_code":
+            return self._plan_issue_seat_code(doc)
+        if command == "claim_seat":
+            return self._plan_claim_seat(doc)
         if command == "enrol":
             doc.only("command", "uid", "component", "game")
             uid = doc.get("uid").str()
@@ -837,11 +853,9 @@ class Engine:
             defaults=(game.name, options),
         )
 
-    def _plan_player_pin(self, doc: Field) -> _Plan:
-        """Set (a salted hash, never the PIN) or clear (``null``, from the table page) one
-        player's PIN for their private view of the running game. The first PIN set wins: a
-        second one is refused until the table clears it."""
-        doc.only("command", "player", "pin_hash", "game_id")
+    def _private_seat(self, doc: Field) -> tuple[GameId, int, str]:
+        """(game id, player, name) of the seat a PIN command is about: a player of the running
+        game, which has private views."""
         session, game_id = self._active_session()
         if doc.has("game_id") and doc.get("game_id").int(lo=1) != game_id:
             doc.get("game_id").fail(f"game {game_id} is on the table now; reload the page")
@@ -849,16 +863,64 @@ class Engine:
             raise IllegalActionError(f"{session.game.title} has no private views to protect")
         players = session.started.players
         player = doc.get("player").int(lo=0, hi=len(players) - 1)
-        name = players[player].name
+        return game_id, player, players[player].name
+
+    def _plan_player_pin(self, doc: Field) -> _Plan:
+        """Clear (``null``, from the table page) one player's PIN for their private view of the
+        running game. Setting one is ``claim_seat``'s, with the seat code the table issued: the
+        table PIN alone never sets a seat's PIN (else whoever holds the table reads any hand)."""
+        doc.only("command", "player", "pin_hash", "game_id")
+        game_id, player, name = self._private_seat(doc)
         hash_field = doc.get("pin_hash")
-        already = self.store.player_pin_hash(game_id, player) is not None
-        if hash_field.value is None:
-            if not already:
-                raise IllegalActionError(f"{name} has no private PIN to reset")
-            return _Plan(
-                InputOutcome("pin_reset", f"{name}'s private PIN was reset", game_id),
-                player_pin=(game_id, player, None),
+        if hash_field.value is not None:  # never echoed: it might be a mistyped PIN
+            hash_field.fail(
+                "a seat's PIN is set only with the seat code the table issued: send "
+                "claim_seat with the code (issue_seat_code gives one), or use the /me page"
             )
+        withdrawn = self._drop_seat_code(game_id, player)  # a code issued before opens nothing
+        if self.store.player_pin_hash(game_id, player) is None:
+            if withdrawn:
+                return _Plan(
+                    InputOutcome("pin_reset", f"{name}'s seat code was withdrawn", game_id)
+                )
+            raise IllegalActionError(f"{name} has no private PIN to reset")
+        return _Plan(
+            InputOutcome("pin_reset", f"{name}'s private PIN was reset", game_id),
+            player_pin=(game_id, player, None),
+        )
+
+    def _plan_issue_seat_code(self, doc: Field) -> _Plan:
+        """The table grants a seat a one-time code (15 minutes, once) that sets its PIN. The
+        answer carries the code to whoever asked; the log and the screens say only that one
+        was issued."""
+        doc.only("command", "player", "game_id")
+        game_id, player, name = self._private_seat(doc)
+        if self.store.player_pin_hash(game_id, player) is not None:
+            raise IllegalActionError(f"{name} has a private PIN already; reset it first")
+        code = "".join(secrets.choice(SEAT_CODE_ALPHABET) for _ in range(SEAT_CODE_LENGTH))
+        with self._codes_lock:  # a new code replaces the old one
+            self._seat_codes[(game_id, player)] = (code, time.monotonic() + SEAT_CODE_TTL_S)
+        return _Plan(
+            InputOutcome(
+                "seat_code",
+                f"a seat code for {name} was issued (once, {int(SEAT_CODE_TTL_S // 60)} minutes)",
+                game_id,
+                reply={"code": code, "player": player, "expires_in_s": SEAT_CODE_TTL_S},
+            )
+        )
+
+    def _plan_claim_seat(self, doc: Field) -> _Plan:
+        """A seat's PIN (its salted hash, never the PIN) set with the seat code the table issued
+        for it; the code then opens nothing again. The first PIN set wins."""
+        doc.only("command", "player", "code", "pin_hash", "game_id")
+        game_id, player, name = self._private_seat(doc)
+        code = doc.get("code").str()
+        if not self.seat_code_matches(game_id, player, code):
+            doc.get("code").fail(
+                f"not {name}'s seat code (codes work once, for "
+                f"{int(SEAT_CODE_TTL_S // 60)} minutes): ask the table for a new one"
+            )
+        hash_field = doc.get("pin_hash")
         pin_hash = hash_field.value  # never echoed in a message: it might be a mistyped PIN
         if (
             not isinstance(pin_hash, str)
@@ -868,14 +930,44 @@ class Engine:
             hash_field.fail(
                 f"expected a salted hash ({' or '.join(PIN_HASH_SCHEMES)}…), never the PIN itself"
             )
-        if already:
+        if self.store.player_pin_hash(game_id, player) is not None:
             raise IllegalActionError(
                 f"{name} has a private PIN already; the table page can reset it"
             )
+        self._drop_seat_code(game_id, player)  # used: even if the write fails, ask again
         return _Plan(
-            InputOutcome("pin_set", f"{name} set a private PIN", game_id),
+            InputOutcome(
+                "pin_set", f"{name} set a private PIN with the table's seat code", game_id
+            ),
             player_pin=(game_id, player, pin_hash),
         )
+
+    def seat_code_matches(self, game_id: int, player: int, given: str) -> bool:
+        """Whether ``given`` is the seat's live code (spaces, dashes and case ignored), compared
+        in constant time. Any thread: pages check a code (counted as a guess) before hashing."""
+        typed = normalise_seat_code(given).encode()
+        with self._codes_lock:
+            found = self._seat_codes.get((GameId(game_id), player))
+        if found is None or found[1] <= time.monotonic():
+            hmac.compare_digest(typed, b"x" * SEAT_CODE_LENGTH)
+            return False
+        return hmac.compare_digest(typed, found[0].encode())
+
+    def seat_codes(self, game_id: int) -> dict[int, tuple[str, float]]:
+        """The live seat codes of game ``game_id``: player → (code, seconds left), for the table
+        page signed in with the table PIN. Any thread."""
+        now = time.monotonic()
+        with self._codes_lock:
+            return {
+                p: (code, until - now)
+                for (g, p), (code, until) in self._seat_codes.items()
+                if g == game_id and until > now
+            }
+
+    def _drop_seat_code(self, game_id: GameId, player: int) -> bool:
+        """Forget the seat's code; whether there was one."""
+        with self._codes_lock:
+            return self._seat_codes.pop((game_id, player), None) is not None
 
     def private_view(self, game_id: int, player: int) -> JsonObject | None:
         """``player``'s own view of game ``game_id`` (``GAME.private_json``), for their
@@ -908,8 +1000,8 @@ class Engine:
         return tree_seq(session), session, game_id, tree
 
     def revealed(self, game_id: int) -> bool | None:
-        """Whether everything about game ``game_id`` may be shown (over by its rules, or
-        ended); ``None`` for a game the engine does not hold. Any thread: sessions are
+        """Whether everything about game ``game_id`` may be shown (over by its rules; not
+        merely ended: an abandoned game can be reopened); ``None`` for a game the engine does not hold. Any thread: sessions are
         immutable."""
         session = self._state.sessions.get(GameId(game_id))
         return None if session is None else _revealed(session)
@@ -1126,8 +1218,9 @@ class Engine:
 
 
 def _revealed(session: TableSession) -> bool:
-    """Whether everything about the game may be shown: it is over by the rules, or ended."""
-    return session.is_ended or bool(session.game.is_over(session.state))
+    """Whether everything about the game may be shown: it is over by the rules. An abandoned
+    game is not (it can be reopened and played on): its secrets stay secret."""
+    return bool(session.game.is_over(session.state))
 
 
 def _passed_players(state: object, count: int) -> list[JsonValue]:
@@ -1214,3 +1307,24 @@ def _recent(item: Mapping[str, Any]) -> JsonObject:
         "message": item["message"] or "",
         "wall_time_s": item["wall_time_s"],
     }
+
+
+def normalise_seat_code(given: str) -> str:
+    """A seat code as typed (``abcd-2345``, spaces) in the form it was issued."""
+    return "".join(c for c in given.upper() if c not in " -")[: SEAT_CODE_LENGTH * 2]
+
+
+def _without_seat_code(observation: Observation) -> Observation:
+    """A ``claim_seat`` input as it is stored: the code left out (whoever reads the log later
+    learns nothing from it, even from a claim refused for another reason)."""
+    payload = observation.payload
+    if (
+        observation.kind is not ObservationKind.COMMAND
+        or not isinstance(payload, Mapping)
+        or payload.get("command") != "claim_seat"
+        or "code" not in payload
+    ):
+        return observation
+    stored = thaw(payload)
+    assert isinstance(stored, dict)
+    return replace(observation, payload={**stored, "code": "…"})

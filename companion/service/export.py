@@ -142,14 +142,15 @@ def export_game(
     """(mimetype, body) of one game's record. JSON: players, every log entry, the final table
     snapshot and score sheet. CSV: the score sheet, one row per line of each player.
 
-    Until the game is over (or ended) the record is what others at the table may see: the
+    Until the game is over by its rules the record is what others at the table may see: the
     game's public snapshot, and private actions (a secret trade) without their arguments,
-    marked ``"private": true`` (companion.core.privacy); afterwards, everything."""
+    marked ``"private": true`` (companion.core.privacy); afterwards, everything. An abandoned
+    game is not over (``reopen_game`` takes it up again): its record stays redacted."""
     record = store.game(game_id)
     session = _replay(store, game_id)
     game = session.game
     sheet = game.score(session.state)
-    revealed = session.is_ended or game.is_over(session.state)
+    revealed = bool(game.is_over(session.state))
     hidden = frozenset() if revealed else private_actions(game)
     view = game.to_json if revealed else getattr(game, "public_json", game.to_json)
     if fmt == "json":

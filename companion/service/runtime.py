@@ -386,6 +386,7 @@ class Trackside:
     def submit_and_wait(self, observation: Observation, timeout_s: float) -> Mapping[str, Any]:
         outcome = self.engine.submit(observation).wait(timeout_s)
         return {
+            **(outcome.reply or {}),  # what only the sender hears (issue_seat_code's code)
             "outcome": outcome.outcome,
             # a message's JSON where there is one: each screen renders it in its language
             "message": outcome.text if outcome.text is not None else outcome.message,
@@ -407,8 +408,8 @@ class Trackside:
         """A page of a game's log, newest first, as others at the table may see it
         (:func:`~companion.service.export.log_page`)."""
         revealed = self.engine.revealed(game_id)
-        if revealed is None:
-            revealed = self.store.game(game_id).ended_at is not None
+        if revealed is None:  # finished is filed only when the rules say over; abandoned is not
+            revealed = self.store.game(game_id).end_reason == "finished"
         return dict(
             log_page(self.store, game_id, revealed=revealed, limit=limit, before_seq=before_seq)
         )
@@ -442,6 +443,14 @@ class Trackside:
 
     def private_view(self, game_id: int, player: int) -> dict[str, Any] | None:
         return self.engine.private_view(game_id, player)
+
+    def seat_code_matches(self, game_id: int, player: int, code: str) -> bool:
+        """Whether ``code`` is the live seat code the table issued for that seat."""
+        return self.engine.seat_code_matches(game_id, player, code)
+
+    def seat_codes(self, game_id: int) -> dict[int, tuple[str, float]]:
+        """The live seat codes (player → code, seconds left), for the table page."""
+        return self.engine.seat_codes(game_id)
 
     def known_player_names(self) -> list[str]:
         """The club hub's players, for the table page's name boxes (none without a hub)."""

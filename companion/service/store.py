@@ -176,6 +176,9 @@ class InputOutcome:
     text: JsonObject | None = None
     """The message for readers (a message's JSON: each screen renders it in its language);
     ``message`` is its English text, the one stored."""
+    reply: JsonObject | None = None
+    """What only the sender hears (a seat code the table asked for): never stored, never in
+    the screens' recent list."""
 
 
 class EventStore:

@@ -23,6 +23,7 @@ game.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any, cast
@@ -211,7 +212,7 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
         if applied.action.kind in private_actions(session.game) and viewer != applied.action.player:
             continue  # a secret action is corrected on its player's own view
         tree = game_tree(session, before, viewer)
-        check = _still_legal(session, index)
+        check = _still_legal(session, index, viewer)
         # a line is listed (``more: true``) only when some correction under it is legal: the
         # action in the log may not be one the tree offers (a scan, the camera's five cards at
         # once, a move whose player the rules do not read, a table corrected since), and when
@@ -230,11 +231,21 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
     return tuple(found)
 
 
-def _still_legal(session: TableSession, index: int) -> Callable[[Action], bool]:
-    """Whether replacing action ``index`` by another keeps every later action legal."""
+def _still_legal(
+    session: TableSession, index: int, viewer: int | None = None
+) -> Callable[[Action], bool]:
+    """Whether replacing action ``index`` by another keeps every later action legal, as far as
+    ``viewer`` (the table: ``None``) may know: a later secret move of another player (a kept
+    ticket, a declared hand, a speculation) is replayed where it still holds and passed over
+    where it does not. Whether it still holds reads what its player holds face down, so a list
+    that left such corrections out would tell the table about it (choices.md: "a correction's options do not change with
+    another player's hidden hand or pending secret choice"); such a correction is offered,
+    and if the secret move no longer holds the engine refuses it, telling why only to that
+    move's player (companion.core.privacy)."""
     later = [a.action for a in session.applied[index + 1 :]]
     game = session.game
     before = session.states[index]
+    secret = frozenset() if game.is_over(session.state) else private_actions(game)
 
     def check(action: Action) -> bool:
         try:
@@ -244,6 +255,10 @@ def _still_legal(session: TableSession, index: int) -> Callable[[Action], bool]:
                     # back on the table as it was: the rest replays as it did (apply is a
                     # function of the state), so the original action costs one apply
                     return True
+                if a.kind in secret and a.player != viewer:
+                    with contextlib.suppress(TracksideError):  # not read: see above
+                        state = game.apply(state, a)
+                    continue
                 state = game.apply(state, a)
         except TracksideError:
             return False

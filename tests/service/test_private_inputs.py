@@ -14,7 +14,7 @@ import pytest
 from companion.core import Observation, ObservationKind
 from companion.service.engine import Engine, Publication
 from companion.service.export import export_game
-from companion.service.store import EventStore
+from companion.service.store import EventStore, InputOutcome
 from tests.games.trains_and_stations.playthroughs import START, TO_SPECULATION
 from web.private import hash_pin, pin_matches
 
@@ -45,6 +45,22 @@ def set_pin(player: int, pin_hash: str | None, **extra: object) -> Observation:
     return command({"command": "set_player_pin", "player": player, "pin_hash": pin_hash, **extra})
 
 
+def issue_code(engine: Engine, player: int) -> str:
+    """The table issues ``player`` a seat code: only its answer carries it."""
+    issued = engine.handle(command({"command": "issue_seat_code", "player": player}))
+    assert issued.outcome == "seat_code" and issued.reply is not None, issued
+    code = str(issued.reply["code"])
+    assert code not in issued.message and code not in json.dumps(engine.latest()[1])
+    return code
+
+
+def claim_seat(engine: Engine, player: int, pin_hash: str, **extra: object) -> InputOutcome:
+    """A seat claimed as the contract says: the table issues a code, the seat sets its PIN."""
+    code = issue_code(engine, player)
+    payload = {"command": "claim_seat", "player": player, "code": code, "pin_hash": pin_hash}
+    return engine.handle(command({**payload, **extra}))
+
+
 def recent_messages(engine: Engine) -> list[str]:
     _, snapshot = engine.latest()
     return [str(r["message"]) for r in snapshot["status"]["recent"]]  # type: ignore[index, union-attr]
@@ -55,12 +71,16 @@ def test_a_players_pin_is_recorded_as_its_salted_hash_and_never_in_clear(
 ) -> None:
     at_speculation(engine)
     pin_hash = hash_pin(CLEAR_PIN)
-    outcome = engine.handle(set_pin(0, pin_hash, game_id=1))
-    assert (outcome.outcome, outcome.message) == ("pin_set", "Ann set a private PIN")
+    outcome = claim_seat(engine, 0, pin_hash, game_id=1)
+    assert (outcome.outcome, outcome.message) == (
+        "pin_set",
+        "Ann set a private PIN with the table's seat code",
+    )
     assert store.player_pin_hash(1, 0) == pin_hash and store.player_pin_hash(1, 1) is None
     assert pin_matches(CLEAR_PIN, pin_hash) and not pin_matches("90817264", pin_hash)
-    newest = store.inputs(1)[0]  # the input itself is kept, as every input is
+    newest, issued = store.inputs(2)  # the inputs are kept, as every input is: the code is not
     assert newest["payload"]["pin_hash"] == pin_hash and newest["outcome"] == "pin_set"
+    assert newest["payload"]["code"] == "…" and issued["outcome"] == "seat_code"
     # the clear PIN is nowhere in the database: not in the write-ahead log while the service
     # runs, not in the file once it is checkpointed, not in any table
     wal = db_path.with_name(db_path.name + "-wal")
@@ -77,17 +97,17 @@ def test_a_players_pin_is_recorded_as_its_salted_hash_and_never_in_clear(
 def test_the_first_pin_wins_and_only_a_reset_clears_it(engine: Engine, store: EventStore) -> None:
     at_speculation(engine)
     first, second = hash_pin("1111"), hash_pin("2222")
-    assert engine.handle(set_pin(1, first)).outcome == "pin_set"
-    refused = engine.handle(set_pin(1, second))
+    assert claim_seat(engine, 1, first).outcome == "pin_set"
+    refused = engine.handle(command({"command": "issue_seat_code", "player": 1}))
     assert refused.outcome == "rejected"
-    assert "Ben has a private PIN already; the table page can reset it" in refused.message
+    assert "Ben has a private PIN already; reset it first" in refused.message
     assert store.player_pin_hash(1, 1) == first
     reset = engine.handle(set_pin(1, None))
     assert (reset.outcome, reset.message) == ("pin_reset", "Ben's private PIN was reset")
     assert store.player_pin_hash(1, 1) is None
     again = engine.handle(set_pin(1, None))
     assert again.outcome == "rejected" and "Ben has no private PIN to reset" in again.message
-    assert engine.handle(set_pin(1, second)).outcome == "pin_set"
+    assert claim_seat(engine, 1, second).outcome == "pin_set"
     assert store.player_pin_hash(1, 1) == second
 
 
@@ -95,6 +115,8 @@ def test_the_first_pin_wins_and_only_a_reset_clears_it(engine: Engine, store: Ev
     ("payload", "reason"),
     [
         ({"player": 0, "pin_hash": CLEAR_PIN}, "pin_hash: expected a salted hash"),
+        ({"player": 0, "pin_hash": "scrypt$x", "code": "AAAAAAAA"}, "not Ann's seat code"),
+        ({"player": 0, "pin_hash": "scrypt$x", "code": ""}, "not Ann's seat code"),
         ({"player": 0, "pin_hash": int(CLEAR_PIN)}, "never the PIN itself"),
         ({"player": 3, "pin_hash": "scrypt$x"}, "player"),
         ({"player": 0, "pin_hash": "scrypt$x", "game_id": 2}, "game 1 is on the table now"),
@@ -106,7 +128,8 @@ def test_a_bad_pin_command_is_refused_naming_the_field(
     engine: Engine, store: EventStore, payload: dict[str, object], reason: str
 ) -> None:
     at_speculation(engine)
-    outcome = engine.handle(command({"command": "set_player_pin", **payload}))
+    code = issue_code(engine, 0)
+    outcome = engine.handle(command({"command": "claim_seat", "code": code, **payload}))
     assert outcome.outcome == "rejected" and reason in outcome.message
     assert all(store.player_pin_hash(1, p) is None for p in range(3))
     assert CLEAR_PIN not in outcome.message and CLEAR_PIN not in json.dumps(engine.latest()[1])
@@ -219,11 +242,17 @@ def test_the_export_hides_private_arguments_and_holdings_until_the_end(
     assert "goods" not in record["snapshot"]["players"][0]
     assert record["snapshot"]["speculation"] == {"goods": "food", "answered": [True, False, False]}
     assert "silver" not in json.dumps(record["events"])
-    # once the game has ended, everything
+    # abandoned is not over (issue 52): reopen_game plays it on, so its record stays redacted
     engine.handle(command({"command": "end_game", "reason": "abandoned"}))
+    abandoned = export_game(store, 1, "json")[1]
+    record = json.loads(abandoned)
+    assert [e["action"] for e in record["events"] if e.get("private")] == [
+        {"kind": "speculate", "player": 0},
+        {"kind": "report_special_goods", "player": 1},
+    ]
+    assert "silver" not in json.dumps(record["events"])
+    assert "goods" not in record["snapshot"]["players"][0]
+    assert "special_goods" not in record["snapshot"]["players"][1]
+    assert engine.handle(command({"command": "reopen_game"})).outcome == "applied"
     record = json.loads(export_game(store, 1, "json")[1])
-    assert not any(e.get("private") for e in record["events"])
-    spec = next(e for e in record["events"] if e.get("action", {}).get("kind") == "speculate")
-    assert spec["action"]["args"] == {"goods": {"cattle": 4}}
-    assert record["snapshot"]["players"][1]["special_goods"] == [["silver", "gold"]]
-    assert record["snapshot"]["players"][0]["goods"]["cattle"] == 4
+    assert "silver" not in json.dumps(record["events"])

@@ -117,9 +117,11 @@ def test_a_refused_private_input_says_why_only_to_its_sender(service: Trackside)
 
 
 @pytest.mark.parametrize("reason", ["abandoned"])
-def test_once_the_game_has_ended_the_log_and_the_export_show_everything(
+def test_an_abandoned_game_keeps_its_secrets_in_the_log_and_the_export(
     service: Trackside, reason: str
 ) -> None:
+    """An abandoned game is not over: ``reopen_game`` plays it on, so it stays redacted like a
+    live one (issue 52: its export used to show every secret)."""
     client = secret_moves(service)
     # the game is not over by its rules, so it cannot be filed as finished (issue 13)
     early = api(
@@ -129,19 +131,12 @@ def test_once_the_game_has_ended_the_log_and_the_export_show_everything(
     ended = api(client, {"kind": "command", "payload": {"command": "end_game", "reason": reason}})
     assert ended["outcome"] == "applied"
     table = signed_in_table(service).get("/table").get_data(as_text=True)
-    assert "Ann: speculate — goods: 4 cattle" in table
-    assert "Ben: report special goods — cards: silver, gold" in table
-    assert "(private)" not in table[table.index('id="log"') :]
+    assert "4 cattle" not in table and "silver, gold" not in table
     record = json.loads(client.get("/api/games/1/export").get_data(as_text=True))
-    assert not any(e.get("private") for e in record["events"])
-    kinds = [e["action"] for e in record["events"] if e.get("type") == "action_applied"]
-    assert {
-        "kind": "speculate",
-        "player": 0,
-        "args": {"goods": {"cattle": 4}, "special_goods": []},
-    } in kinds
-    assert record["snapshot"]["players"][1]["special_goods"] == [["silver", "gold"]]
-    assert record["snapshot"]["players"][0]["goods"]["cattle"] == 4
+    private = [e["action"] for e in record["events"] if e.get("private")]
+    assert {"kind": "speculate", "player": 0} in private
+    assert "special_goods" not in record["snapshot"]["players"][1]
+    assert "goods" not in record["snapshot"]["players"][0]
 
 
 def test_once_the_game_is_over_by_the_rules_everything_shows(service: Trackside) -> None:

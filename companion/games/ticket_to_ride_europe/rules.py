@@ -412,13 +412,6 @@ def _update_player(state: TtrState, index: int, **changes: Any) -> TtrState:
     return replace(state, players=tuple(players))
 
 
-def _ticket_holder(state: TtrState, ticket_id: str) -> int | None:
-    for i, p in enumerate(state.players):
-        if ticket_id in p.tickets:
-            return i
-    return None
-
-
 def _route_owner(state: TtrState, route_id: str) -> int | None:
     for i, p in enumerate(state.players):
         if route_id in p.routes:
@@ -669,6 +662,20 @@ class TicketToRideEurope:
                 )
         if state.deck_pool is not None and tc.total(state.deck_pool) < state.deck:
             found.append(Problem("deck", "the deck is larger than what made it", "deck"))
+        if state.phase == "over":  # every ticket is shown now ("neukazují ostatním" till then)
+            holders: dict[str, list[str]] = {}
+            for p in state.players:
+                for t in p.tickets:
+                    holders.setdefault(t, []).append(p.name)
+            for t, names in holders.items():
+                if len(names) > 1:
+                    found.append(
+                        Problem(
+                            "ticket_twice",
+                            f"the ticket {t} is entered for {' and '.join(names)}; it exists once",
+                            f"tickets.{t}",
+                        )
+                    )
         return tuple(found)
 
     def is_over(self, state: TtrState) -> bool:
@@ -1763,18 +1770,22 @@ def _keep_ticket(state: TtrState, player: int | None, args: Field) -> TtrState:
         ) from None
     if player is None or not 0 <= player < len(state.players):
         raise _refuse(msg("Only a player at the table keeps tickets."), _R_PLAYERS, S_TURN)
-    holder = _ticket_holder(state, kept.id)
-    if holder is not None:
+    me = state.players[player]
+    if kept.id in me.tickets:
         raise _refuse(
-            # "LÍZNUTÍ KARET CÍLOVÝCH STANIC": tickets are not shown to the others until the final
-            # scoring ("neukazují ostatním"): the holder is not named
             msg(
-                "The ticket {ticket} is already entered for another player.",
+                "The ticket {ticket} is already among {player}'s tickets.",
                 ticket=ticket_name(kept),
+                player=me.name,
             ),
             msg("every destination ticket exists once"),
             S_TICKETS,
         )
+    # "LÍZNUTÍ KARET CÍLOVÝCH STANIC": tickets are not shown to the others until the final
+    # scoring ("neukazují ostatním"). Whether another player holds this ticket is theirs to
+    # know: refusing it here (or leaving it out of the player's list) would tell. A ticket
+    # entered for two players is reported once the game is over and every ticket is shown
+    # (problems: ``ticket_twice``).
     me = state.players[player]
     if state.phase == "setup":
         # "PŘÍPRAVA HRY" / "ZAČÁTEK HRY": one long and three regular tickets are dealt

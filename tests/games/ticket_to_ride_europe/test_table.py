@@ -111,7 +111,10 @@ def test_each_player_keeps_at_least_two_tickets_one_long_and_three_regular_at_mo
     for t in ("paris-wien", "berlin-roma", "madrid-dieppe"):
         state = act(state, "keep_ticket", 0, ticket=t)
     refused(state, "three regular tickets each", "keep_ticket", 0, ticket="essen-kyiv")
-    refused(state, "already entered for another player", "keep_ticket", 1, ticket="paris-wien")
+    refused(state, "already among A's tickets", "keep_ticket", 0, ticket="paris-wien")
+    # another player's ticket is theirs to know (LÍZNUTÍ KARET CÍLOVÝCH STANIC: "neukazují
+    # ostatním"): not refused while hidden; a ticket entered twice shows once the game is over
+    assert act(state, "keep_ticket", 1, ticket="paris-wien").players[1].tickets == ("paris-wien",)
     state = act(state, "done_tickets", 0)
     assert state.players[0].ready and len(state.players[0].tickets) == 4
     refused(state, "already chosen", "done_tickets", 0)

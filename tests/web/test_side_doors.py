@@ -1,0 +1,318 @@
+"""Issue 52, attacked over loopback (urllib against the running service's port): one test per
+point (point 5, restore, is tested with the setup page's backup code)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.cookiejar
+import json
+import re
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion import games
+from companion.core.actions import Action
+from companion.core.jsonvalue import JsonObject
+from companion.core.snapshot import Field
+from companion.games.tiny_race.rules import TinyRaceState
+from companion.service.config import load_settings
+from companion.service.runtime import Trackside
+from tests.web.secret_race import SecretRace
+from web.guard import GLOBAL_FAILURES_ALLOWED
+from web.private import hash_pin
+
+from .conftest import PIN, start_payload
+from .private_table import at_speculation
+
+pytestmark = pytest.mark.timeout(120)
+
+
+class Browser:
+    """A browser on loopback: cookies kept, no redirects followed."""
+
+    def __init__(self, service: Trackside) -> None:
+        self.base = f"http://127.0.0.1:{service.web_port}"
+        self.jar = http.cookiejar.CookieJar()
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+                return None
+
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), NoRedirect()
+        )
+
+    def request(
+        self,
+        path: str,
+        *,
+        form: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, str]:
+        data = None
+        sent = dict(headers or {})
+        if form is not None:
+            data = urllib.parse.urlencode(form).encode()
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
+        elif body is not None:
+            data = json.dumps(body).encode()
+            sent["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.base + path, data=data, headers=sent)
+        try:
+            with self.opener.open(request, timeout=20) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    def csrf(self, path: str = "/table") -> str:
+        _status, page = self.request(path)
+        found = re.search(r'name="csrf" value="([^"]+)"', page)
+        assert found, page
+        return found.group(1)
+
+    def sign_in(self, pin: str = PIN) -> None:
+        status, _page = self.request("/table/login", form={"csrf": self.csrf(), "pin": pin})
+        assert status == 303
+
+    def cookie(self, name: str = "session") -> str:
+        return next(c.value or "" for c in self.jar if c.name == name)
+
+
+def api(browser: Browser, body: dict[str, Any], pin: str | None = PIN) -> tuple[int, JsonObject]:
+    headers = {} if pin is None else {"X-Trackside-Pin": pin}
+    status, text = browser.request("/api/input", body=body, headers=headers)
+    return status, json.loads(text)
+
+
+def command(payload: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "command", "payload": payload}
+
+
+# -- 1: seat PINs only through the seat code --------------------------------------------------
+def test_1_the_table_pin_alone_never_sets_a_seats_pin(service: Trackside) -> None:
+    """Before: ``set_player_pin`` through /api/input with the table PIN set Ann's PIN, and /me
+    then showed her cards. Now it is refused; issue_seat_code then claim_seat works, both in
+    the log, the code in the answer only."""
+    at_speculation(service)
+    script = Browser(service)
+    status, answer = api(
+        script, command({"command": "set_player_pin", "player": 0, "pin_hash": hash_pin("1234")})
+    )
+    assert status == 409 and "seat code" in str(answer["message"])
+    assert service.player_pin_hash(1, 0) is None
+    # a wrong code is refused too, and nothing is stored
+    claim_wrong = {"command": "claim_seat", "player": 0, "code": "ABCDEFGH"}
+    status, answer = api(script, command({**claim_wrong, "pin_hash": hash_pin("1234")}))
+    assert status == 409 and "not Ann's seat code" in str(answer["message"])
+    assert service.player_pin_hash(1, 0) is None
+    # the documented way for a script holding the table: issue, then claim
+    status, issued = api(script, command({"command": "issue_seat_code", "player": 0}))
+    assert status == 200 and issued["outcome"] == "seat_code"
+    code = str(issued["code"])
+    assert re.fullmatch(r"[2-9A-Z]{8}", code)
+    _status, state = script.request("/api/state")
+    assert code not in state
+    pin_hash = hash_pin("1234")
+    claim_ok = {"command": "claim_seat", "player": 0, "code": code, "pin_hash": pin_hash}
+    status, answer = api(script, command(claim_ok))
+    assert status == 200 and answer["outcome"] == "pin_set"
+    assert service.player_pin_hash(1, 0) == pin_hash
+    status, answer = api(script, command(claim_ok))  # the code works once
+    assert status == 409
+    inputs = service.store.inputs(5)
+    assert [i["outcome"] for i in inputs[:3]] == ["rejected", "pin_set", "seat_code"]
+    assert code not in json.dumps(inputs)
+
+
+# -- 2: nothing derived from a PIN in a cookie -----------------------------------------------
+def session_payload(cookie: str) -> dict[str, Any]:
+    """The Flask session cookie's content (signed, not encrypted: anyone holding it reads it)."""
+    body = cookie.split(".")
+    compressed = cookie.startswith(".")
+    raw = base64.urlsafe_b64decode(body[1 if compressed else 0] + "==")
+    loaded = json.loads(zlib.decompress(raw) if compressed else raw)
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_2_the_session_cookie_carries_nothing_derived_from_a_pin(service: Trackside) -> None:
+    """Before: the cookie carried ``pin_fp`` (SHA-256 of the PIN, 16 hex digits); every 6-digit
+    PIN was tried against it in 2 s. Now it carries a random id only, and a changed PIN still
+    signs everyone out."""
+    table = Browser(service)
+    table.sign_in()
+    content = session_payload(table.cookie())
+    assert set(content) <= {"csrf", "pin_ok", "who", "sid", "_flashes"}
+    text = json.dumps(content)
+    for derived in (
+        hashlib.sha256(b"trackside-pin:" + PIN.encode()).hexdigest()[:16],
+        hashlib.sha256(PIN.encode()).hexdigest()[:16],
+        PIN,
+    ):
+        assert derived not in text
+    assert 'name="pin"' not in table.request("/table")[1]  # signed in
+    # a new PIN (as after a config change) signs the old sign-in out
+    service.settings = replace(service.settings, web=replace(service.settings.web, pin="9090"))
+    assert 'name="pin"' in table.request("/table")[1]
+
+
+# -- 3: a failed config save never renders secrets back ----------------------------------------
+CONFIG = f"""[web]
+host = "127.0.0.1"
+port = 0
+pin = '{PIN}'
+trusted_subnets = ["127.0.0.1/32"]
+
+[database]
+path = "{{db}}"
+
+[mqtt]
+host = "127.0.0.1"
+port = 1
+username = "trackside"
+password = "broker-secret"
+"""
+
+
+@pytest.fixture
+def configured(tmp_path: Path) -> Iterator[Trackside]:
+    path = tmp_path / "trackside.toml"
+    path.write_text(CONFIG.replace("{db}", str(tmp_path / "db.sqlite3")), encoding="utf-8")
+    svc = Trackside(load_settings(path))
+    svc.start()
+    yield svc
+    svc.stop()
+
+
+def test_3_a_refused_config_shows_no_secret_to_a_trusted_screen(configured: Trackside) -> None:
+    """Before: the 400 page echoed the table PIN and the broker password, and a single-quoted
+    ``pin = '…'`` was never masked; a trusted screen (no PIN) read them this way."""
+    screen = Browser(configured)  # a trusted screen: loopback is in trusted_subnets
+    status, page = screen.request("/setup")
+    assert status == 200 and PIN not in page and "broker-secret" not in page
+    shown = re.search(r'<textarea[^>]*name="config"[^>]*>(.*?)</textarea>', page, re.S)
+    assert shown
+    import html
+
+    text = html.unescape(shown.group(1))
+    csrf = screen.csrf("/setup")
+    for broken in (
+        text + "\n[oops\n",  # not TOML
+        text.replace('username = "trackside"', "username = 7"),  # the check refuses it
+        text + '\n[club]\nhost = "h"\npassword = "club-secret-1"\nbogus = 1\n',
+        text.replace("port = 1", "port = 1\npassword2 = 'x'") + "\npin = 12345678\n",
+    ):
+        status, page = screen.request("/setup/config", form={"csrf": csrf, "config": broken})
+        assert status == 400, page
+        for secret in (PIN, "broker-secret", "club-secret-1", "12345678"):
+            assert secret not in page, (secret, broken[-60:])
+
+
+# -- 4: only wrong guesses count ---------------------------------------------------------------
+def test_4_requests_without_a_pin_do_not_pause_sign_in(service: Trackside) -> None:
+    """Before: 11 requests without the PIN header paused PIN sign-in for everyone."""
+    guest = Browser(service)
+    for _ in range(GLOBAL_FAILURES_ALLOWED * 5):
+        status, answer = api(guest, start_payload(), pin=None)
+        assert status == 401, answer
+        assert guest.request("/api/choices")[0] == 401
+    assert service.app.extensions["trackside"].limiter.pause_left() == 0
+    status, answer = api(Browser(service), start_payload())
+    assert status == 200 and answer["outcome"] == "applied"
+
+
+# -- 6: hidden information through side doors -------------------------------------------------
+class WagerRace(SecretRace):
+    """Secret Race with a secret wager that stands only while its player has advanced at least
+    as far as wagered: whether a correction keeps it standing reads the hidden wager."""
+
+    name = "wager-race"
+    private_actions = frozenset({"note", "wager"})
+
+    def apply(self, state: TinyRaceState, action: Action) -> TinyRaceState:
+        if action.kind == "wager":
+            args = Field(dict(action.args), "args")
+            args.only("at_least")
+            at_least = args.get("at_least").int(lo=1, hi=10)
+            if action.player is None or state.positions[action.player] < at_least:
+                from companion.core.errors import IllegalActionError
+
+                raise IllegalActionError("not that far yet")
+            return state
+        return super().apply(state, action)
+
+    def private_json(self, state: TinyRaceState, player: int) -> JsonObject:
+        return super().private_json(state, player)
+
+
+GAME = WagerRace()
+
+
+def correction_options(browser: Browser, line: str) -> list[str]:
+    status, text = browser.request(
+        f"/api/choices?at=table-correct/{line}/advance", headers={"X-Trackside-Pin": PIN}
+    )
+    assert status == 200, text
+    return [c["key"] for c in json.loads(text)["choices"]]
+
+
+@pytest.mark.parametrize("wager", [1, 3])
+def test_6_correction_options_do_not_change_with_a_secret_move(
+    service: Trackside, monkeypatch: pytest.MonkeyPatch, wager: int
+) -> None:
+    """Before: the table's correction options left out those that would unsettle another
+    player's secret move (Ticket to Ride's declared hand; Trains & Stations: 72 vs 180)."""
+    monkeypatch.setitem(games._GAME_MODULES, "wager-race", "tests.web.test_side_doors")
+    games.find_game.cache_clear()
+    try:
+        table = Browser(service)
+        start = {**start_payload()["payload"], "game": "wager-race"}
+        assert api(table, command(start))[1]["outcome"] == "applied"
+        for player, steps in ((0, 3), (1, 1)):
+            move = {"action": {"kind": "advance", "player": player, "args": {"steps": steps}}}
+            assert api(table, {"kind": "action", "payload": move})[1]["outcome"] == "applied"
+        secret = {"action": {"kind": "wager", "player": 0, "args": {"at_least": wager}}}
+        assert api(table, {"kind": "action", "payload": secret})[1]["outcome"] == "applied"
+        # Red's advance (#2) can be corrected to 1, 2 or 3 whatever Red wagered in secret
+        assert correction_options(table, "seq-2") == ["1", "2", "3"]
+    finally:
+        games.find_game.cache_clear()
+
+
+def test_6_the_keep_list_does_not_leave_out_tickets_others_hold(tmp_path: Path) -> None:
+    """Before: a player's keep list on their phone left out the tickets others had kept."""
+    from companion.core.game import PlayerSpec
+    from companion.games.ticket_to_ride_europe.choices import choices
+    from companion.games.ticket_to_ride_europe.rules import GAME as TTR
+
+    state = TTR.setup([PlayerSpec("Jana"), PlayerSpec("Petr")], {})
+    before = {c.key for c in next(c for c in choices(state, 1) if c.key == "keep").expand()}
+    state = TTR.apply(state, Action("keep_ticket", 0, {"ticket": "berlin-roma"}))
+    after = {c.key for c in next(c for c in choices(state, 1) if c.key == "keep").expand()}
+    assert "berlin-roma" in after and after == before
+
+
+def test_6_an_abandoned_games_export_stays_redacted(service: Trackside) -> None:
+    """Before: abandoning a game made its export (no PIN) show every secret, and reopen_game
+    then played on with them known."""
+    at_speculation(service)
+    guest = Browser(service)
+    speculate = {"action": {"kind": "speculate", "player": 0, "args": {"goods": {"cattle": 4}}}}
+    assert api(guest, {"kind": "action", "payload": speculate})[1]["outcome"] == "applied"
+    assert api(guest, command({"command": "end_game", "reason": "abandoned"}))[1]["outcome"]
+    status, text = guest.request("/api/games/1/export?format=json")
+    assert status == 200
+    record = json.loads(text)
+    speculations = [e for e in record["events"] if e.get("action", {}).get("kind") == "speculate"]
+    assert speculations and all(e.get("private") for e in speculations)
+    assert all("args" not in e["action"] for e in speculations)
+    assert "goods" not in record["snapshot"]["players"][0]
