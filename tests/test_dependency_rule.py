@@ -21,7 +21,7 @@ THIRD_PARTY = {
     "firmware_bridge": {"serial", "evdev", "paho"},
     # Pillow only for a photo's size from its header (vision/see.py)
     "vision": {"cv2", "numpy", "picamera2", "libcamera", "PIL"},
-    "web": {"flask", "werkzeug", "jinja2", "markupsafe", "segno", "waitress", "babel"},
+    "web": {"flask", "werkzeug", "jinja2", "markupsafe", "segno", "waitress", "babel", "icu"},
 }
 STDLIB = set(sys.stdlib_module_names)
 

@@ -401,7 +401,8 @@ def apply_pending_restore(db: Path) -> Path | None:
     database went (None: nothing to restore)."""
     pending = db.with_name(db.name + RESTORE_SUFFIX)
     plan = pending_files(db)
-    _plan_path(db).unlink(missing_ok=True)
+    if _plan_path(db).exists():  # nothing pending touches nothing (a read-only data dir)
+        _plan_path(db).unlink()
     # a check cut short (a power cut mid-upload) leaves its private folder: nothing in it counts
     if db.parent.is_dir():
         for leftover in db.parent.glob(".restore-*"):

@@ -132,7 +132,7 @@ broker_acl() {
   if ! PYTHONPATH=$SRC "$python" -m companion.service.broker acl "$DESTDIR$CONFIG" \
       "$HERE/mosquitto-trackside.acl" >"$rendered"; then
     rm -f "$rendered"
-    die "the broker's ACL could not be written (above); fix [mqtt] in $CONFIG and install again"
+    die "the broker's ACL could not be written (above: the config's error names the option); fix it in $CONFIG and install again"
   fi
   put "$rendered" /etc/mosquitto/trackside.acl 0644
   rm -f "$rendered"

@@ -116,6 +116,7 @@ def table_playout(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # a hang guard: long under a loaded machine
 def test_a_long_ticket_to_ride_with_corrections_never_lists_an_empty_line() -> None:
     """Seed 1 reaches (at step 543) a tunnel card whose player the rules do not read, entered
     before an earlier line was corrected: the tunnel's line was listed and opened on nothing.

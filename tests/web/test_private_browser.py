@@ -151,7 +151,12 @@ def test_two_players_answer_a_speculation_from_their_phones(
         table.set_viewport_size(PHONE)
         no_sideways_scroll(table)
         pins.screenshot(path=str(ARTIFACTS / "private-pins-table-360.png"))
-        pins.get_by_role("button", name="reset Ben's PIN").click()
+        # a reset asks once: the first tap says what the second does, the second does it
+        reset = pins.get_by_role("button", name="reset Ben's PIN")
+        reset.click()
+        expect(reset).to_have_text("Reset Ben’s PIN? Tap again")
+        expect(pins.locator("li", has_text="Ben")).to_contain_text("PIN set")
+        reset.click()
         expect(table.locator(".flash.ok")).to_contain_text("Ben's private PIN was reset")
         expect(ben.locator(".flash.info")).to_contain_text("Your PIN was reset", timeout=10_000)
         expect(ben.locator("#holdings")).to_have_count(0)

@@ -139,6 +139,7 @@ def shoot_all(page: Page, base: str, name: str) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # a hang guard: long under a loaded machine
 def test_every_game_fits_a_tv_and_reads_in_plain_words_on_a_phone(
     table: Trackside, browser: Browser
 ) -> None:

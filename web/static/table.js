@@ -96,6 +96,9 @@
       })
       .then(function (html) {
         if (inFlight !== mine || html === null) { return; }
+        // a finger is on a button: redrawing now would move the tap elsewhere; fetch again
+        // once the tap is done
+        if (!mine.user && pressed) { pending = true; return; }
         userAnswer = mine.user;
         if (!apply(html, how)) { return; } // the whole page loads again
         window.tableUpdateMs = performance.now() - started;
@@ -103,7 +106,18 @@
         if (mine.user) { box.dataset.answered = String((parseInt(box.dataset.answered || "0", 10) || 0) + 1); }
         box.classList.remove("stale");
       })
-      .catch(function (error) { if (error.name !== "AbortError") { box.classList.add("stale"); } })
+      .catch(function (error) {
+        if (error.name === "AbortError") { return; }
+        box.classList.add("stale");
+        if (mine.user) { // the person is told, and the tap counts as answered
+          var note = document.createElement("p");
+          note.className = "flash error";
+          note.setAttribute("role", "status");
+          note.textContent = box.dataset.failed || "That did not get through: tap again.";
+          box.insertBefore(note, box.firstChild);
+          box.dataset.answered = String((parseInt(box.dataset.answered || "0", 10) || 0) + 1);
+        }
+      })
       .finally(function () {
         if (inFlight !== mine) { return; }
         inFlight = null;

@@ -79,10 +79,12 @@ def test_every_action_kind_is_reached_by_taps() -> None:
     for kind in ACTION_KINDS:
         assert reached[kind]  # the tree path that reached it
     # a turn is a few taps: the median turn is two cards (two or three taps each, with the
-    # face-up card turned after a take); the longest is a tunnel told and paid
+    # face-up card turned after a take); the longest is a tunnel claimed by its city, the hand
+    # told kind by kind, the three cards turned and paid (counted here without the table page's
+    # one-option shortcut)
     spread = Counter(turns)
     assert statistics.median(turns) <= 6, spread
-    assert max(turns) <= 20, spread
+    assert max(turns) <= 26, spread
 
 
 def test_the_claimant_tells_the_hand_by_taps_in_their_own_view_only() -> None:
