@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from companion.core import Observation
 from companion.core.choices import Choice, random_leaf
 from companion.core.i18n import LANGUAGE_NAMES, translations
 from companion.core.messages import Message
@@ -182,13 +183,13 @@ def _signed_in(client: FlaskClient) -> FlaskClient:
     return client
 
 
-def _api(client: FlaskClient, body: dict[str, Any], language: str) -> dict[str, Any]:
-    response = client.post(
-        "/api/input", json=body, headers={**TABLE_PIN, "Accept-Language": language}
+def _api(service: Trackside, body: dict[str, Any]) -> dict[str, Any]:
+    """An input entered as ``POST /api/input`` enters it; the answer as the service gives it
+    (a message's JSON, each screen renders it in its own language; or plain text)."""
+    observation = Observation.from_json(
+        {"source": "table-page", "kind": body["kind"], "payload": body["payload"], "seat": None}
     )
-    data = response.get_json()
-    assert isinstance(data, dict), response.get_data(as_text=True)
-    return data
+    return dict(service.submit_and_wait(observation, 10.0))
 
 
 def _answer(outcome: dict[str, Any], language: str) -> list[str]:
@@ -241,7 +242,7 @@ def play(service: Trackside, game: str, seed: int, reading: Reading) -> int:
             "players": [{"name": name} for name in PLAYERS[:n]],
         },
     }
-    started = _api(table, start, "cs")
+    started = _api(service, start)
     assert started["outcome"] == "applied", started
     reading.compare("answers", _answer(started, "cs"), _answer(started, "en"))
     phones: list[FlaskClient] = []
@@ -266,7 +267,7 @@ def play(service: Trackside, game: str, seed: int, reading: Reading) -> int:
         )
         made = leaf.input_json()
         assert made is not None
-        outcome = _api(table, made, "cs")
+        outcome = _api(service, made)
         moves += outcome.get("outcome") == "applied"
         reading.compare("answers", _answer(outcome, "cs"), _answer(outcome, "en"))
         _both(reading, "table page", table, "/table")
@@ -278,7 +279,7 @@ def play(service: Trackside, game: str, seed: int, reading: Reading) -> int:
         if service.choices(None) is None:
             break
     end = {"kind": "command", "payload": {"command": "end_game", "reason": "abandoned"}}
-    outcome = _api(table, end, "cs")
+    outcome = _api(service, end)
     reading.compare("answers", _answer(outcome, "cs"), _answer(outcome, "en"))
     _both(reading, "TV (/)", tv, "/")
     return moves
