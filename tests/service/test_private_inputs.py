@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from companion.core import Observation, ObservationKind
+from companion.core.messages import render_text
 from companion.service.engine import Engine, Publication
 from companion.service.export import export_game
 from companion.service.store import EventStore
@@ -47,7 +48,7 @@ def set_pin(player: int, pin_hash: str | None, **extra: object) -> Observation:
 
 def recent_messages(engine: Engine) -> list[str]:
     _, snapshot = engine.latest()
-    return [str(r["message"]) for r in snapshot["status"]["recent"]]  # type: ignore[index, union-attr]
+    return [render_text(r["message"]) for r in snapshot["status"]["recent"]]  # type: ignore[index, union-attr]
 
 
 def test_a_players_pin_is_recorded_as_its_salted_hash_and_never_in_clear(
@@ -161,7 +162,7 @@ def test_a_correction_to_a_private_action_is_private_too(engine: Engine) -> None
     fix = {"kind": "report_special_goods", "player": 2, "args": {"cards": [["food", "gold"]]}}
     outcome = engine.handle(command({"command": "correct", "target_seq": seq, "action": fix}))
     assert outcome.outcome == "applied"
-    assert recent_messages(engine)[-1] == f"correct #{seq} → Cat: report special goods (private)"
+    assert recent_messages(engine)[-1] == f"#{seq} → Cat: report special goods (private)"
     assert "food,gold" not in json.dumps(engine.latest()[1])
 
 
