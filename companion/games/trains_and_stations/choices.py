@@ -49,14 +49,6 @@ from companion.games.trains_and_stations.names import BONUS_LABELS, building_nam
 from companion.games.trains_and_stations.rules import GAME
 from companion.games.trains_and_stations.state import TSState
 
-FACE_LABELS = {
-    "coin": ("{n} coin", "{n} coins"),
-    "hotel": ("{n} hotel", "{n} hotels"),
-    "mine": ("{n} mine", "{n} mines"),
-    "ranch": ("{n} ranch", "{n} ranches"),
-    "train": ("{n} train", "{n} trains"),
-    "locked": ("{n} locked train", "{n} locked trains"),
-}
 Args = dict[str, Any]
 
 
@@ -65,8 +57,18 @@ def _ok(state: TSState, action: Action) -> bool:
 
 
 def face_label(face: str, n: int) -> Message:
-    one, many = FACE_LABELS[face]
-    return plural(one, many, "n", n=n, context="die face")
+    """``n`` dice showing ``face`` ("Kostky": Mince, Hotel, Důl, Ranč, Vlak, Zamčený vlak)."""
+    if face == "coin":
+        return plural("{n} coin", "{n} coins", "n", n=n, context="die face")
+    if face == "hotel":
+        return plural("{n} hotel", "{n} hotels", "n", n=n, context="die face")
+    if face == "mine":
+        return plural("{n} mine", "{n} mines", "n", n=n, context="die face")
+    if face == "ranch":
+        return plural("{n} ranch", "{n} ranches", "n", n=n, context="die face")
+    if face == "train":
+        return plural("{n} train", "{n} trains", "n", n=n, context="die face")
+    return plural("{n} locked train", "{n} locked trains", "n", n=n, context="die face")
 
 
 def choices(state: TSState, viewer: int | None = None) -> tuple[Choice, ...]:
