@@ -57,13 +57,16 @@ def _same_in_both_cities() -> set[str]:
 
 PROPER_NAMES = (
     set(PLAYERS)
-    | {"Trackside"}
+    | {"Trackside", "/me"}
+    | {"Mini Express"}  # the Czech rulebook's own title (seed 002)
+    | {"hotel"}  # a true cognate: Trains & Stations' Hotel is "Hotel" in the Czech rulebook
     | set(LANGUAGE_NAMES.values())
     | {"CS", "SK", "ES", "EN"}
     | _same_in_both_cities()
 )
-"""Names, never translated: the players', the product's, the languages' own (the switch), and
-the Ticket to Ride cities Czech calls as English does (Berlin, Amsterdam, …)."""
+"""Names, never translated: the players', the product's and its players' page address, the
+languages' own (the switch), a game the Czech rulebook titles as English does, the Ticket to Ride
+cities Czech calls as English does (Paris, Sofia, …); and the one true cognate met ("hotel")."""
 
 WORD = re.compile(r"[^\W\d_]+")
 

@@ -26,6 +26,15 @@ FACE_NAMES: Final[dict[str, Message]] = {
     "train": msg("train", context="die face"),  # Vlak
     "locked": msg("locked train", context="die face"),  # Zamčený vlak
 }
+GOOD_NAMES: Final[dict[str, Message]] = {
+    # "Herní součásti" / "Příprava": karty dělníků, uhlí, dobytka, jídla, stříbra a zlata
+    "workers": msg("workers", context="goods"),  # dělníci
+    "coal": msg("coal", context="goods"),  # uhlí
+    "cattle": msg("cattle", context="goods"),  # dobytek
+    "food": msg("food", context="goods"),  # jídlo
+    "silver": msg("silver", context="goods"),  # stříbro
+    "gold": msg("gold", context="goods"),  # zlato
+}
 BONUS_LABELS: Final[dict[str, Message]] = {
     "vp": msg("1 VP"),
     "special": msg("a special card"),
@@ -35,6 +44,11 @@ BONUS_LABELS: Final[dict[str, Message]] = {
 
 def building_name(building: str) -> Text:
     return BUILDING_NAMES.get(building, building)
+
+
+def good_name(good: str) -> Text:
+    """A kind of goods by the rulebook's name (an unknown one as it is)."""
+    return GOOD_NAMES.get(good, good)
 
 
 def face_name(face: str) -> Text:
