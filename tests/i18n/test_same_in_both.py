@@ -304,7 +304,8 @@ def test_no_english_left_in_czech_on_any_surface(service: Trackside) -> None:
     [
         ("Jana", True),
         ("12 / 3", True),
-        ("Berlin", True),
+        ("Amsterdam – Essen", True),
+        ("Berlin", False),  # Berlín in Czech
         ("Jana: keep ticket (private)", False),
         ("undo #32", False),
         ("Čeština", True),

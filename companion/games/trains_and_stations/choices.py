@@ -45,7 +45,7 @@ from companion.games.trains_and_stations.data import (
     STATION_CAPACITIES,
     WITHDRAW_MIN,
 )
-from companion.games.trains_and_stations.names import BONUS_LABELS, building_name
+from companion.games.trains_and_stations.names import BONUS_LABELS, building_name, place_name
 from companion.games.trains_and_stations.rules import GAME
 from companion.games.trains_and_stations.state import TSState
 
@@ -239,7 +239,7 @@ def _places(
 ) -> Iterator[tuple[str, str, int | None, Message]]:
     """(key, name, capacity for a new one, label): the stations named so far, then a new one."""
     for i, s in enumerate(state.stations):
-        yield f"s{i}", s.name, None, msg("{station}", station=s.name)
+        yield f"s{i}", s.name, None, msg("{station}", station=place_name(s.name))
     n = len(state.stations) + 1 + sum(1 for b in builds if "capacity" in b)
     for cap in STATION_CAPACITIES:
         label = msg("A new station, Station {n} ({spaces} spaces)", n=n, spaces=cap)
@@ -424,11 +424,11 @@ def _cities(state: TSState, p: int, count: int, cities: list[Args]) -> tuple[Cho
     if len(cities) == count:
         return _dice_on_route(state, p, cities, [])
     found: list[Choice] = []
-    names = [(s.name, msg("{station}", station=s.name)) for s in state.stations]
+    names = [(s.name, msg("{station}", station=place_name(s.name))) for s in state.stations]
     for i in range(1, count + 1):
         new = f"City {i}"
         if state.station(new) is None:
-            names.append((new, msg("A new city, {city}", city=new)))
+            names.append((new, msg("A new city, {city}", city=place_name(new))))
     # a delivery's cities have no order: each next city comes after the last one in the list,
     # so every set of cities is offered once
     after = max((i for i, (name, _) in enumerate(names) for c in cities if c["name"] == name), default=-1)  # fmt: skip

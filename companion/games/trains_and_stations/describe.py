@@ -13,7 +13,7 @@ from typing import Any
 from companion.core.actions import Action
 from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.games.trains_and_stations.choices import face_label
-from companion.games.trains_and_stations.names import BONUS_LABELS, building_name
+from companion.games.trains_and_stations.names import BONUS_LABELS, building_name, place_name
 
 _FACE_ORDER = ("coin", "hotel", "mine", "ranch", "train", "locked")
 
@@ -65,7 +65,7 @@ def describe(action: Action, names: Sequence[str]) -> Message:
             listed: list[Text] = [
                 msg(
                     "{city} ({bonus})",
-                    city=str(c.get("name", "")),
+                    city=place_name(str(c.get("name", ""))),
                     bonus=BONUS_LABELS.get(str(c.get("bonus")), msg("no bonus")),
                 )
                 for c in cities
@@ -101,7 +101,7 @@ def _resolve(who: Text, args: Mapping[str, Any]) -> Message:
                 msg(
                     "builds a {building} in {station}",
                     building=building_name(str(b.get("building", ""))),
-                    station=str(b.get("station", "")),
+                    station=place_name(str(b.get("station", ""))),
                 )
             )
     coins = args.get("coins") or 0
