@@ -20,7 +20,7 @@ from companion.games.ticket_to_ride_europe import cards as tc
 from companion.games.ticket_to_ride_europe.names import (
     cards_text,
     city_name,
-    colour_name,
+    one_card,
     route_name,
 )
 from companion.games.ticket_to_ride_europe.notation import city, route_candidates
@@ -99,7 +99,7 @@ def _describe(action: Action, who: Text) -> Message:
         return msg("Turned over for the tunnel: {cards}", cards=_card_list(args.get("cards")))
     if kind == "take_face_up":
         card = tc.parse_kind(args.get("card"))
-        return msg("{player} takes a face-up {card} card", player=who, card=colour_name(card))
+        return msg("{player} takes {card} from the face-up cards", player=who, card=one_card(card))
     if kind == "claim_route":
         route, tunnel = _route(args.get("route"))
         cards = _cards(args.get("cards"))
