@@ -1015,7 +1015,10 @@ class Engine:
             describe = getattr(session.game, "describe", None)
             # the move in the players' words (the TV's last moves); a private one keeps its
             # whole text, told only to its player (the public line comes from privacy)
-            if describe is not None and event.action.kind not in private_actions(session.game):
+            if event.action.kind in private_actions(session.game):
+                # the whole move for its own player's view (the public reads its private line)
+                describe = getattr(session.game, "describe_private", None)
+            if describe is not None:
                 try:
                     text = describe(event.action, [p.name for p in players])
                     message = text.render()

@@ -210,12 +210,18 @@ def _tree_labels(client: FlaskClient, path: str, language: str) -> list[str]:
     labels: list[str] = []
     for depth in range(len(keys)):
         at = "/".join(keys[:depth])
-        response = client.get(
-            f"/api/choices?at={at}&lang={language}", headers=TABLE_PIN
-        )
+        response = client.get(f"/api/choices?at={at}&lang={language}", headers=TABLE_PIN)
         assert response.status_code == 200, (at, response.get_data(as_text=True))
         labels.extend(json_texts(response.get_json()["choices"], ("label",)))
     return labels
+
+
+def _labels_at(client: FlaskClient, at: str, language: str) -> list[str]:
+    """The labels of the choices under ``at`` (none when it is not offered now)."""
+    response = client.get(f"/api/choices?at={at}&lang={language}", headers=TABLE_PIN)
+    if response.status_code != 200:
+        return []
+    return list(json_texts(response.get_json()["choices"], ("label",)))
 
 
 def _pick(service: Trackside, rng: random.Random) -> tuple[str, Choice] | None:
@@ -268,6 +274,13 @@ def play(service: Trackside, game: str, seed: int, reading: Reading) -> int:
             _tree_labels(table, path, "cs"),
             _tree_labels(table, path, "en"),
         )
+        # the table's own steps: how to end the game; every few moves, the log lines to correct
+        for at in ("table-end", "table-correct") if _step % 8 == 0 else ("table-end",):
+            reading.compare(
+                "choice labels (/api/choices)",
+                _labels_at(table, at, "cs"),
+                _labels_at(table, at, "en"),
+            )
         made = leaf.input_json()
         assert made is not None
         outcome = _api(service, made)

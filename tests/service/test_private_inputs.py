@@ -129,7 +129,7 @@ def test_a_private_action_is_told_in_full_to_its_sender_and_as_private_to_everyo
     told = engine.handle(private_action("report_special_goods", 1, cards=[["silver", "gold"]]))
     assert told.outcome == "applied" and "silver" in told.message
     told = engine.handle(private_action("speculate", 0, goods={"cattle": 4}))
-    assert told.outcome == "applied" and "4×cattle" in told.message
+    assert told.outcome == "applied" and "4× cattle" in told.message
     refused = engine.handle(private_action("speculate", 1, goods={"cattle": 9}))
     assert refused.outcome == "rejected" and "Ben holds 3 cattle, not 9" in refused.message
     assert recent_messages(engine)[-3:] == [
@@ -139,7 +139,14 @@ def test_a_private_action_is_told_in_full_to_its_sender_and_as_private_to_everyo
     ]
     _, snapshot = engine.latest()
     public = json.dumps(snapshot)
-    for secret in ("silver,gold", "4×cattle", "holds 3 cattle", "not 9"):
+    for secret in (
+        "silver,gold",
+        "silver + gold",
+        "4×cattle",
+        "4× cattle",
+        "holds 3 cattle",
+        "not 9",
+    ):
         assert secret not in public
     table = snapshot["table"]
     assert all("goods" not in p for p in table["players"])  # type: ignore[index, union-attr, operator]
@@ -181,6 +188,7 @@ def test_after_a_restart_the_recent_inputs_stay_private(db_path: Path) -> None:
             "Ben: speculate (private) — refused; the sender was told why",
         ]
         assert "4×cattle" not in json.dumps(resumed.latest()[1])
+        assert "4× cattle" not in json.dumps(resumed.latest()[1])
     finally:
         store.close()
 

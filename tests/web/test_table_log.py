@@ -93,4 +93,4 @@ def test_the_paged_log_keeps_a_private_trade_private_until_the_end(service: Trac
     )
     assert ended["outcome"] == "applied"
     text = table.get("/table/log").get_data(as_text=True)
-    assert "Ann: speculate — goods: 4 cattle" in text and "(private)" not in text
+    assert "Ann offers in the speculation: 4× cattle" in text and "(private)" not in text

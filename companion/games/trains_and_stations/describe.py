@@ -13,7 +13,12 @@ from typing import Any
 from companion.core.actions import Action
 from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.games.trains_and_stations.choices import face_label
-from companion.games.trains_and_stations.names import BONUS_LABELS, building_name, place_name
+from companion.games.trains_and_stations.names import (
+    BONUS_LABELS,
+    building_name,
+    good_name,
+    place_name,
+)
 
 _FACE_ORDER = ("coin", "hotel", "mine", "ranch", "train", "locked")
 
@@ -82,12 +87,12 @@ def describe(action: Action, names: Sequence[str]) -> Message:
             return msg("{player} completes a task card", player=who)
         if kind == "end_turn":
             return msg("{player} ends the turn", player=who)
-        if kind == "speculate":
-            return msg("{player} makes a secret speculation offer", player=who)
+        if kind in ("speculate", "report_special_goods"):
+            # private moves: public surfaces never ask for these words before the game is over
+            # (they print the private line instead); once it is over, everything shows
+            return describe_private(action, names)
         if kind == "allocate_speculation":
             return msg("{player} shares out the speculation's cards", player=who)
-        if kind == "report_special_goods":
-            return msg("{player} reports the goods on their special cards", player=who)
     except (KeyError, ValueError, TypeError):
         pass
     return msg("{player} makes a move", player=who)
@@ -121,3 +126,39 @@ def _resolve(who: Text, args: Mapping[str, Any]) -> Message:
     if not parts:
         return msg("{player} places the trains and uses no other dice", player=who)
     return msg("{player} uses the dice: {what}", player=who, what=join_texts(parts, "; "))
+
+
+def describe_private(action: Action, names: Sequence[str]) -> Message:
+    """A private move in full, for its own player only ("Spekulace při vylepšování": the offer
+    is made secretly; goods and special cards lie face down)."""
+    who = _player(action, names)
+    args: Mapping[str, Any] = action.args if isinstance(action.args, Mapping) else {}
+    if action.kind == "speculate":
+        raw = args.get("goods")
+        goods: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        offered: list[Text] = [
+            msg("{n}× {good}", n=n, good=good_name(str(g)))
+            for g, n in sorted(goods.items())
+            if isinstance(n, int) and n > 0
+        ]
+        if not offered:
+            return msg("{player} offers nothing in the speculation", player=who)
+        return msg(
+            "{player} offers in the speculation: {goods}",
+            player=who,
+            goods=join_texts(offered, ", "),
+        )
+    if action.kind == "report_special_goods":
+        pairs: list[Text] = [
+            msg("{a} + {b}", a=good_name(str(p[0])), b=good_name(str(p[1])))
+            for p in args.get("cards") or []
+            if isinstance(p, list | tuple) and len(p) == 2
+        ]
+        if not pairs:
+            return msg("{player} has no special card showing two goods", player=who)
+        return msg(
+            "{player}'s special cards show two goods: {pairs}",
+            player=who,
+            pairs=join_texts(pairs, "; "),
+        )
+    return msg("{player} makes a move", player=who)

@@ -266,6 +266,12 @@ class TrainsAndStations:
 
         return describe(action, names)
 
+    def describe_private(self, action: Action, names: Sequence[str]) -> Message:
+        """A private move in full, for its own player only (``describe.py``)."""
+        from companion.games.trains_and_stations.describe import describe_private
+
+        return describe_private(action, names)
+
     def apply(self, state: TSState, action: Action) -> TSState:
         if state.over and action.kind != "report_special_goods":
             raise refuse(
