@@ -54,7 +54,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import TracksideError
 from companion.core.messages import msg
-from companion.core.privacy import has_private_view, private_actions
+from companion.core.privacy import has_private_view, private_actions, private_move_words
 from companion.games.ticket_to_ride_europe.board import TICKETS
 from companion.games.ticket_to_ride_europe.names import ticket_name as ttr_ticket_name
 from companion.games.trains_and_stations.names import good_name as ts_good_name
@@ -633,7 +633,13 @@ def private_pages(service: object) -> Blueprint:
             spec = TICKET_BY_ID.get(str(ticket))
             return i18n.t(ttr_ticket_name(spec)) if spec is not None else str(ticket)
 
+        def private_move(kind: Any) -> str:
+            """A private move's kind in words, in the reader's language ("keep_ticket" →
+            "ponechání karty cílových stanic"), for the table page's note on /me."""
+            return i18n.t(private_move_words(str(kind)))
+
         return {
+            "private_move": private_move,
             "private_pins": private_pins,
             "private_offered": private_offered,
             "good_name": good_name,

@@ -77,11 +77,16 @@ _PRIVATE_MOVES: dict[str, Message] = {
 """The private moves in words (each reader's language); another game's kind reads as a move."""
 
 
+def private_move_words(kind: str) -> Text:
+    """A private move's kind in words (each reader's language); another kind as it reads."""
+    return _PRIVATE_MOVES.get(kind) or kind.replace("_", " ")
+
+
 def public_text(who: str, kind: str, outcome: str) -> Message:
     """What the scoreboard says about a private input instead of the engine's own message
     (which may name the player's cards): ``Ann: speculate (private)``, in each reader's
     language; never its arguments."""
-    words = _PRIVATE_MOVES.get(kind) or msg("{kind}", kind=kind.replace("_", " "))
+    words = _PRIVATE_MOVES.get(kind) or msg("{kind}", kind=kind.replace("_", " "))  # as it reads
     if outcome == "rejected":
         return msg(
             "{player}: {move} (private) — refused; the sender was told why",

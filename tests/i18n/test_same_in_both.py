@@ -126,6 +126,41 @@ def json_texts(value: Any, keys: tuple[str, ...] = ("label", "message", "text"))
             yield from json_texts(item, keys)
 
 
+def _czech_words() -> set[str]:
+    """Every word the Czech catalogues use (their translations, not the English ids)."""
+    from babel.messages.pofile import read_po
+
+    words: set[str] = set()
+    for po in (ROOT / "companion" / "locale" / "cs" / "LC_MESSAGES").glob("*.po"):
+        with po.open("rb") as fp:
+            for message in read_po(fp, locale="cs"):
+                strings = message.string if isinstance(message.string, tuple) else (message.string,)
+                for text in strings:
+                    words.update(w.lower() for w in WORD.findall(text or ""))
+    return words
+
+
+ROOT = Path(__file__).resolve().parents[2]
+CZECH_WORDS = _czech_words()
+
+
+def english_words(cs: str, english: set[str]) -> list[str]:
+    """Words of a Czech text that Czech never uses but the English page does: English left
+    inside a translated sentence ("speculate: each player enters…" in Czech)."""
+    return [
+        w
+        for w in WORD.findall(URL.sub(" ", cs))
+        if len(w) > 2
+        and w.lower() not in CZECH_WORDS
+        and w.lower() in english
+        and not only_names_and_numbers(w)
+    ]
+
+
+INSIDE = ", words inside"
+URL = re.compile(r"https?://\S+|/me\b")
+
+
 class Reading:
     """Every text read on each surface, per language; :meth:`same` the ones the same in both."""
 
@@ -137,33 +172,54 @@ class Reading:
         self.read[surface][language].update(texts)
 
     def compare(self, surface: str, cs: list[str], en: list[str]) -> None:
-        """One screen read in both languages: a text found in both is left in English."""
+        """One screen read in both languages: a text found in both is left in English, and so
+        is a word inside a Czech text that only the English uses."""
         english = set(en)
         for text in set(cs) & english:
             if not only_names_and_numbers(text):
                 self.seen[surface][text] += 1
+        english_vocabulary = {w.lower() for text in en for w in WORD.findall(text)}
+        for text in set(cs) - english:
+            found = english_words(text, english_vocabulary)
+            if found:
+                self.seen[f"{surface}{INSIDE}"][f"{', '.join(found)}: {text}"] += 1
 
-    def report(self) -> str:
+    def report(self, *, inside: bool) -> str:
         lines = []
         for surface, texts in sorted(self.seen.items()):
+            if surface.endswith(INSIDE) != inside:
+                continue
             lines.append(f"{surface}: {len(texts)} text(s) the same in Czech and English")
             for text, n in texts.most_common(40):
                 lines.append(f"    {n:4d}× {text[:140]!r}")
         return "\n".join(lines)
 
-    def count(self) -> dict[str, int]:
-        return {surface: len(texts) for surface, texts in self.seen.items()}
+    def count(self, *, inside: bool) -> dict[str, int]:
+        return {
+            surface: len(texts)
+            for surface, texts in self.seen.items()
+            if surface.endswith(INSIDE) == inside
+        }
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[Trackside]:
+@pytest.fixture(scope="module")
+def reading(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reading]:
+    """The four games played once through a running service, every surface read in both
+    languages (the tests below each check one kind of English left)."""
     settings = parse_settings(
-        {"web": {"host": "127.0.0.1", "port": 0, "pin": PIN}}, data_dir=tmp_path
+        {"web": {"host": "127.0.0.1", "port": 0, "pin": PIN}},
+        data_dir=tmp_path_factory.mktemp("same-in-both"),
     )
     svc = Trackside(settings)
     svc.start()
-    yield svc
-    svc.stop()
+    try:
+        read = Reading()
+        for seed, game in enumerate(GAMES):
+            moves = play(svc, game, seed, read)
+            assert moves > 10, (game, moves)
+        yield read
+    finally:
+        svc.stop()
 
 
 def _get(client: FlaskClient, url: str, language: str) -> str:
@@ -301,15 +357,25 @@ def play(service: Trackside, game: str, seed: int, reading: Reading) -> int:
     return moves
 
 
-def test_no_english_left_in_czech_on_any_surface(service: Trackside) -> None:
-    reading = Reading()
-    for seed, game in enumerate(GAMES):
-        moves = play(service, game, seed, reading)
-        assert moves > 10, (game, moves)
-    counts = reading.count()
+def test_no_text_reads_the_same_in_czech_and_english(reading: Reading) -> None:
+    counts = reading.count(inside=False)
     total = sum(counts.values())
-    print("English left in Czech, per surface:", counts, "total", total)
-    assert total == 0, reading.report()
+    print("Texts the same in Czech and English, per surface:", counts, "total", total)
+    assert total == 0, reading.report(inside=False)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="web/templates/table.html prints the private moves' kinds as code words "
+    "(private_kinds|map('words'): 'keep ticket', 'speculate') inside a Czech sentence; the "
+    "page is being rewritten (issue 49's report names it), ``private_move`` in web/private.py "
+    "gives each in the reader's language",
+)
+def test_no_english_word_inside_a_czech_text(reading: Reading) -> None:
+    counts = reading.count(inside=True)
+    total = sum(counts.values())
+    print("Czech texts with English words inside, per surface:", counts, "total", total)
+    assert total == 0, reading.report(inside=True)
 
 
 @pytest.mark.parametrize(
