@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from web import games
+from companion.games.ticket_to_ride_europe.names import CITY_NAMES
+from web import games, i18n
 
 # Russian Railroads: the categories scored at every round end (docs/formats/russian-railroads.md,
 # "The sheet"); a round's scoring writes its lines as "round N: …".
@@ -324,7 +325,7 @@ def ttr_map(snapshot: Mapping[str, Any], board: Mapping[str, Any] | None = None)
                 cy - 14,
                 colour_of(index),
                 names[index],
-                str(city_by_id[city]["name"]),
+                _city_name(city_by_id[city]),
             )
         )
     paths = []
@@ -337,9 +338,16 @@ def ttr_map(snapshot: Mapping[str, Any], board: Mapping[str, Any] | None = None)
             points = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(c) for c in cities))
             paths.append(MapPath(names[index], colour_of(index), length, points))
     cities_drawn = tuple(
-        MapCity(str(c["id"]), str(c["name"]), *xy(str(c["id"]))) for c in cities_data
+        MapCity(str(c["id"]), _city_name(c), *xy(str(c["id"]))) for c in cities_data
     )
     return TtrMap(MAP_W, MAP_H, cities_drawn, tuple(routes), tuple(stations), tuple(paths))
+
+
+def _city_name(city: Mapping[str, Any]) -> str:
+    """A city by the name the reader's language gives it (the same name as the table page's
+    buttons and ``/me``), else as the board data has it."""
+    found = CITY_NAMES.get(str(city.get("id")))
+    return i18n.t(found) if found is not None else str(city.get("name", ""))
 
 
 # -- Russian Railroads: each player's board ------------------------------------------------

@@ -54,7 +54,10 @@ from werkzeug.wrappers import Response as BaseResponse
 from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import TracksideError
 from companion.core.messages import msg
-from companion.core.privacy import has_private_view, private_actions
+from companion.core.privacy import has_private_view, private_actions, private_move_words
+from companion.games.ticket_to_ride_europe.board import TICKETS
+from companion.games.ticket_to_ride_europe.names import ticket_name as ttr_ticket_name
+from companion.games.trains_and_stations.names import good_name as ts_good_name
 from web import i18n
 from web.forms import FormError, integer
 from web.games import data as game_data
@@ -162,6 +165,10 @@ def _mine(view: Mapping[str, Any], player: int) -> Mapping[str, Any]:
         found = players[viewer]
         return found if isinstance(found, Mapping) else {}
     return {}
+
+
+TICKET_BY_ID = {t.id: t for t in TICKETS}
+"""Ticket to Ride: Europe's destination tickets by id (``brest-venezia``)."""
 
 
 def ts_goods() -> tuple[str, ...]:
@@ -625,6 +632,27 @@ def private_pages(service: object) -> Blueprint:
         def private_offered(snapshot: Mapping[str, Any]) -> bool:
             return _running_game(snapshot) is not None
 
-        return {"private_pins": private_pins, "private_offered": private_offered}
+        def good_name(good: Any) -> str:
+            """A Trains & Stations good by the rulebook's name, in the reader's language."""
+            return i18n.t(ts_good_name(str(good)))
+
+        def ticket_label(ticket: Any) -> str:
+            """A destination ticket by its cities' names in the reader's language (as the
+            table page's buttons name them)."""
+            spec = TICKET_BY_ID.get(str(ticket))
+            return i18n.t(ttr_ticket_name(spec)) if spec is not None else str(ticket)
+
+        def private_move(kind: Any) -> str:
+            """A private move's kind in words, in the reader's language ("keep_ticket" →
+            "ponechání karty cílových stanic"), for the table page's note on /me."""
+            return i18n.t(private_move_words(str(kind)))
+
+        return {
+            "private_move": private_move,
+            "private_pins": private_pins,
+            "private_offered": private_offered,
+            "good_name": good_name,
+            "ticket_label": ticket_label,
+        }
 
     return bp

@@ -22,7 +22,7 @@ from typing import Any
 
 from companion.core.errors import IllegalActionError
 from companion.core.jsonvalue import JsonObject
-from companion.core.messages import Text
+from companion.core.messages import Message, Text, msg
 
 PRIVATE_SOURCE_PREFIX = "private:"
 """The source of an input sent from a player's own private page: ``private:<name>``."""
@@ -66,16 +66,43 @@ def redact_event(event: JsonObject, kinds: frozenset[str]) -> JsonObject:
     return {**event, "action": public_action, "private": True}
 
 
-def public_message(who: str, kind: str, outcome: str) -> str:
+_PRIVATE_MOVES: dict[str, Message] = {
+    # Ticket to Ride: Europe (LÍZNUTÍ KARET CÍLOVÝCH STANIC; the hand declared at the end)
+    "keep_ticket": msg("keep ticket", context="private move"),
+    "declare_hand": msg("declare hand", context="private move"),
+    # Trains & Stations (Zásluhy: goods offered in a speculation; special cards' goods)
+    "speculate": msg("speculate", context="private move"),
+    "report_special_goods": msg("report special goods", context="private move"),
+}
+"""The private moves in words (each reader's language); another game's kind reads as a move."""
+
+
+def private_move_words(kind: str) -> Text:
+    """A private move's kind in words (each reader's language); another kind as it reads."""
+    return _PRIVATE_MOVES.get(kind) or kind.replace("_", " ")
+
+
+def public_text(who: str, kind: str, outcome: str) -> Message:
     """What the scoreboard says about a private input instead of the engine's own message
-    (which may name the player's cards): ``Ann: speculate (private)``."""
-    words = kind.replace("_", " ")
+    (which may name the player's cards): ``Ann: speculate (private)``, in each reader's
+    language; never its arguments."""
+    words = _PRIVATE_MOVES.get(kind) or msg("{kind}", kind=kind.replace("_", " "))  # as it reads
     if outcome == "rejected":
-        return f"{who}: {words} {PRIVATE_NOTE} — refused; the sender was told why"
-    return f"{who}: {words} {PRIVATE_NOTE}"
+        return msg(
+            "{player}: {move} (private) — refused; the sender was told why",
+            player=who,
+            move=words,
+        )
+    return msg("{player}: {move} (private)", player=who, move=words)
 
 
-PRIVATE_REFUSAL = "a private entry was refused; the player it concerns was told why"
+def public_message(who: str, kind: str, outcome: str) -> str:
+    """:func:`public_text` in English (what the input log stores)."""
+    return public_text(who, kind, outcome).render()
+
+
+PRIVATE_REFUSAL_TEXT = msg("a private entry was refused; the player it concerns was told why")
+PRIVATE_REFUSAL = PRIVATE_REFUSAL_TEXT.msgid
 """What every public surface says instead of a refusal derived from a player's hidden state."""
 
 

@@ -46,26 +46,29 @@ from companion.core.events import (
 from companion.core.game import PlayerSpec
 from companion.core.ids import GameId
 from companion.core.jsonvalue import JsonObject, JsonValue, thaw
-from companion.core.messages import Message, msg, render_text, text_json
+from companion.core.messages import Message, Text, msg, render_text, text_json
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import (
     PRIVATE_NOTE,
     PRIVATE_REFUSAL,
+    PRIVATE_REFUSAL_TEXT,
     PRIVATE_SOURCE_PREFIX,
     PrivateRefusalError,
     has_private_view,
     private_actions,
     private_kind,
-    public_message,
+    public_text,
     redact_event,
 )
 from companion.core.session import TableSession
 from companion.core.snapshot import Field
 from companion.games import find_game, game_names
 from companion.games.mini_express import ShareValueTable
+from companion.games.titles import game_title
 from companion.service.enrolment import binding_for
 from companion.service.export import game_result
 from companion.service.store import EventStore, InputOutcome, TagBinding
+from companion.service.table_choices import describe as describe_move
 from companion.service.table_choices import table_tree, tree_seq
 
 log = logging.getLogger(__name__)
@@ -146,14 +149,19 @@ class _PrivateFailureError(IllegalActionError):
     """A refusal derived from ``player``'s private state, on its way to only them: ``full``
     is the whole reason; nothing public prints it."""
 
-    def __init__(self, full: str, player: int | None) -> None:
-        super().__init__(PRIVATE_REFUSAL)
+    def __init__(self, full: Text, player: int | None) -> None:
+        super().__init__(PRIVATE_REFUSAL_TEXT)
         self.full = full
         self.player = player
 
 
-def _with_message(outcome: InputOutcome, message: str) -> InputOutcome:
-    return InputOutcome(outcome.outcome, message, outcome.game_id, outcome.seq)
+def _with_message(outcome: InputOutcome, message: Text) -> InputOutcome:
+    """``outcome`` saying ``message`` instead (a message: each screen in its language)."""
+    if not isinstance(message, Message):
+        return InputOutcome(outcome.outcome, message, outcome.game_id, outcome.seq)
+    return InputOutcome(
+        outcome.outcome, message.render(), outcome.game_id, outcome.seq, text=message.to_json()
+    )
 
 
 def _refused(exc: TracksideError, game_id: GameId | None) -> InputOutcome:
@@ -163,6 +171,47 @@ def _refused(exc: TracksideError, game_id: GameId | None) -> InputOutcome:
     if isinstance(exc, _UnknownTagError):  # the scoreboard's recent list shows no tag id
         text = msg("unknown tag — enrol it on the table page").to_json()
     return InputOutcome("rejected", str(exc), game_id, text=text)
+
+
+def _outcome(
+    outcome: str,
+    text: Message,
+    game_id: GameId | None,
+    seq: int | None = None,
+    reply: JsonObject | None = None,
+) -> InputOutcome:
+    """An answer whose words each screen renders in its language (its English stored);
+    ``reply``: what only the sender hears (a seat code), never stored."""
+    return InputOutcome(outcome, text.render(), game_id, seq, text=text.to_json(), reply=reply)
+
+
+def _line(session: TableSession, seq: int) -> Message:
+    """The logged move ``seq`` in words (a private one without its secret)."""
+    for applied in (*session.applied, *session.redo_stack):
+        if applied.seq == seq:
+            described = describe_move(session, applied.action)
+            return described if isinstance(described, Message) else msg("{line}", line=described)
+    return msg("move {seq}", seq=seq)
+
+
+def _table_step(session: TableSession, event: GameEvent, seq: int) -> Message:
+    """What the table did (undo, redo, a correction, the end), in words."""
+    if isinstance(event, ActionUndone):
+        return msg("Undone: {line}", line=_line(session, event.target_seq))
+    if isinstance(event, ActionRedone):
+        return msg("Done again: {line}", line=_line(session, event.target_seq))
+    if isinstance(event, ActionCorrected):
+        described = describe_move(session, event.action)
+        return msg(
+            "Corrected: {old} → {new}",
+            old=_line(session, event.target_seq),
+            new=described if isinstance(described, Message) else msg("{line}", line=described),
+        )
+    if isinstance(event, GameEnded):
+        if event.reason == "finished":
+            return msg("The game is over: final scoring done, filed as finished")
+        return msg("The game was abandoned: filed with no winner")
+    return msg("table step {seq}", seq=seq)
 
 
 def _name_of(session: TableSession, player: int | None) -> str:
@@ -252,7 +301,9 @@ class Engine:
                 kind = private_kind(item.get("payload"), broken_kinds[game_id])
                 shown = None if kind is None else ("a player", kind)
             if shown is not None:
-                recent["message"] = public_message(shown[0], shown[1], str(recent["outcome"]))
+                recent["message"] = public_text(
+                    shown[0], shown[1], str(recent["outcome"])
+                ).to_json()
             self._state.recent.append(recent)
 
     def _show_last_ended(self) -> None:
@@ -341,21 +392,23 @@ class Engine:
         # full message) once the outcome is known.
         session = self.session()
         private = self._private_message(session, observation.payload, observation.seat)
-        secret: tuple[int | None, str] | None = None
+        secret: tuple[int | None, Text] | None = None
         try:
             plan = self._plan(observation)
             found = self._private_entry(session, plan.entry)
             private = private or (found[1:] if found is not None else None)
             if private is not None and plan.outcome.outcome == "applied":
                 player = found[0] if found is not None else self._sender_player(observation)
-                secret = (player, plan.outcome.message)
+                told = plan.outcome.text
+                secret = (player, Message.from_json(told) if told else plan.outcome.message)
                 plan.outcome = _with_message(
-                    plan.outcome, public_message(*private, plan.outcome.outcome)
+                    plan.outcome, public_text(*private, plan.outcome.outcome)
                 )
         except _PrivateFailureError as exc:
             secret = (exc.player, exc.full)
-            public = public_message(*private, "rejected") if private else PRIVATE_REFUSAL
-            plan = _Plan(InputOutcome("rejected", public, self._state.active))
+            public_words = public_text(*private, "rejected") if private else PRIVATE_REFUSAL_TEXT
+            public = public_words.render()
+            plan = _Plan(_outcome("rejected", public_words, self._state.active))
             if observation.seat is not None:
                 plan.cues.append(
                     {
@@ -368,8 +421,11 @@ class Engine:
         except TracksideError as exc:
             plan = _Plan(_refused(exc, self._state.active))
             if private is not None:  # a refused private action: its reason reads its arguments
-                secret = (self._sender_player(observation), str(exc))
-                plan.outcome = _with_message(plan.outcome, public_message(*private, "rejected"))
+                secret = (
+                    self._sender_player(observation),
+                    exc.text if isinstance(exc, IllegalActionError) else str(exc),
+                )
+                plan.outcome = _with_message(plan.outcome, public_text(*private, "rejected"))
             if observation.seat is not None:
                 cue = _seat_cue(observation, exc)
                 if secret is not None and "message" in cue:
@@ -433,7 +489,7 @@ class Engine:
         session: TableSession,
         obs: Observation,
         outcome: InputOutcome,
-        secret: tuple[int | None, str],
+        secret: tuple[int | None, Text],
     ) -> InputOutcome:
         """Keep ``secret``'s full message for its player's private view; the sender gets it
         back only when the sender is that player's own private page."""
@@ -445,7 +501,9 @@ class Engine:
         notes = self._state.private_notes.setdefault(
             (GameId(game_id), player), deque(maxlen=PRIVATE_NOTES_KEPT)
         )
-        notes.append({"outcome": outcome.outcome, "message": full, "wall_time_s": obs.wall_time_s})
+        notes.append(
+            {"outcome": outcome.outcome, "message": text_json(full), "wall_time_s": obs.wall_time_s}
+        )
         if obs.source == f"{PRIVATE_SOURCE_PREFIX}{players[player].name}":
             return _with_message(outcome, full)
         return outcome
@@ -491,17 +549,23 @@ class Engine:
             return None
         kinds = private_actions(session.game)
         if isinstance(exc, PrivateRefusalError):
-            return _PrivateFailureError(str(exc), exc.player)
+            return _PrivateFailureError(exc.text, exc.player)
         if isinstance(event, ActionApplied | ActionCorrected) and event.action.kind in kinds:
-            return _PrivateFailureError(str(exc), event.action.player)
+            return _PrivateFailureError(
+                exc.text if isinstance(exc, IllegalActionError) else str(exc), event.action.player
+            )
         if not isinstance(event, ActionCorrected):
             return None
-        full = str(exc)
-        if not full.startswith("correction of"):
-            full = (
-                f"correction of #{event.target_seq} refused: an entry of yours would no longer "
-                f"hold: {full}"
+        why = exc.text if isinstance(exc, IllegalActionError) else msg("{why}", why=str(exc))
+        full: Text = (
+            why
+            if str(exc).startswith("correction of")
+            else msg(
+                "correction of #{seq} refused: an entry of yours would no longer hold: {why}",
+                seq=event.target_seq,
+                why=why,
             )
+        )
         # which later action fails once the correction is in (the session says only in words)
         index = next((i for i, a in enumerate(session.applied) if a.seq == event.target_seq), None)
         if index is None:
@@ -551,7 +615,7 @@ class Engine:
             else "a player"
         )
         if payload.get("command") == "correct":
-            who = f"correct #{payload.get('target_seq')} → {who}"
+            who = f"#{payload.get('target_seq')} → {who}"
         return who, kind
 
     def _plan(self, obs: Observation) -> _Plan:
@@ -700,12 +764,12 @@ class Engine:
         event: GameEvent
         if command == "undo":
             if not session.applied:
-                raise IllegalActionError("nothing to undo")
+                raise IllegalActionError(msg("nothing to undo"))
             target = doc.get("target_seq", session.applied[-1].seq).int(lo=1)
             event = ActionUndone(target)
         elif command == "redo":
             if not session.redo_stack:
-                raise IllegalActionError("nothing to redo")
+                raise IllegalActionError(msg("nothing to redo"))
             event = ActionRedone(doc.get("target_seq", session.redo_stack[-1].seq).int(lo=1))
         elif command == "correct":
             event = ActionCorrected(
@@ -794,7 +858,9 @@ class Engine:
         entry = LogEntry(1, started, obs.source, obs.wall_time_s)
         session = TableSession.start(game, entry)
         return _Plan(
-            InputOutcome("applied", f"{game.title} started", None, 1),
+            _outcome(
+                "applied", msg("{game} started", game=game_title(game.name, game.title)), None, 1
+            ),
             session=session,
             entry=entry,
             new_game=(game.name, tuple(names)),
@@ -860,7 +926,12 @@ class Engine:
         if doc.has("game_id") and doc.get("game_id").int(lo=1) != game_id:
             doc.get("game_id").fail(f"game {game_id} is on the table now; reload the page")
         if not has_private_view(session.game):
-            raise IllegalActionError(f"{session.game.title} has no private views to protect")
+            raise IllegalActionError(
+                msg(
+                    "{game} has no private views to protect",
+                    game=game_title(session.game.name, session.game.title),
+                )
+            )
         players = session.started.players
         player = doc.get("player").int(lo=0, hi=len(players) - 1)
         return game_id, player, players[player].name
@@ -881,11 +952,13 @@ class Engine:
         if self.store.player_pin_hash(game_id, player) is None:
             if withdrawn:
                 return _Plan(
-                    InputOutcome("pin_reset", f"{name}'s seat code was withdrawn", game_id)
+                    _outcome(
+                        "pin_reset", msg("{player}'s seat code was withdrawn", player=name), game_id
+                    )
                 )
-            raise IllegalActionError(f"{name} has no private PIN to reset")
+            raise IllegalActionError(msg("{player} has no private PIN to reset", player=name))
         return _Plan(
-            InputOutcome("pin_reset", f"{name}'s private PIN was reset", game_id),
+            _outcome("pin_reset", msg("{player}'s private PIN was reset", player=name), game_id),
             player_pin=(game_id, player, None),
         )
 
@@ -896,14 +969,20 @@ class Engine:
         doc.only("command", "player", "game_id")
         game_id, player, name = self._private_seat(doc)
         if self.store.player_pin_hash(game_id, player) is not None:
-            raise IllegalActionError(f"{name} has a private PIN already; reset it first")
+            raise IllegalActionError(
+                msg("{player} has a private PIN already; reset it first", player=name)
+            )
         code = "".join(secrets.choice(SEAT_CODE_ALPHABET) for _ in range(SEAT_CODE_LENGTH))
         with self._codes_lock:  # a new code replaces the old one
             self._seat_codes[(game_id, player)] = (code, time.monotonic() + SEAT_CODE_TTL_S)
         return _Plan(
-            InputOutcome(
+            _outcome(
                 "seat_code",
-                f"a seat code for {name} was issued (once, {int(SEAT_CODE_TTL_S // 60)} minutes)",
+                msg(
+                    "a seat code for {player} was issued (once, {minutes} minutes)",
+                    player=name,
+                    minutes=int(SEAT_CODE_TTL_S // 60),
+                ),
                 game_id,
                 reply={"code": code, "player": player, "expires_in_s": SEAT_CODE_TTL_S},
             )
@@ -932,12 +1011,14 @@ class Engine:
             )
         if self.store.player_pin_hash(game_id, player) is not None:
             raise IllegalActionError(
-                f"{name} has a private PIN already; the table page can reset it"
+                msg("{player} has a private PIN already; the table page can reset it", player=name)
             )
         self._drop_seat_code(game_id, player)  # used: even if the write fails, ask again
         return _Plan(
-            InputOutcome(
-                "pin_set", f"{name} set a private PIN with the table's seat code", game_id
+            _outcome(
+                "pin_set",
+                msg("{player} set a private PIN with the table's seat code", player=name),
+                game_id,
             ),
             player_pin=(game_id, player, pin_hash),
         )
@@ -1042,7 +1123,10 @@ class Engine:
             describe = getattr(session.game, "describe", None)
             # the move in the players' words (the TV's last moves); a private one keeps its
             # whole text, told only to its player (the public line comes from privacy)
-            if describe is not None and event.action.kind not in private_actions(session.game):
+            if event.action.kind in private_actions(session.game):
+                # the whole move for its own player's view (the public reads its private line)
+                describe = getattr(session.game, "describe_private", None)
+            if describe is not None:
                 try:
                     text = describe(event.action, [p.name for p in players])
                     message = text.render()
@@ -1050,7 +1134,8 @@ class Engine:
                     log.exception("engine: describing %r failed", event.action)
                     text = None
         else:
-            message = f"{verb} #{getattr(event, 'target_seq', entry.seq)}"
+            text = _table_step(session, event, entry.seq)
+            message = text.render()
         return _Plan(
             InputOutcome(
                 "applied",
@@ -1149,7 +1234,7 @@ class Engine:
         }
         session = self.session()
         if session is None:
-            status["waiting_for"] = "a game to start"
+            status["waiting_for"] = msg("a game to start").to_json()
             return snapshot
         game = session.game
         st = session.state
@@ -1192,7 +1277,14 @@ class Engine:
                 state.cues.append({"kind": "round_end", "round": before[0], "at_s": now})
             state.rounds[state.active] = (turn.round, over)
         if session.is_ended:
-            status.update(active_players=[], waiting_for=f"a new game (this one {session.ended})")
+            status.update(
+                active_players=[],
+                waiting_for=(
+                    msg("a new game (this one is over and filed)")
+                    if session.ended == "finished"
+                    else msg("a new game (this one was abandoned)")
+                ).to_json(),
+            )
         if state.prompt is not None:
             status["prompt"] = state.prompt.to_json()
             if state.unknown_tag:
@@ -1200,7 +1292,7 @@ class Engine:
         snapshot.update(
             game=game.name,
             game_id=state.active,
-            title=game.title,
+            title=game_title(game.name, game.title).to_json(),
             seq=session.entries[-1].seq,
             over=over,
             players=players,  # type: ignore[arg-type]
@@ -1280,7 +1372,7 @@ def _recent_from(
     printed ticket label names the ticket)."""
     message: JsonValue = outcome.text if outcome.text is not None else outcome.message
     if private is not None:
-        message = public_message(private[0], private[1], outcome.outcome)
+        message = public_text(private[0], private[1], outcome.outcome).to_json()
     return {
         "source": obs.source,
         "seat": obs.seat,

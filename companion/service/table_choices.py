@@ -171,10 +171,10 @@ def _end(session: TableSession) -> tuple[Choice, ...]:
     ends.append(
         Choice(
             "abandoned",
-            msg(
-                "Abandon the game: file it with no winner (it can be reopened later)"
-                if over
-                else "The game is not over by the rules: abandon it, with no winner "
+            msg("Abandon the game: file it with no winner (it can be reopened later)")
+            if over
+            else msg(
+                "The game is not over by the rules: abandon it, with no winner "
                 "(it can be reopened later)"
             ),
             None,

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from companion.core import Observation
+from companion.core.messages import render_text
 from companion.service.config import parse_settings
 from companion.service.runtime import Trackside
 from firmware_bridge.mqtt import MqttConfig
@@ -94,5 +95,10 @@ def test_a_button_press_undoes_and_redoes_and_nothing_else_gets_through(
     wait_until(lambda: totals(table) == [3, 0], what="the redo")
     # the table's log says who pressed: exactly the two presses, nothing of the junk
     recent = table.latest()[1]["status"]["recent"]
-    pressed = [(r["outcome"], r["message"]) for r in recent if r["source"] == "home-assistant"]
-    assert pressed == [("applied", "undo #2"), ("applied", "redo #2")]
+    pressed = [
+        (r["outcome"], render_text(r["message"])) for r in recent if r["source"] == "home-assistant"
+    ]
+    assert [outcome for outcome, _ in pressed] == ["applied", "applied"]
+    assert pressed[0][1].startswith("Undone: ") and pressed[1][1].startswith("Done again: ")
+    # the same move, named: undone, then done again
+    assert pressed[0][1].removeprefix("Undone: ") == pressed[1][1].removeprefix("Done again: ")

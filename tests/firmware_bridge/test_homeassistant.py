@@ -18,6 +18,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from companion.core import Observation, ObservationKind
 from companion.core.actions import Action
+from companion.core.i18n import translations
+from companion.core.messages import render_json
 from companion.service.engine import Engine
 from companion.service.store import EventStore
 from firmware_bridge.homeassistant import (
@@ -49,6 +51,12 @@ def command(payload: dict[str, Any]) -> Observation:
     return Observation("table-page", ObservationKind.COMMAND, payload)  # type: ignore[arg-type]
 
 
+def published(engine: Engine) -> dict[str, Any]:
+    """The snapshot as the service publishes it over MQTT: its messages in the table's
+    language (English here), as ``Trackside._to_mqtt`` renders them."""
+    return json.loads(json.dumps(render_json(engine.latest()[1], translations("en"))))
+
+
 def snapshots(tmp_path: Path, game: str) -> dict[str, dict[str, Any]]:
     """The snapshots of ``game``'s golden playthrough: none, start, mid, end."""
     every = playthrough(tmp_path, game)
@@ -61,7 +69,7 @@ def playthrough(tmp_path: Path, game: str) -> list[dict[str, Any]]:
     store = EventStore(tmp_path / f"{game}.sqlite3")
     try:
         engine = Engine(store)
-        shapes = [json.loads(json.dumps(engine.latest()[1]))]
+        shapes = [published(engine)]
         started = engine.handle(
             command(
                 {
@@ -73,7 +81,7 @@ def playthrough(tmp_path: Path, game: str) -> list[dict[str, Any]]:
             )
         )
         assert started.outcome == "applied", started.message
-        shapes.append(json.loads(json.dumps(engine.latest()[1])))
+        shapes.append(published(engine))
         steps = golden["steps"]
         for n, step in enumerate(steps):
             session = engine.session()
@@ -94,7 +102,7 @@ def playthrough(tmp_path: Path, game: str) -> list[dict[str, Any]]:
                 )
             )
             assert (outcome.outcome == "rejected") == ("refused" in step), (n, outcome.message)
-            shapes.append(json.loads(json.dumps(engine.latest()[1])))
+            shapes.append(published(engine))
         assert shapes[-1]["over"] is golden["final"]["over"]
         return shapes
     finally:
@@ -257,7 +265,7 @@ def test_only_tags_that_are_not_game_pieces_reach_the_tag_scanner(tmp_path: Path
                 1,  # type: ignore[arg-type]
             )
             engine.handle(observation)
-            snapshot = json.loads(json.dumps(engine.latest()[1]))
+            snapshot = published(engine)
             sent.extend(scans.update(snapshot))
             assert scans.update(snapshot) == []  # once each
 

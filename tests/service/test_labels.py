@@ -20,6 +20,7 @@ import zxingcpp
 
 from companion.core import Observation, ObservationKind
 from companion.core.errors import ConfigError, UnknownComponentError
+from companion.core.messages import render_text
 from companion.games import find_game
 from companion.service import labels
 from companion.service.cli import main
@@ -271,7 +272,8 @@ def test_a_ticket_marker_seen_by_the_camera_is_that_ticket_in_the_registry(
     outcome = engine.handle(seen)
     # tickets are secret until the end: the sender (the camera) hears only the public note
     assert (outcome.outcome, outcome.message) == ("applied", "Red: keep ticket (private)")
-    assert engine.private_notes(1, 0)[-1]["message"] == "Red: keep ticket ticket=athina-angora"
+    told = render_text(engine.private_notes(1, 0)[-1]["message"])
+    assert told == "Red keeps the destination ticket Athina – Angora"
     unprinted = Observation("camera", ObservationKind.TAG_PRESENT, {"uid": "ARUCO-99"})  # type: ignore[arg-type]
     assert "unknown tag 'ARUCO-99'" in engine.handle(unprinted).message
 
@@ -301,5 +303,6 @@ def test_a_printed_qr_ticket_scanned_at_the_table_needs_no_enrolment(
     scanned = Observation("blue-seat", ObservationKind.TEXT, {"text": ticket.code}, 2)  # type: ignore[arg-type]
     outcome = engine.handle(scanned)
     assert (outcome.outcome, outcome.message) == ("applied", "Blue: keep ticket (private)")
-    assert engine.private_notes(1, 1)[-1]["message"] == "Blue: keep ticket ticket=athina-angora"
+    told = render_text(engine.private_notes(1, 1)[-1]["message"])
+    assert told == "Blue keeps the destination ticket Athina – Angora"
     assert store.tags() == []

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from companion.core import Observation, ObservationKind
+from companion.core.messages import render_text
 from companion.service.engine import Engine, Publication
 from companion.service.export import export_game
 from companion.service.store import EventStore, InputOutcome
@@ -63,7 +64,7 @@ def claim_seat(engine: Engine, player: int, pin_hash: str, **extra: object) -> I
 
 def recent_messages(engine: Engine) -> list[str]:
     _, snapshot = engine.latest()
-    return [str(r["message"]) for r in snapshot["status"]["recent"]]  # type: ignore[index, union-attr]
+    return [render_text(r["message"]) for r in snapshot["status"]["recent"]]  # type: ignore[index, union-attr]
 
 
 def test_a_players_pin_is_recorded_as_its_salted_hash_and_never_in_clear(
@@ -151,7 +152,7 @@ def test_a_private_action_is_told_in_full_to_its_sender_and_as_private_to_everyo
     told = engine.handle(private_action("report_special_goods", 1, cards=[["silver", "gold"]]))
     assert told.outcome == "applied" and "silver" in told.message
     told = engine.handle(private_action("speculate", 0, goods={"cattle": 4}))
-    assert told.outcome == "applied" and "4×cattle" in told.message
+    assert told.outcome == "applied" and "4× cattle" in told.message
     refused = engine.handle(private_action("speculate", 1, goods={"cattle": 9}))
     assert refused.outcome == "rejected" and "Ben holds 3 cattle, not 9" in refused.message
     assert recent_messages(engine)[-3:] == [
@@ -161,7 +162,14 @@ def test_a_private_action_is_told_in_full_to_its_sender_and_as_private_to_everyo
     ]
     _, snapshot = engine.latest()
     public = json.dumps(snapshot)
-    for secret in ("silver,gold", "4×cattle", "holds 3 cattle", "not 9"):
+    for secret in (
+        "silver,gold",
+        "silver + gold",
+        "4×cattle",
+        "4× cattle",
+        "holds 3 cattle",
+        "not 9",
+    ):
         assert secret not in public
     table = snapshot["table"]
     assert all("goods" not in p for p in table["players"])  # type: ignore[index, union-attr, operator]
@@ -184,7 +192,7 @@ def test_a_correction_to_a_private_action_is_private_too(engine: Engine) -> None
     fix = {"kind": "report_special_goods", "player": 2, "args": {"cards": [["food", "gold"]]}}
     outcome = engine.handle(command({"command": "correct", "target_seq": seq, "action": fix}))
     assert outcome.outcome == "applied"
-    assert recent_messages(engine)[-1] == f"correct #{seq} → Cat: report special goods (private)"
+    assert recent_messages(engine)[-1] == f"#{seq} → Cat: report special goods (private)"
     assert "food,gold" not in json.dumps(engine.latest()[1])
 
 
@@ -203,6 +211,7 @@ def test_after_a_restart_the_recent_inputs_stay_private(db_path: Path) -> None:
             "Ben: speculate (private) — refused; the sender was told why",
         ]
         assert "4×cattle" not in json.dumps(resumed.latest()[1])
+        assert "4× cattle" not in json.dumps(resumed.latest()[1])
     finally:
         store.close()
 

@@ -262,7 +262,8 @@ def test_saving_mid_game_also_fills_the_cells_the_game_lacks(service: Trackside)
         "The game on the table (#1) lacked 2 of these cells (0 · Other, 3 · 1st): sending them "
         "to it as a share_values action." in page
     )
-    assert "table: share values" in page  # the engine's outcome of the action
+    # the engine's outcome of the action, in words
+    assert "The table fills in cells of the board&#39;s share-value table" in page
     assert game_table(service) == {"0": {"other": 1}, "3": {"1st": 6}, "4": {"2nd": 2}, **RULEBOOK}
     # saving the same table again sends nothing more to the game
     _, snapshot = service.latest()

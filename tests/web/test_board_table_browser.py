@@ -60,10 +60,12 @@ def test_fill_save_start_fill_mid_game_and_export(service: Trackside, browser: B
     expect(page.locator(".flash.info")).to_contain_text(
         "The game on the table (#1) lacked 1 of these cells (5 · 1st)"
     )
-    expect(page.locator(".flash.ok").last).to_contain_text("table: share values")
+    expect(page.locator(".flash.ok").last).to_contain_text(
+        "The table fills in cells of the board's share-value table"
+    )
     assert game_table(service)["5"] == {"1st": 3, "other": 2}
     page.goto(f"{base}/table")
-    expect(page.locator("#log li").first).to_contain_text("share values")
+    expect(page.locator("#log li").first).to_contain_text("share-value table")
     expect(page.locator("#log li").first).to_contain_text("Ann")
 
     # the export: a download whose share_values can go into the config

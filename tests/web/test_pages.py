@@ -145,7 +145,7 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
     expect(page.locator(".flash.error")).to_contain_text("Not sent — args: not JSON")
     advance(1)  # Red, a mistake: undo it (appended to the log, with who and when)
     tap("table-undo")
-    expect(page.locator(".flash.ok")).to_have_text("undo #4")
+    expect(page.locator(".flash.ok")).to_have_text("Undone: Red: advance steps=1")
     expect(page.locator("#log li").first).to_contain_text("#5")
     expect(page.locator("#log li").first).to_contain_text("Ann")
     expect(page.locator("#log li").first).to_contain_text("undo #4")
@@ -170,7 +170,9 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
     tap("table-end")  # a confirmation that says what happens
     expect(page.locator("#enter")).to_contain_text("do the final scoring")
     tap("table-end/finished")
-    expect(page.locator(".flash.ok")).to_have_text("end_game #9")
+    expect(page.locator(".flash.ok")).to_have_text(
+        "The game is over: final scoring done, filed as finished"
+    )
     expect(page.locator("#start")).to_be_visible()  # ready for the next game
     page.goto(f"{base}/history")
     expect(page.locator(".game-row").first).to_contain_text("Red 10")

@@ -5,6 +5,7 @@ history, the exports — and is all there once the game has ended."""
 
 from __future__ import annotations
 
+import html
 import json
 
 import pytest
@@ -25,15 +26,17 @@ from .private_table import (
 )
 
 # Ann gives 4 cattle; Ben reports a silver + gold special card and trades it with 2 cattle.
-# Every way a surface could print those: describe() "goods=4×cattle", the table log "goods: 4
-# cattle", JSON, the private page's "silver + gold".
+# Every way a surface could print those: describe() "goods=4×cattle", the sender's own line
+# "4× cattle", the table log "goods: 4 cattle", JSON, the private page's "silver + gold".
 SECRETS = (
     "4 cattle",
     "4×cattle",
+    "4× cattle",
     '"cattle": 4',
     '"cattle":4',
     "2 cattle",
     "2×cattle",
+    "2× cattle",
     '"cattle": 2',
     "silver, gold",
     "silver,gold",
@@ -131,7 +134,7 @@ def test_an_abandoned_game_keeps_its_secrets_in_the_log_and_the_export(
     ended = api(client, {"kind": "command", "payload": {"command": "end_game", "reason": reason}})
     assert ended["outcome"] == "applied"
     table = signed_in_table(service).get("/table").get_data(as_text=True)
-    assert "4 cattle" not in table and "silver, gold" not in table
+    assert "4× cattle" not in table and "silver + gold" not in html.unescape(table)
     record = json.loads(client.get("/api/games/1/export").get_data(as_text=True))
     private = [e["action"] for e in record["events"] if e.get("private")]
     assert {"kind": "speculate", "player": 0} in private
@@ -151,7 +154,7 @@ def test_once_the_game_is_over_by_the_rules_everything_shows(service: Trackside)
     assert state["table"]["players"][0]["goods"]["food"] == 2  # the scoreboard may show it now
     # the speculation is older than the table page's last moves: the whole log shows it
     table = signed_in_table(service).get("/table/log").get_data(as_text=True)
-    assert "Ann: speculate — goods: 4 cattle" in table
+    assert "Ann offers in the speculation: 4× cattle" in table
     record = json.loads(client.get("/api/games/1/export").get_data(as_text=True))
     assert not any(e.get("private") for e in record["events"])
     # Ann's page still shows her own cards, and the cards kept for scoring can still be told
@@ -161,8 +164,9 @@ def test_once_the_game_is_over_by_the_rules_everything_shows(service: Trackside)
     page = send(ann, "report_special_goods", card_0_a="coal", card_0_b="gold")
     assert "coal + gold" in page
     board = client.get("/partials/scoreboard").get_data(as_text=True)
-    # the scoreboard lists the move in words (its arguments are the table page's log's)
-    assert "Ann: report special goods" in board and "(private)" not in board
+    # the scoreboard lists the move in words, whole now that the game is over
+    assert "Ann's special cards show two goods: coal + gold" in html.unescape(board)
+    assert "(private)" not in board
 
 
 def test_a_correction_that_breaks_a_private_entry_is_explained_only_to_its_player(

@@ -31,7 +31,7 @@ def seat_code(table: Page, base: str, name: str) -> str:
         table.get_by_label("PIN").fill(PIN)
         table.get_by_role("button", name="Enter").click()
     table.goto(f"{base}/table#private-pins")
-    table.get_by_role("button", name=f"give {name} a seat code").click()
+    table.get_by_role("button", name=f"Give {name} a seat code").click()
     row = table.locator("#private-pins li", has_text=name)
     expect(row.locator("svg")).to_be_visible()
     return row.locator(".seat-code").inner_text()
@@ -152,7 +152,7 @@ def test_two_players_answer_a_speculation_from_their_phones(
         no_sideways_scroll(table)
         pins.screenshot(path=str(ARTIFACTS / "private-pins-table-360.png"))
         # a reset asks once: the first tap says what the second does, the second does it
-        reset = pins.get_by_role("button", name="reset Ben's PIN")
+        reset = pins.get_by_role("button", name="Reset the PIN of Ben")
         reset.click()
         expect(reset).to_have_text("Reset Ben’s PIN? Tap again")
         expect(pins.locator("li", has_text="Ben")).to_contain_text("PIN set")

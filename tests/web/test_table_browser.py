@@ -184,7 +184,7 @@ def private_phones(  # noqa: PLR0917 (a test helper: the table's page and the ph
         me = phones.get(i)
         if me is None:
             table.goto(f"{base}/table#private-pins")
-            table.locator(f'button[aria-label="give {plan.players[i]} a seat code"]').click()
+            table.locator(f'button[aria-label="Give {plan.players[i]} a seat code"]').click()
             tally.taps += 1
             code = table.locator(f'.seat-code[data-player="{i}"]').inner_text().strip()
             me = browser.new_context(viewport=PHONE, has_touch=True).new_page()

@@ -110,6 +110,12 @@ class MiniExpress:
     def setup(self, players: Sequence[PlayerSpec], options: Mapping[str, Any]) -> MiniExpressState:
         return setup_state(players, options)
 
+    def describe(self, action: Action, names: Sequence[str]) -> Message:
+        """The move in words for the log and the TV (``describe.py``)."""
+        from companion.games.mini_express.describe import describe
+
+        return describe(action, names)
+
     # -- actions -------------------------------------------------------------------------------
     def apply(self, state: MiniExpressState, action: Action) -> MiniExpressState:
         if action.kind not in ACTIONS:

@@ -23,7 +23,7 @@ from companion.games.mini_express.data import (
     SOLO,
     TWO_EXPERIENCED_VARIANT,
 )
-from companion.games.mini_express.names import RANK_LABELS, cell_words
+from companion.games.mini_express.names import COMPANY_LABELS, RANK_LABELS, cell_words
 
 NAME = "mini-express"
 
@@ -117,11 +117,19 @@ def score_holdings(
                     influence=infl,
                     automa=automa.influence[c],
                 )
+            label = COMPANY_LABELS[
+                company
+            ]  # the company by the rulebook's name (ZÁVĚREČNÉ BODOVÁNÍ)
             if shares == 0:
-                lines[i].append(ScoreLine(company, 0, msg("no shares")))
+                lines[i].append(ScoreLine(company, 0, msg("no shares"), label=label))
             elif zero_reason:
                 lines[i].append(
-                    ScoreLine(company, 0, msg("{n} × 0 ({why})", n=shares, why=zero_reason))
+                    ScoreLine(
+                        company,
+                        0,
+                        msg("{n} × 0 ({why})", n=shares, why=zero_reason),
+                        label=label,
+                    )
                 )
             else:
                 value = table.value(length, rank)
@@ -142,6 +150,7 @@ def score_holdings(
                                 n=shares,
                                 where=where,
                             ),
+                            label=label,
                         )
                     )
                 else:
@@ -150,6 +159,7 @@ def score_holdings(
                             company,
                             shares * value,
                             msg("{n} × {value} ({where})", n=shares, value=value, where=where),
+                            label=label,
                         )
                     )
     players = tuple(PlayerScore(h.name, tuple(ls)) for h, ls in zip(holdings, lines, strict=True))

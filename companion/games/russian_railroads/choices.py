@@ -47,6 +47,7 @@ from companion.games.russian_railroads.names import (
     source_message,
     space_title,
     steps,
+    to_track,
     track_name,
 )
 from companion.games.russian_railroads.scoring import CATEGORY_LABELS
@@ -436,13 +437,13 @@ def effect_label(state: RussianRailroadsState, action: Action) -> Message:
                 elif pl.get("replace"):
                     chain.append(
                         msg(
-                            "to {track} replacing level {level}",
-                            track=track_name(pl["track"]),
+                            "{destination} replacing level {level}",
+                            destination=to_track(pl["track"]),
                             level=pl["replace"],
                         )
                     )
                 else:
-                    chain.append(msg("to {track}", track=track_name(pl["track"])))
+                    chain.append(to_track(pl["track"]))
             return msg(
                 "{player}: the level {level} locomotive {where}",
                 player=name,

@@ -29,7 +29,12 @@ from companion.games.russian_railroads.board_data import (
     TOKENS,
     TRACKS,
 )
-from companion.games.russian_railroads.names import TOKEN_NAMES, engineer_name, named, track_name
+from companion.games.russian_railroads.names import (
+    TOKEN_NAMES,
+    engineer_name,
+    named,
+    to_track,
+)
 from companion.games.russian_railroads.state import Pending, PlayerBoard, RussianRailroadsState
 
 COMPONENTS: tuple[Component, ...] = (
@@ -124,13 +129,13 @@ def _describe_chain(chain: list[JsonObject]) -> Message:
         elif "replace" in step:
             parts.append(
                 msg(
-                    "to {track} replacing level {level}",
-                    track=track_name(str(step["track"])),
+                    "{destination} replacing level {level}",
+                    destination=to_track(str(step["track"])),
                     level=str(step["replace"]),
                 )
             )
         else:
-            parts.append(msg("to {track}", track=track_name(str(step["track"]))))
+            parts.append(to_track(str(step["track"])))
     return join_texts(parts, " → ")
 
 

@@ -33,6 +33,14 @@ TRACK_NAMES: Final[dict[str, Message]] = {
 }
 """A track inside a sentence ("… on {track}")."""
 
+TRACK_DESTINATIONS: Final[dict[str, Message]] = {
+    TRANS_SIBERIAN: msg("to the Trans-Siberian Railway", context="track"),
+    ST_PETERSBURG: msg("to the line to St. Petersburg", context="track"),
+    KIEV: msg("to the line to Kiev", context="track"),
+}
+"""Where a locomotive goes, each track whole: the preposition agrees with its track (Spanish
+"al Transiberiano" but "a la línea…"; Czech "na Transsibiřskou magistrálu", accusative)."""
+
 RAIL_COLOURS: Final[dict[str, Message]] = {
     "black": msg("black", context="rail"),
     "grey": msg("grey", context="rail"),
@@ -46,6 +54,11 @@ RAIL_COLOURS: Final[dict[str, Message]] = {
 
 def track_name(track: str) -> Text:
     return TRACK_NAMES.get(track, track)
+
+
+def to_track(track: str) -> Text:
+    """ "to the Trans-Siberian Railway": where a locomotive or a factory goes."""
+    return TRACK_DESTINATIONS.get(track, track)
 
 
 def rail_colour(colour: str) -> Text:

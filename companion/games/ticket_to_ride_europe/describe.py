@@ -20,10 +20,11 @@ from companion.games.ticket_to_ride_europe import cards as tc
 from companion.games.ticket_to_ride_europe.names import (
     cards_text,
     city_name,
-    colour_name,
+    one_card,
     route_name,
+    ticket_name,
 )
-from companion.games.ticket_to_ride_europe.notation import city, route_candidates
+from companion.games.ticket_to_ride_europe.notation import city, route_candidates, ticket
 
 
 def _player(action: Action, names: Sequence[str]) -> Text:
@@ -58,6 +59,29 @@ def describe(action: Action, names: Sequence[str]) -> Message:
     except (SnapshotError, KeyError, ValueError, TypeError):
         # a malformed action (a refused input, an old log) still reads as words
         return Message(*_generic(action.kind, who))
+
+
+def describe_private(action: Action, names: Sequence[str]) -> Message:
+    """A private move told in full to its own player only (their ``/me`` and their answer):
+    which ticket they kept, which cards they told; the others read :func:`describe`."""
+    who = _player(action, names)
+    try:
+        args = Field(thaw(action.args), "args")
+        if action.kind == "keep_ticket":
+            return msg(
+                "{player} keeps the destination ticket {ticket}",
+                player=who,
+                ticket=ticket_name(ticket(args.get("ticket"))),
+            )
+        if action.kind == "declare_hand":
+            return msg(
+                "{player} tells Trackside the cards in hand: {cards}",
+                player=who,
+                cards=_cards(args.get("cards")),
+            )
+    except (SnapshotError, KeyError, ValueError, TypeError):
+        pass
+    return describe(action, names)
 
 
 def _generic(kind: str, who: Text) -> tuple[Any, ...]:
@@ -99,7 +123,7 @@ def _describe(action: Action, who: Text) -> Message:
         return msg("Turned over for the tunnel: {cards}", cards=_card_list(args.get("cards")))
     if kind == "take_face_up":
         card = tc.parse_kind(args.get("card"))
-        return msg("{player} takes a face-up {card} card", player=who, card=colour_name(card))
+        return msg("{player} takes {card} from the face-up cards", player=who, card=one_card(card))
     if kind == "claim_route":
         route, tunnel = _route(args.get("route"))
         cards = _cards(args.get("cards"))

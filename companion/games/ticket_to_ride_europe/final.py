@@ -508,12 +508,18 @@ def _routes_lines(own: Sequence[RouteSpec]) -> ScoreLine:
         by_length[r.length] = by_length.get(r.length, 0) + 1
     parts: list[Text] = [
         plural(
-            "{n} route of length {length} ({points} points each)",
-            "{n} routes of length {length} ({points} points each)",
+            "{n} route of length {length} ({each})",
+            "{n} routes of length {length} ({each})",
             "n",
             n=n,
             length=length,
-            points=ROUTE_POINTS[length],
+            # the points per route agree with their own number ("po 1 bodu", "po 2 bodech")
+            each=plural(
+                "{points} point each",
+                "{points} points each",
+                "points",
+                points=ROUTE_POINTS[length],
+            ),
         )
         for length, n in sorted(by_length.items())
     ]

@@ -85,6 +85,25 @@ COLOUR_NAMES: dict[str, Message] = {
     "grey": msg("grey", context="card colour"),
 }
 
+ONE_CARD: dict[str, Message] = {
+    "purple": msg("a purple card", context="one card"),
+    "white": msg("a white card", context="one card"),
+    "blue": msg("a blue card", context="one card"),
+    "yellow": msg("a yellow card", context="one card"),
+    "orange": msg("an orange card", context="one card"),
+    "black": msg("a black card", context="one card"),
+    "red": msg("a red card", context="one card"),
+    "green": msg("a green card", context="one card"),
+    LOCOMOTIVE: msg("a locomotive", context="one card"),
+}
+"""One train card, the colour agreeing with the card ("una carta roja", "červená karta")."""
+
+
+def one_card(kind: str) -> Message:
+    """One train card of ``kind`` in words (its colour agreeing with the noun)."""
+    return ONE_CARD.get(kind) or msg("a {colour} card", colour=colour_name(kind))
+
+
 # The rulebook's sections (Czech headings; pages from its table of contents, "OBSAH").
 S_CONTENTS = msg("Contents of the box", context="rulebook section")  # OBSAH BALENÍ
 S_SETUP = msg("Setting up the game", context="rulebook section")  # PŘÍPRAVA HRY

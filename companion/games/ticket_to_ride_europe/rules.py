@@ -557,6 +557,13 @@ class TicketToRideEurope:
 
         return describe(action, names)
 
+    def describe_private(self, action: Action, names: Sequence[str]) -> Message:
+        """A private move in full, for its own player only (LÍZNUTÍ KARET CÍLOVÝCH STANIC:
+        the tickets kept stay hidden from the others until the final scoring)."""
+        from companion.games.ticket_to_ride_europe.describe import describe_private
+
+        return describe_private(action, names)
+
     # -- what the table can enter now ---------------------------------------------------------
 
     def choices(self, state: TtrState, viewer: int | None = None) -> tuple[Choice, ...]:

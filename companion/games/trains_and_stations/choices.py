@@ -45,18 +45,10 @@ from companion.games.trains_and_stations.data import (
     STATION_CAPACITIES,
     WITHDRAW_MIN,
 )
-from companion.games.trains_and_stations.names import BONUS_LABELS, building_name
+from companion.games.trains_and_stations.names import BONUS_LABELS, building_name, place_name
 from companion.games.trains_and_stations.rules import GAME
 from companion.games.trains_and_stations.state import TSState
 
-FACE_LABELS = {
-    "coin": ("{n} coin", "{n} coins"),
-    "hotel": ("{n} hotel", "{n} hotels"),
-    "mine": ("{n} mine", "{n} mines"),
-    "ranch": ("{n} ranch", "{n} ranches"),
-    "train": ("{n} train", "{n} trains"),
-    "locked": ("{n} locked train", "{n} locked trains"),
-}
 Args = dict[str, Any]
 
 
@@ -65,8 +57,18 @@ def _ok(state: TSState, action: Action) -> bool:
 
 
 def face_label(face: str, n: int) -> Message:
-    one, many = FACE_LABELS[face]
-    return plural(one, many, "n", n=n, context="die face")
+    """``n`` dice showing ``face`` ("Kostky": Mince, Hotel, Důl, Ranč, Vlak, Zamčený vlak)."""
+    if face == "coin":
+        return plural("{n} coin", "{n} coins", "n", n=n, context="die face")
+    if face == "hotel":
+        return plural("{n} hotel", "{n} hotels", "n", n=n, context="die face")
+    if face == "mine":
+        return plural("{n} mine", "{n} mines", "n", n=n, context="die face")
+    if face == "ranch":
+        return plural("{n} ranch", "{n} ranches", "n", n=n, context="die face")
+    if face == "train":
+        return plural("{n} train", "{n} trains", "n", n=n, context="die face")
+    return plural("{n} locked train", "{n} locked trains", "n", n=n, context="die face")
 
 
 def choices(state: TSState, viewer: int | None = None) -> tuple[Choice, ...]:
@@ -237,7 +239,7 @@ def _places(
 ) -> Iterator[tuple[str, str, int | None, Message]]:
     """(key, name, capacity for a new one, label): the stations named so far, then a new one."""
     for i, s in enumerate(state.stations):
-        yield f"s{i}", s.name, None, msg("{station}", station=s.name)
+        yield f"s{i}", s.name, None, msg("{station}", station=place_name(s.name))
     n = len(state.stations) + 1 + sum(1 for b in builds if "capacity" in b)
     for cap in STATION_CAPACITIES:
         label = msg("A new station, Station {n} ({spaces} spaces)", n=n, spaces=cap)
@@ -422,11 +424,11 @@ def _cities(state: TSState, p: int, count: int, cities: list[Args]) -> tuple[Cho
     if len(cities) == count:
         return _dice_on_route(state, p, cities, [])
     found: list[Choice] = []
-    names = [(s.name, msg("{station}", station=s.name)) for s in state.stations]
+    names = [(s.name, msg("{station}", station=place_name(s.name))) for s in state.stations]
     for i in range(1, count + 1):
         new = f"City {i}"
         if state.station(new) is None:
-            names.append((new, msg("A new city, {city}", city=new)))
+            names.append((new, msg("A new city, {city}", city=place_name(new))))
     # a delivery's cities have no order: each next city comes after the last one in the list,
     # so every set of cities is offered once
     after = max((i for i, (name, _) in enumerate(names) for c in cities if c["name"] == name), default=-1)  # fmt: skip

@@ -9,6 +9,7 @@ The comment beside each section is the Czech heading.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from companion.core.messages import Message, Text, msg
@@ -26,6 +27,15 @@ FACE_NAMES: Final[dict[str, Message]] = {
     "train": msg("train", context="die face"),  # Vlak
     "locked": msg("locked train", context="die face"),  # Zamčený vlak
 }
+GOOD_NAMES: Final[dict[str, Message]] = {
+    # "Herní součásti" / "Příprava": karty dělníků, uhlí, dobytka, jídla, stříbra a zlata
+    "workers": msg("workers", context="goods"),  # dělníci
+    "coal": msg("coal", context="goods"),  # uhlí
+    "cattle": msg("cattle", context="goods"),  # dobytek
+    "food": msg("food", context="goods"),  # jídlo
+    "silver": msg("silver", context="goods"),  # stříbro
+    "gold": msg("gold", context="goods"),  # zlato
+}
 BONUS_LABELS: Final[dict[str, Message]] = {
     "vp": msg("1 VP"),
     "special": msg("a special card"),
@@ -35,6 +45,27 @@ BONUS_LABELS: Final[dict[str, Message]] = {
 
 def building_name(building: str) -> Text:
     return BUILDING_NAMES.get(building, building)
+
+
+_NUMBERED_STATION = re.compile(r"Station (\d{1,3})")
+_NUMBERED_CITY = re.compile(r"City (\d{1,3})")
+
+
+def place_name(name: str) -> Text:
+    """A station or city as the table named it; the numbered names the choices give a place
+    nobody named ("Station 4", "City 2", kept so in the log) in each reader's language."""
+    station = _NUMBERED_STATION.fullmatch(name)
+    if station:
+        return msg("Station {n}", n=int(station.group(1)))
+    city = _NUMBERED_CITY.fullmatch(name)
+    if city:
+        return msg("City {n}", n=int(city.group(1)))
+    return name
+
+
+def good_name(good: str) -> Text:
+    """A kind of goods by the rulebook's name (an unknown one as it is)."""
+    return GOOD_NAMES.get(good, good)
 
 
 def face_name(face: str) -> Text:

@@ -113,11 +113,18 @@ from companion.games.trains_and_stations.state import (
     public_json,
 )
 
-HIDDEN_NOTE = "goods and special cards are hidden until the end: monopolies are scored then"
-STRIKE_NOTE = (
+HIDDEN_NOTE = msg("goods and special cards are hidden until the end: monopolies are scored then")
+# "Stávka!": the rulebook does not say where the lost VP cards go (the table's option says)
+STRIKE_NOTE_SUPPLY = msg(
     "the rulebook does not say where VP cards lost in a strike go; this table returns them to "
-    "the {where} (option strike_vp)"
+    "the VP supply"
 )
+STRIKE_NOTE_BOX = msg(
+    "the rulebook does not say where VP cards lost in a strike go; this table puts them back "
+    "in the box"
+)
+VP_LABEL = msg("VP", context="score category")  # VB (vítězné body)
+TASKS_LABEL = msg("Tasks", context="score category")  # Ukončení úkolů
 
 
 KIND_WORDS: dict[str, Message] = {
@@ -253,6 +260,18 @@ class TrainsAndStations:
         )
 
     # -- actions ----------------------------------------------------------------------------
+    def describe(self, action: Action, names: Sequence[str]) -> Message:
+        """The move in words for the log and the TV (``describe.py``)."""
+        from companion.games.trains_and_stations.describe import describe
+
+        return describe(action, names)
+
+    def describe_private(self, action: Action, names: Sequence[str]) -> Message:
+        """A private move in full, for its own player only (``describe.py``)."""
+        from companion.games.trains_and_stations.describe import describe_private
+
+        return describe_private(action, names)
+
     def apply(self, state: TSState, action: Action) -> TSState:
         if state.over and action.kind != "report_special_goods":
             raise refuse(
@@ -1208,10 +1227,8 @@ class TrainsAndStations:
         )
 
     # -- scoring ----------------------------------------------------------------------------
-    def _notes(self, state: TSState) -> tuple[str, ...]:
-        return (
-            STRIKE_NOTE.format(where="VP supply" if state.options.strike_vp == "supply" else "box"),
-        )
+    def _notes(self, state: TSState) -> tuple[Message, ...]:
+        return (STRIKE_NOTE_SUPPLY if state.options.strike_vp == "supply" else STRIKE_NOTE_BOX,)
 
     def score(self, state: TSState) -> ScoreSheet:
         """The running score shows only public points (VP cards, completed tasks); at the end,
@@ -1222,8 +1239,10 @@ class TrainsAndStations:
             PlayerScore(
                 p.name,
                 (
-                    ScoreLine("vp", p.vp, "VP cards"),
-                    ScoreLine("tasks", p.task_points, "completed task cards"),
+                    ScoreLine("vp", p.vp, msg("VP cards"), label=VP_LABEL),
+                    ScoreLine(
+                        "tasks", p.task_points, msg("completed task cards"), label=TASKS_LABEL
+                    ),
                 ),
             )
             for p in state.players

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from companion.core.messages import msg, plural
+from companion.core.messages import Text, msg, plural
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
 from companion.games.trains_and_stations.data import (
@@ -62,7 +62,7 @@ def monopoly_holders(holdings: Sequence[FinalHolding], good: str) -> tuple[int, 
     return tuple(i for i, c in enumerate(counts) if c == best)
 
 
-def final_sheet(holdings: Sequence[FinalHolding], notes: tuple[str, ...] = ()) -> ScoreSheet:
+def final_sheet(holdings: Sequence[FinalHolding], notes: tuple[Text, ...] = ()) -> ScoreSheet:
     """The final score: VP cards + completed task cards + monopolies; winners by total, then
     most gold cards; still tied: shared ("Bodování": "V případě shody vyhrává hráč s více
     zlata"). A special card showing gold counts only toward the monopoly bonuses ("Speciální
@@ -89,8 +89,13 @@ def final_sheet(holdings: Sequence[FinalHolding], notes: tuple[str, ...] = ()) -
     players = []
     for h, mono in zip(holdings, monopoly_lines, strict=True):
         lines = [
-            ScoreLine("vp", h.vp, msg("VP cards")),
-            ScoreLine("tasks", h.task_points, msg("completed task cards")),
+            ScoreLine("vp", h.vp, msg("VP cards"), label=msg("VP", context="score category")),
+            ScoreLine(
+                "tasks",
+                h.task_points,
+                msg("completed task cards"),
+                label=msg("Tasks", context="score category"),
+            ),
             *(mono or [ScoreLine("monopolies", 0, msg("no monopoly"))]),
         ]
         players.append(PlayerScore(h.name, tuple(lines)))

@@ -219,7 +219,7 @@ def test_the_final_score_adds_monopolies_and_breaks_ties_on_gold() -> None:
     state = act(state, "report_special_goods", 2, cards=[["cattle", "gold"]])
     running = GAME.score(state)
     assert running.winners == () and running.totals == (3, 3, 3)
-    assert "hidden" in running.notes[0]
+    assert "hidden" in render_text(running.notes[0])
     final = GAME.score(replace(state, over=True, final_round=True))
     # Erik cattle 6; Sára coal 6; Bohouš gold 9 (special card: 1 cattle, 1 gold)
     assert final.totals == (9, 9, 12)
