@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from companion.games.ticket_to_ride_europe.names import CITY_NAMES
 from web import games, i18n
+from web.games import words as game_words
 
 # Russian Railroads: the categories scored at every round end (docs/formats/russian-railroads.md,
 # "The sheet"); a round's scoring writes its lines as "round N: …".
@@ -346,7 +346,7 @@ def ttr_map(snapshot: Mapping[str, Any], board: Mapping[str, Any] | None = None)
 def _city_name(city: Mapping[str, Any]) -> str:
     """A city by the name the reader's language gives it (the same name as the table page's
     buttons and ``/me``), else as the board data has it."""
-    found = CITY_NAMES.get(str(city.get("id")))
+    found = game_words("ticket-to-ride-europe", "city", str(city.get("id")))
     return i18n.t(found) if found is not None else str(city.get("name", ""))
 
 

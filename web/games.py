@@ -10,6 +10,7 @@ from flask import current_app, has_app_context
 
 from companion.core.game import Game
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import Text
 
 KEY = "trackside.games"
 
@@ -22,6 +23,8 @@ class Catalogue(Protocol):
     def data(self, name: str) -> JsonObject: ...
 
     def share_values(self) -> Any: ...
+
+    def words(self, game: str, kind: str, key: str) -> Text | None: ...
 
 
 def catalogue() -> Catalogue:
@@ -43,3 +46,11 @@ def data(name: str) -> JsonObject:
     if not has_app_context() or KEY not in current_app.extensions:
         return {}
     return catalogue().data(name)
+
+
+def words(game: str, kind: str, key: str) -> Text | None:
+    """A game's thing by the name people read (the catalogue's :meth:`words`); None outside a
+    request or for a thing the game does not name."""
+    if not has_app_context() or KEY not in current_app.extensions:
+        return None
+    return catalogue().words(game, kind, key)

@@ -55,13 +55,11 @@ from companion.core.choices import Choice, ChoicePathError, children_at, node_at
 from companion.core.errors import TracksideError
 from companion.core.messages import msg
 from companion.core.privacy import has_private_view, private_actions, private_move_words
-from companion.games.ticket_to_ride_europe.board import TICKETS
-from companion.games.ticket_to_ride_europe.names import ticket_name as ttr_ticket_name
-from companion.games.trains_and_stations.names import good_name as ts_good_name
 from web import i18n
 from web.forms import FormError, integer
 from web.games import data as game_data
 from web.games import find_game
+from web.games import words as game_words
 from web.guard import (
     MAX_JSON_DEPTH,
     PinRefusedError,
@@ -167,7 +165,6 @@ def _mine(view: Mapping[str, Any], player: int) -> Mapping[str, Any]:
     return {}
 
 
-TICKET_BY_ID = {t.id: t for t in TICKETS}
 """Ticket to Ride: Europe's destination tickets by id (``brest-venezia``)."""
 
 
@@ -634,13 +631,14 @@ def private_pages(service: object) -> Blueprint:
 
         def good_name(good: Any) -> str:
             """A Trains & Stations good by the rulebook's name, in the reader's language."""
-            return i18n.t(ts_good_name(str(good)))
+            found = game_words("trains-and-stations", "good", str(good))
+            return i18n.t(found) if found is not None else str(good)
 
         def ticket_label(ticket: Any) -> str:
             """A destination ticket by its cities' names in the reader's language (as the
             table page's buttons name them)."""
-            spec = TICKET_BY_ID.get(str(ticket))
-            return i18n.t(ttr_ticket_name(spec)) if spec is not None else str(ticket)
+            found = game_words("ticket-to-ride-europe", "ticket", str(ticket))
+            return i18n.t(found) if found is not None else str(ticket)
 
         def private_move(kind: Any) -> str:
             """A private move's kind in words, in the reader's language ("keep_ticket" →

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.core.errors import TracksideError
-from companion.games.trains_and_stations.names import place_name
 from web.games import find_game
+from web.games import words as game_words
 from web.i18n import _, t
 
 log = logging.getLogger(__name__)
@@ -363,7 +363,10 @@ def _trains_and_stations(table: Mapping[str, Any]) -> PublicTable | None:
             built.append((owner, str(b.get("building", ""))))
         rows.append(
             {
-                "name": t(place_name(str(station.get("name", "")))),
+                "name": t(
+                    game_words("trains-and-stations", "place", str(station.get("name", "")))
+                    or str(station.get("name", ""))
+                ),
                 "capacity": int(station.get("capacity") or 0),
                 "buildings": built,
             }

@@ -12,7 +12,10 @@ game module; the service, which may, hands it this catalogue).
   - ``trains-and-stations``: ``goods`` (the goods' ids);
   - any other game: ``{}``;
 * :meth:`GameCatalogue.share_values`: Mini Express's share values table API, for the owner's
-  form that enters the box's printed table (``web/board_table.py``).
+  form that enters the box's printed table (``web/board_table.py``);
+* :meth:`GameCatalogue.words`: a game's thing by the name people read (a message each screen
+  renders in its reader's language): Ticket to Ride's ``city`` and ``ticket`` by id, Trains &
+  Stations' ``good`` and ``place`` (a station or city as the table named it).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from companion.core.game import Game
 from companion.core.jsonvalue import JsonObject
+from companion.core.messages import Text
 from companion.games import find_game, game_names
 
 
@@ -73,6 +77,27 @@ class GameCatalogue:
         if name == "trains-and-stations":
             return _ts()
         return {}
+
+    def words(self, game: str, kind: str, key: str) -> Text | None:
+        """The name people read for ``key`` of ``kind`` in ``game`` (None: not one the game
+        names)."""
+        if game == "ticket-to-ride-europe":
+            from companion.games.ticket_to_ride_europe.board import TICKETS
+            from companion.games.ticket_to_ride_europe.names import CITY_NAMES, ticket_name
+
+            if kind == "city":
+                return CITY_NAMES.get(key)
+            if kind == "ticket":
+                spec = next((t for t in TICKETS if t.id == key), None)
+                return None if spec is None else ticket_name(spec)
+        if game == "trains-and-stations":
+            from companion.games.trains_and_stations.names import good_name, place_name
+
+            if kind == "good":
+                return good_name(key)
+            if kind == "place":
+                return place_name(key)
+        return None
 
     def share_values(self) -> SimpleNamespace:
         """Mini Express's share values table: ``GAME``, ``ShareValueTable``, ``Cell``,

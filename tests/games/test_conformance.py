@@ -23,6 +23,7 @@ from companion.core.jsonvalue import dumps
 from companion.core.privacy import private_actions
 from companion.core.public import COUNT_KINDS, MOMENT_KINDS
 from companion.games import find_game, game_names
+from tests.games.table_leaf import table_leaf
 
 GOLDEN = Path(__file__).parent / "golden"
 ALL = game_names(include_hidden=True)
@@ -205,7 +206,7 @@ def _playout(game: Game[Any], seed: int) -> int:
         active = game.status(state).active_players
         viewer = rng.choice(active) if active else None
         tree = choose(state, viewer)
-        picked = random_leaf(tree, rng)
+        picked = table_leaf(state, tree, rng)
         assert picked is not None, f"seed {seed} step {step}: nothing to enter, game not over"
         path, leaf = picked
         assert leaf.action is not None

@@ -364,13 +364,6 @@ def test_no_text_reads_the_same_in_czech_and_english(reading: Reading) -> None:
     assert total == 0, reading.report(inside=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="web/templates/table.html prints the private moves' kinds as code words "
-    "(private_kinds|map('words'): 'keep ticket', 'speculate') inside a Czech sentence; the "
-    "page is being rewritten (issue 49's report names it), ``private_move`` in web/private.py "
-    "gives each in the reader's language",
-)
 def test_no_english_word_inside_a_czech_text(reading: Reading) -> None:
     counts = reading.count(inside=True)
     total = sum(counts.values())

@@ -365,7 +365,7 @@ def test_a_refusal_reads_in_the_players_language_with_their_rulebooks_section() 
     assert czech.startswith("kolejnice (bezbarvá) na trati do Kyjeva")
     assert "ZÁSADY STAVBY KOLEJÍ" in czech and "černá, šedá, hnědá" in czech
     spanish = info.value.render(translations("es"))
-    assert spanish.startswith("una vía (natural) en la línea a Kiev")
+    assert spanish.startswith("una vía de color natural en la línea a Kiev")
     assert "Reglas para construir vías" in spanish
     slovak = info.value.render(translations("sk"))
     assert "ZÁSADY STAVBY KOLEJÍ (české pravidlá)" in slovak and "bezfarebná" in slovak

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import random
 
-from companion.core.choices import check_tree, leaves, random_leaf
+from companion.core.choices import check_tree, leaves
 from companion.games.ticket_to_ride_europe import cards as tc
 from companion.games.ticket_to_ride_europe.choices import choices
 from companion.games.ticket_to_ride_europe.rules import GAME, TtrState
+from tests.games.table_leaf import table_leaf
 from tests.games.ticket_to_ride_europe.test_table import act, edit, started
 
 LOCO = "locomotive"
@@ -26,7 +27,7 @@ def play_to_the_end(state: TtrState, seed: int, limit: int = 3000) -> int:
         active = GAME.status(state).active_players
         tree = choices(state, rng.choice(active) if active else None)
         check_tree(tree, deep=False)
-        picked = random_leaf(tree, rng)
+        picked = table_leaf(state, tree, rng)
         assert picked is not None, f"step {step}: nothing to enter, the game is not over"
         assert picked[1].action is not None
         state = GAME.apply(state, picked[1].action)  # raises (fails) when refused
