@@ -37,6 +37,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.core.ids import ReaderId
 from companion.core.observation import Observation, ObservationKind
+from companion.core.tls import tls_context
 from firmware_bridge.frames import FrameRejected
 from firmware_bridge.ha_light import HaLightConfig, HaLightDriver
 from firmware_bridge.homeassistant import (
@@ -921,29 +922,6 @@ class HubRequests:
             for reply in replies:
                 payload = json.dumps(reply, separators=(",", ":"), ensure_ascii=False)
                 self.bridge._client.publish(self.bridge.resend_topic, payload, qos=1)
-
-
-class _ClosingSSLSocket(ssl.SSLSocket):
-    """paho leaves the socket of a failed TLS handshake (an unknown certificate, say) for the
-    garbage collector; with a retry every few seconds that is a ResourceWarning each time.
-    This closes it where it fails."""
-
-    def do_handshake(self, block: bool = False) -> None:
-        try:
-            super().do_handshake(block)
-        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
-            raise
-        except OSError:
-            self.close()
-            raise
-
-
-def tls_context(ca_file: str | None) -> ssl.SSLContext:
-    """Verify the broker's certificate and host name: against ``ca_file`` when given (a
-    table's own CA), else the system's CAs."""
-    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca_file)
-    context.sslsocket_class = _ClosingSSLSocket
-    return context
 
 
 def _no_delay(client: paho.Client, userdata: Any, sock: Any) -> None:

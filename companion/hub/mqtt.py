@@ -6,7 +6,6 @@ message to :class:`companion.hub.tables.Hub`, publishing the requests it returns
 from __future__ import annotations
 
 import logging
-import ssl
 import sys
 import threading
 from typing import Any
@@ -15,6 +14,7 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
+from companion.core.tls import tls_context
 from companion.hub.config import ClubBroker
 from companion.hub.tables import Hub
 
@@ -27,29 +27,6 @@ TOPICS = [
     ("trackside/+/resend", 1),
 ]
 TICK_S = 1.0
-
-
-class _ClosingSSLSocket(ssl.SSLSocket):
-    """paho leaves the socket of a failed TLS handshake (a certificate the CA did not sign) for
-    the garbage collector, a ResourceWarning at every retry; this closes it where it fails.
-    (The table's bridge has the same, firmware_bridge.mqtt; the hub imports no adapter.)"""
-
-    def do_handshake(self, block: bool = False) -> None:
-        try:
-            super().do_handshake(block)
-        except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
-            raise
-        except OSError:
-            self.close()
-            raise
-
-
-def tls_context(ca_file: str | None) -> ssl.SSLContext:
-    """Verify the club broker's certificate and host name: against ``ca_file`` when given (the
-    club's own CA), else the system's CAs."""
-    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca_file)
-    context.sslsocket_class = _ClosingSSLSocket
-    return context
 
 
 class HubClient:
