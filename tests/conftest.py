@@ -56,6 +56,8 @@ LONG_TESTS_S: dict[str, float] = {
     "tests/web/test_scoreboard_layout.py::": 25,
     "tests/resilience/test_web_flood.py::": 20,
     "tests/games/test_conformance.py::test_random_playouts_through_the_tree": 15,
+    "tests/i18n/test_same_in_both.py::test_no_text_reads_the_same": 60,
+    "tests/web/test_live_table_browser.py::": 12,
 }
 SLOW_S = 3.0  # any other test marked slow
 
