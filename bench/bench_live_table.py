@@ -174,7 +174,7 @@ def main() -> None:
             tv.wait_for_selector("#board .headline")
             # Jana's phone: a seat code from the table, then her own PIN
             host.goto(f"{base}/table#private-pins")
-            host.locator('button[aria-label="give Jana a seat code"]').click()
+            host.locator('button[aria-label="Give Jana a seat code"]').click()
             code = host.locator('.seat-code[data-player="0"]').inner_text().strip()
             jana.goto(f"{base}/me/0?code={code}")
             jana.fill("input[name=pin]", PLAYER_PIN)

@@ -513,8 +513,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         tap on ``choice`` then enters it (a step with one legal option asks nothing). Never for
         the table's own commands (ending a game keeps its confirmation), and only among a few
         siblings (each is looked into)."""
-        if choice.is_leaf or choice.key.startswith("table-"):
-            return None
+        if choice.is_leaf or choice.key.startswith("table-") or choice.by_name:
+            return None  # a list to look a name up in is never one option (and costly to build)
         if sum(1 for c in siblings if not c.is_leaf) > ONE_OPTION_SIBLINGS:
             return None
         below = choice.expand()
