@@ -53,7 +53,10 @@
         return r.text().then(function (html) { return { html: html, key: r.headers.get("X-View-Key") || "" }; });
       })
       .then(function (got) {
-        if (got) { box.dataset.version = version; } // what this page has caught up with
+        if (got) { // what this page has caught up with (and when: for the bench)
+          box.dataset.version = version;
+          (window.shownAt = window.shownAt || {})[version] = Date.now();
+        }
         if (!got || got.key === box.dataset.key) { return; }
         if (dirty) { waiting = got; stale.hidden = false; return; }
         apply(got.html, got.key);

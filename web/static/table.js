@@ -101,6 +101,7 @@
         if (!mine.user && pressed) { pending = true; return; }
         userAnswer = mine.user;
         if (!apply(html, how)) { return; } // the whole page loads again
+        (window.shownAt = window.shownAt || {})[meta().version] = Date.now(); // for the bench
         window.tableUpdateMs = performance.now() - started;
         box.dataset.updated = String((parseInt(box.dataset.updated || "0", 10) || 0) + 1);
         if (mine.user) { box.dataset.answered = String((parseInt(box.dataset.answered || "0", 10) || 0) + 1); }
@@ -182,6 +183,7 @@
     var form = event.target;
     if (!form.matches("form[action$='/table/choose']")) { return; }
     event.preventDefault();
+    window.tappedAt = Date.now(); // for the bench (bench/bench_live_table.py)
     load(form.action, {
       method: "POST",
       body: new URLSearchParams(new FormData(form)),
