@@ -42,7 +42,7 @@ from companion.core.choices import (
 )
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
-from companion.core.privacy import PRIVATE_NOTE, has_private_view, private_actions
+from companion.core.privacy import has_private_view, private_actions, public_text
 from companion.core.swatches import SWATCHES
 from web import board_table, calibration, forms, i18n, setup
 from web.games import KEY as GAMES_KEY
@@ -1112,7 +1112,10 @@ def _game_log(
                 except Exception:  # a describing bug costs the sentence, never the log
                     log.exception("web: describing a logged move failed")
             if event.get("private"):  # a private action before the end: no arguments
-                what += f" {PRIVATE_NOTE}"
+                action = event.get("action") or {}
+                who = action.get("player")
+                name = names[who] if isinstance(who, int) and 0 <= who < len(names) else ""
+                what = i18n.t(public_text(name, str(action.get("kind", "")), "applied"))
             if kind == "action_corrected":
                 what = _("correct #{seq} → {what}", seq=str(event.get("target_seq")), what=what)
         elif kind in ("action_undone", "action_redone"):
@@ -1122,6 +1125,10 @@ def _game_log(
             )
         elif kind == "game_started":
             what = _("game started: {names}", names=", ".join(str(p.get("name")) for p in players))
+        elif event.get("reason") == "finished":
+            what = _("game ended: final scoring")
+        elif event.get("reason") == "abandoned":
+            what = _("game abandoned: no winner")
         else:
             what = _("game ended ({reason})", reason=str(event.get("reason")))
         by = str(event.get("by") or "")
