@@ -43,7 +43,7 @@ from companion.core.choices import (
 from companion.core.errors import SnapshotError, TracksideError
 from companion.core.observation import Observation, ObservationKind
 from companion.core.privacy import has_private_view, private_actions, public_text
-from companion.core.swatches import SWATCHES
+from companion.core.swatches import SEAT_PALETTE, SWATCHES
 from web import board_table, calibration, forms, i18n, setup
 from web.games import KEY as GAMES_KEY
 from web.games import Catalogue, find_game, game_names
@@ -83,22 +83,6 @@ RECENT_LOG_ROWS = 8
 page costs the same at the last turn of a long game as at the first."""
 LOG_PAGE_ROWS = 50
 LIGHT_COLOURS = {"yellow", "white", "orange", "pink", "lime", "cyan", "natural", "beige"}
-# Seat colours as players name them, in shades that read well on a dark TV page.
-SEAT_PALETTE = {
-    "red": "#d32f2f",
-    "blue": "#1e63c4",
-    "green": "#2e8b3e",
-    "yellow": "#f2c12e",
-    "black": "#3a3a3a",
-    "white": "#eeeeee",
-    "purple": "#7b3fa8",
-    "orange": "#ef7d1a",
-    "pink": "#e86aa6",
-    "brown": "#8d5a35",
-    "grey": "#7d8791",
-    "gray": "#7d8791",
-    "natural": "#d8c49a",
-}
 
 
 class TableService(Protocol):

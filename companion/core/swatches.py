@@ -24,3 +24,22 @@ def check_swatches(swatches: Sequence[str], where: str) -> None:
     for name in swatches:
         if name not in SWATCHES:
             raise ValueError(f"{where}: swatch {name!r} is not one of {sorted(SWATCHES)}")
+
+
+SEAT_PALETTE: dict[str, str] = {
+    "red": "#d32f2f",
+    "blue": "#1e63c4",
+    "green": "#2e8b3e",
+    "yellow": "#f2c12e",
+    "black": "#3a3a3a",
+    "white": "#eeeeee",
+    "purple": "#7b3fa8",
+    "orange": "#ef7d1a",
+    "pink": "#e86aa6",
+    "brown": "#8d5a35",
+    "grey": "#7d8791",
+    "gray": "#7d8791",
+    "natural": "#d8c49a",
+}
+"""Seat colours as players name them, in shades that read well on a dark TV page: the table's
+pages and the club's wall screen paint the same seat the same way (anything else is grey)."""

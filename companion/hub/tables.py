@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.core.messages import is_message_json, render_text
+from companion.core.swatches import SEAT_PALETTE
 from companion.hub.store import MAX_NAME, MAX_PLAYERS, HubStore, check_time
 
 log = logging.getLogger(__name__)
@@ -55,21 +56,7 @@ REFUSALS_LOGGED = 10  # per table; then every hundredth, so a flood cannot fill 
 EVENTS_PER_ANSWER = 200  # a table's answer holds at most 200 events and 50 results a part
 RESULTS_PER_ANSWER = 50
 MAX_TEXT = {"game": 64, "title": 120, "waiting_for": 200, "phase": 64}
-SEAT_COLOURS = {
-    "red": "#d32f2f",
-    "blue": "#1e63c4",
-    "green": "#2e8b3e",
-    "yellow": "#f2c12e",
-    "black": "#3a3a3a",
-    "white": "#eeeeee",
-    "purple": "#7b3fa8",
-    "orange": "#ef7d1a",
-    "pink": "#e86aa6",
-    "brown": "#8d5a35",
-    "grey": "#7d8791",
-    "gray": "#7d8791",
-    "natural": "#d8c49a",
-}
+SEAT_COLOURS = SEAT_PALETTE
 """The seat colours a table may name, and the shade the wall screen paints each (the names the
 table's own pages know). Anything else is shown grey: nothing a table sends becomes CSS."""
 
