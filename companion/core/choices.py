@@ -179,11 +179,6 @@ def nodes_on(tree: Sequence[Choice], path: str) -> list[Choice]:
     return walked
 
 
-def path_sig(tree: Sequence[Choice], path: str) -> str:
-    """:func:`step_sig` of the step ``path`` names."""
-    return step_sig(nodes_on(tree, path))
-
-
 def leaves(tree: Sequence[Choice], prefix: str = "") -> Iterator[tuple[str, Choice]]:
     """Every leaf with its path, depth first (expands every lazy node: for tests and tools)."""
     for choice in tree:

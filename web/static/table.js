@@ -10,8 +10,7 @@
   var box = document.getElementById("live-table");
   if (!box || !window.fetch) { return; }
   var CONFIRM_MS = 6000;
-  var busy = false;      // a tap or an update in flight (inFlight below says which)
-  var pending = false;   // the table changed while busy: update when done
+  var pending = false;   // the table changed while a load was in flight: update when done
   var frameDirty = false; // something typed in the page's other forms (the start form…)
   var leaving = false;    // the whole page is loading again: nothing more to draw here
 
@@ -85,7 +84,6 @@
     }
     var mine = { user: !!user, abort: new AbortController() };
     inFlight = mine;
-    busy = true;
     options.signal = mine.abort.signal;
     var started = performance.now();
     fetch(url, options)
@@ -122,7 +120,6 @@
       .finally(function () {
         if (inFlight !== mine) { return; }
         inFlight = null;
-        busy = false;
         if (pending) { pending = false; refresh(); }
       });
   }
