@@ -131,7 +131,7 @@ def game_lines(
                     "payload": {"action": action},
                 },
             )
-    add(30.0, {"source": "table-page", "kind": "command", "payload": {"command": "end_game"}})
+    # no end_game: the last move ends the game by its rules (the engine files it)
     return lines, t + 120.0  # a break before the next game
 
 

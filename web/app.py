@@ -1120,14 +1120,24 @@ def _game_log(
             {
                 "seq": event.get("seq"),
                 "when": event.get("wall_time_s"),
-                "by": by.removeprefix("table-page:")
-                if by.startswith("table-page:")
-                else (_("table page") if by == "table-page" else by),
+                "by": _source_name(by),
                 "what": what,
                 "kind": kind,
             }
         )
     return rows, bool(record.get("more"))
+
+
+def _source_name(by: str) -> str:
+    """Who entered a logged event, for the table's log: the signed-in name on the table page,
+    the rules for a game they ended (the engine's own input), else the reader's name."""
+    if by.startswith("table-page:"):
+        return by.removeprefix("table-page:")
+    if by == "table-page":
+        return _("table page")
+    if by == "rules":
+        return _("the rules", context="who entered it")
+    return by
 
 
 def _bg_stats_link(record: Mapping[str, Any]) -> str:

@@ -44,7 +44,7 @@ from companion.core.events import (
     event_to_json,
 )
 from companion.core.game import PlayerSpec
-from companion.core.ids import GameId
+from companion.core.ids import GameId, ReaderId
 from companion.core.jsonvalue import JsonObject, JsonValue, thaw
 from companion.core.messages import Message, Text, msg, render_text, text_json
 from companion.core.observation import Observation, ObservationKind
@@ -143,6 +143,10 @@ class _Plan:
     select: GameId | None = None
     prompt: Prompt | None = None
     cues: list[JsonObject] = field(default_factory=list)
+
+
+RULES_SOURCE = ReaderId("rules")
+"""The source of what the engine enters itself: the end of a game its rules say is over."""
 
 
 class _PrivateFailureError(IllegalActionError):
@@ -482,7 +486,38 @@ class Engine:
         if secret is not None and session is not None:
             outcome = self._tell_privately(session, observation, outcome, secret)
         self._publish(game_id, plan.entry)
+        if (
+            game_id is not None
+            and outcome.outcome == "applied"
+            and isinstance(plan.entry, LogEntry)
+            and isinstance(plan.entry.event, ActionApplied)
+            and session is not None
+            and not session.game.is_over(session.state)
+        ):
+            self._end_when_over(game_id)
         return outcome
+
+    def _end_when_over(self, game_id: GameId) -> None:
+        """The move after which the rules say the game is over (it was not before) ends it,
+        when the game is complete: the final scoring is filed at once, as its own input (source
+        ``rules``) after the move, so the log says who ended it. Complete: nothing left to tell
+        for the final scoring (a game's ``settled``: Trains & Stations' special cards are told
+        on the players' phones after the last move) and a winner found (a Mini Express
+        board-table cell may be missing). Otherwise the table enters what is missing and ends
+        the game itself, as it does after an undo, a redo, a correction or a reopening: the
+        table is putting something right."""
+        session = self._state.sessions.get(game_id)
+        if session is None or session.is_ended or self._state.active != game_id:
+            return
+        if not _complete(session):
+            return
+        self.handle(
+            Observation(
+                RULES_SOURCE,
+                ObservationKind.COMMAND,
+                {"command": "end_game", "reason": "finished"},
+            )
+        )
 
     def _tell_privately(
         self,
@@ -632,6 +667,20 @@ class Engine:
             if action.player is None and obs.seat is not None:
                 action = Action(action.kind, self._player_at(session, obs.seat), action.args)
             return self._plan_event(session, game_id, ActionApplied(action), obs, "applied")
+        if kind in (ObservationKind.TAG_PRESENT, ObservationKind.TEXT, ObservationKind.CARDS):
+            shown = self.session()
+            if shown is not None and shown.is_ended:
+                # a card turned up after the last move (the face-up row refilled by habit) is
+                # kept, not refused: the table did nothing wrong, there is just nothing to enter
+                return _Plan(
+                    _outcome(
+                        "logged",
+                        msg(
+                            "The game is over: a scan changes nothing (reopen the game to correct it)"
+                        ),
+                        self._state.active,
+                    )
+                )
         if kind in (ObservationKind.TAG_PRESENT, ObservationKind.TEXT):
             return self._plan_scan(obs)
         if kind is ObservationKind.CARDS:
@@ -760,6 +809,13 @@ class Engine:
             return _Plan(InputOutcome("selected", f"game {game_id}", game_id), select=game_id)
         if command == "reopen_game":
             return self._plan_reopen(doc, obs)
+        if command == "end_game" and self._ended_by_rules(doc):
+            # a second device's "end the game" after the rules ended it: nothing to do
+            return _Plan(
+                _outcome(
+                    "logged", msg("The game is already over: it was filed as finished"), active
+                )
+            )
         session, game_id = self._active_session()
         event: GameEvent
         if command == "undo":
@@ -1149,6 +1205,14 @@ class Engine:
             result=game_result(new_session) if isinstance(event, GameEnded) else None,
         )
 
+    def _ended_by_rules(self, doc: Field) -> bool:
+        """The shown game was filed as finished and ``doc`` asks to finish it (again)."""
+        active = self._state.active
+        session = None if active is None else self._state.sessions.get(active)
+        if session is None or session.ended != "finished":
+            return False
+        return doc.get("reason", "finished").str(frozenset({"finished", "abandoned"})) == "finished"
+
     def _active_session(self) -> tuple[TableSession, GameId]:
         game_id = self._state.active
         if game_id is None:
@@ -1307,6 +1371,17 @@ class Engine:
         # short-lived signals for the LEDs (docs/leds.md), newest last; old ones drop out
         snapshot["cues"] = [dict(c) for c in state.cues if now - float(c["at_s"]) < CUE_LIFETIME_S]  # type: ignore[arg-type]
         return snapshot
+
+
+def _complete(session: TableSession) -> bool:
+    """Over by the rules, nothing left to tell for the final scoring, and a winner found."""
+    game, state = session.game, session.state
+    if not game.is_over(state):
+        return False
+    settled = getattr(game, "settled", None)
+    if settled is not None and not settled(state):
+        return False
+    return bool(game.score(state).winners)
 
 
 def _revealed(session: TableSession) -> bool:

@@ -164,16 +164,14 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
     page.click("#enrol button[type=submit]")
     expect(page.locator(".flash.ok")).to_have_text("04D1E5000099 → tiny-race die-2")
     service.scan("red-seat", "04D1E5000099")  # the same die again: now Red advances 2
-    service.wait_idle()  # Red reaches 5: the race is over; the page follows by itself
+    # Red reaches 5: the race is over by its rules, and that move files it as finished (no
+    # tap for it); the page follows by itself and is ready for the next game
+    service.wait_idle()
     expect(page.locator("#game .waiting")).to_contain_text("winner: Red")
+    expect(page.locator("#log li").first).to_contain_text("the rules")
+    expect(page.locator("#log li").first).to_contain_text("game ended: final scoring")
+    expect(page.locator("#start")).to_be_visible()
     shoot(page, "table-tiny-race-over")
-    tap("table-end")  # a confirmation that says what happens
-    expect(page.locator("#enter")).to_contain_text("do the final scoring")
-    tap("table-end/finished")
-    expect(page.locator(".flash.ok")).to_have_text(
-        "The game is over: final scoring done, filed as finished"
-    )
-    expect(page.locator("#start")).to_be_visible()  # ready for the next game
     page.goto(f"{base}/history")
     expect(page.locator(".game-row").first).to_contain_text("Red 10")
     expect(page.locator(".game-row").first).to_contain_text("Blue 2")

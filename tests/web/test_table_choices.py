@@ -132,16 +132,24 @@ def test_ending_says_what_happens_and_finished_waits_for_the_rules(service: Trac
     )
     assert early["outcome"] == "rejected" and "not over by its rules" in early["message"]
     assert "Red to advance" in early["message"]
-    # play to the end (target 10, three spaces a turn), then both ends are offered
+    # play to the end (target 10, three spaces a turn): the move that ends it by the rules
+    # files it as finished by itself (the table's own input, from the rules)
     while "advance" in [n["key"] for n in get(client)["choices"]]:
         send(client, by_key(get(client, "advance")["choices"], "3")["input"])
+    after = get(client)["choices"]
+    assert [n["key"] for n in after] == ["table-reopen"]
+    assert "filed as finished" in after[0]["label"]
+    assert service.store.games()[0].ended_at is not None
+    # a second screen's "end the game" after that is kept and changes nothing
+    again = send(client, {"kind": "command", "payload": {"command": "end_game"}})
+    assert again["outcome"] == "logged" and "already over" in again["message"]
+    # reopened to put something right, the table ends it itself: both ends are offered
+    assert send(client, after[0]["input"])["outcome"] == "applied"
     ends = get(client, "table-end")["choices"]
     assert [n["key"] for n in ends] == ["finished", "abandoned"]
     assert "final scoring" in ends[0]["label"]
     assert send(client, ends[0]["input"])["outcome"] == "applied"
-    after = get(client)["choices"]
-    assert [n["key"] for n in after] == ["table-reopen"]
-    assert "filed as finished" in after[0]["label"]
+    assert [n["key"] for n in get(client)["choices"]] == ["table-reopen"]
 
 
 def test_an_ended_game_can_be_reopened_as_an_event(service: Trackside) -> None:

@@ -1185,6 +1185,12 @@ class TrainsAndStations:
     def is_over(self, state: TSState) -> bool:
         return state.over
 
+    def settled(self, state: TSState) -> bool:
+        """Over, with nothing left to tell for the final scoring: a player still holding special
+        cards tells which show two goods ("Bodování": they count toward the monopolies) on
+        their own phone after the last move, so the table ends such a game itself."""
+        return state.over and all(p.special_cards == 0 for p in state.players)
+
     def public_view(self, state: TSState) -> PublicView:
         """What the table sees (``companion.core.public``): every screen renders this."""
         from companion.games.trains_and_stations.public import public_view
