@@ -494,6 +494,17 @@ class EventStore:
         rows = self._read("SELECT game_id, MAX(seq) FROM events GROUP BY game_id")
         return {int(g): int(s) for g, s in rows}
 
+    def game_version(self, game_id: int) -> int | None:
+        """The game's last log seq (0 before its first entry); None when there is no such game.
+        The log is only appended to, so a game's record is the same while this is."""
+        if not 0 < game_id < 2**63:  # no row has it (and SQLite holds no bigger number)
+            return None
+        rows = self._read(
+            "SELECT (SELECT MAX(seq) FROM events WHERE game_id = games.id) FROM games WHERE id = ?",
+            (game_id,),
+        )
+        return None if not rows else int(rows[0][0] or 0)
+
     def game(self, game_id: int) -> GameRecord:
         for record in self.games():
             if record.id == game_id:

@@ -1,0 +1,216 @@
+"""Availability on a shared Wi-Fi: live-update streams shared fairly between devices, and the
+expensive public pages (a game's history page and its exports) worked out once per change.
+
+Streams (``GET /api/events``). Each open stream holds a server thread (web/server.py), and
+there are ``SSE_MAX_STREAMS`` of them for everyone. Without more, three devices holding 55
+streams left no live updates for a new scoreboard (issue 52). So:
+
+- one address holds at most ``SSE_PER_ADDRESS`` streams (``[web] streams_per_address``,
+  docs/config.md). A club night behind one NAT address (a TV, a tablet and six phones, each
+  with a page or two open) fits in the default of 12; a further one from that address is
+  refused with 429, a ``Retry-After`` and a sentence saying why;
+- every stream ends after ``SSE_LIFETIME_S`` (give or take a tenth, so the pages do not all
+  come back at once). The pages' EventSource reconnects by itself; the new stream's first
+  message carries the table's current version, and each page fetches what it shows when that
+  differs from the version it shows, so nothing is missed in between. A stream left open by
+  a script (or a tab nobody looks at) gives its thread back within the lifetime.
+
+Pages (``/history/N``, ``/api/games/N/export``). A game's record is a replay of its whole log;
+200 requests for it at once took the scoreboard 10 s to answer. The log is only ever appended
+to (an undo or a reopened game is one more event), so a game's record is the same for as long
+as its last log seq is: :class:`PageCache` keeps each page per (game, last seq, language), a
+finished game's for good. Requests for a page being worked out wait for that one computation;
+at most ``RENDERS_AT_ONCE`` different pages are worked out at a time, and a request for yet
+another is answered 503 with a ``Retry-After`` (a few are enough for the screens in a room;
+a script asking for every game at once must not take every thread).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from flask import Flask, Response
+
+from companion.core.errors import TracksideError
+from web import i18n
+from web.i18n import _
+
+log = logging.getLogger(__name__)
+
+STREAMS_PER_ADDRESS = 12
+"""A table's club night behind one address: a TV, a tablet and six phones, each with a page
+or two open (``[web] streams_per_address``)."""
+STREAM_LIFETIME_S = 600.0
+STREAM_RETRY_AFTER_S = 30
+"""What a refused stream is told to wait; the pages ask again after 30 s (web/static/*.js)."""
+RENDERS_AT_ONCE = 2
+RENDER_WAIT_S = 10.0
+"""How long a request waits for the same page being worked out by another request."""
+RENDER_RETRY_AFTER_S = 2
+PAGES_KEPT = 64
+
+MAX_STREAMS = "SSE_MAX_STREAMS"
+PER_ADDRESS = "SSE_PER_ADDRESS"
+LIFETIME = "SSE_LIFETIME_S"
+
+
+class StreamSlots:
+    """Open event streams: at most ``SSE_MAX_STREAMS`` in all, ``SSE_PER_ADDRESS`` per address
+    (the app's config, set by the service from ``[web]``)."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+        self.open = 0
+        self.by_address: dict[str, int] = {}
+        self.refused_per_address = 0
+        self.refused_full = 0
+
+    def acquire(self, address: str) -> Response | None:
+        """None: the stream may open (:meth:`release` it when it ends); else the refusal."""
+        per_address = int(self.app.config.get(PER_ADDRESS, STREAMS_PER_ADDRESS))
+        with self.lock:
+            held = self.by_address.get(address, 0)
+            if held >= per_address:
+                self.refused_per_address += 1
+                message = _(
+                    "This device already has {n} live pages open, the most one address may "
+                    "have; close one, or this page asks again by itself in {s} seconds.",
+                    n=held,
+                    s=STREAM_RETRY_AFTER_S,
+                )
+                return _refusal(message, 429, STREAM_RETRY_AFTER_S)
+            if self.open >= int(self.app.config.get(MAX_STREAMS, 56)):
+                self.refused_full += 1
+                message = _(
+                    "Too many live pages are open on this table; this page asks again by "
+                    "itself in {s} seconds.",
+                    s=STREAM_RETRY_AFTER_S,
+                )
+                return _refusal(message, 503, STREAM_RETRY_AFTER_S)
+            self.open += 1
+            self.by_address[address] = held + 1
+            return None
+
+    def release(self, address: str) -> None:
+        with self.lock:
+            self.open -= 1
+            left = self.by_address.get(address, 1) - 1
+            if left > 0:
+                self.by_address[address] = left
+            else:
+                self.by_address.pop(address, None)
+
+    def lifetime_s(self) -> float:
+        """This stream's lifetime: the configured one, give or take a tenth."""
+        lifetime = float(self.app.config.get(LIFETIME, STREAM_LIFETIME_S))
+        return lifetime * random.uniform(0.9, 1.1)
+
+
+def _refusal(message: str, status: int, retry_after_s: int) -> Response:
+    return Response(
+        message + "\n",
+        status=status,
+        mimetype="text/plain",
+        headers={"Retry-After": str(retry_after_s), "Cache-Control": "no-store"},
+    )
+
+
+class PageBusyError(Exception):
+    """Other pages are being worked out; answer 503 (:func:`busy_response`)."""
+
+
+def busy_response() -> Response:
+    return _refusal(
+        _(
+            "The table is busy working out other pages; try again in {s} seconds.",
+            s=RENDER_RETRY_AFTER_S,
+        ),
+        503,
+        RENDER_RETRY_AFTER_S,
+    )
+
+
+class PageCache:
+    """Pages by key, each worked out once: concurrent requests for the same key wait for the
+    one computation (and get its answer; if it fails, the request that ran it gets the
+    exception and those waiting :class:`PageBusyError`); at most ``renders`` keys are
+    worked out at once (:class:`PageBusyError` beyond); the ``kept`` newest are kept."""
+
+    def __init__(self, renders: int = RENDERS_AT_ONCE, kept: int = PAGES_KEPT) -> None:
+        self.renders = renders
+        self.kept = kept
+        self.lock = threading.Lock()
+        self.pages: OrderedDict[Hashable, Any] = OrderedDict()
+        self.working: dict[Hashable, threading.Event] = {}
+        self.hits = 0
+        self.misses = 0
+        self.refused = 0
+
+    def get(self, key: Hashable, compute: Callable[[], Any], wait_s: float = RENDER_WAIT_S) -> Any:
+        with self.lock:
+            found = self._found(key)
+            if found is not None:
+                return found[0]
+            other = self.working.get(key)
+            if other is None and len(self.working) >= self.renders:
+                self.refused += 1
+                raise PageBusyError
+            done = self.working[key] = threading.Event() if other is None else other
+        if other is not None:
+            done.wait(wait_s)
+            with self.lock:
+                found = self._found(key)
+            if found is None:  # the computation failed or did not finish in time
+                raise PageBusyError
+            return found[0]
+        try:
+            value = compute()
+        except BaseException:
+            with self.lock:
+                del self.working[key]
+            done.set()  # those waiting are told the page is busy; the next request tries again
+            raise
+        with self.lock:
+            self.misses += 1
+            self.pages[key] = value
+            while len(self.pages) > self.kept:
+                self.pages.popitem(last=False)
+            del self.working[key]
+        done.set()
+        return value
+
+    def _found(self, key: Hashable) -> tuple[Any] | None:
+        if key not in self.pages:
+            return None
+        self.hits += 1
+        self.pages.move_to_end(key)
+        return (self.pages[key],)
+
+
+def cached_page(
+    cache: PageCache, service: Any, key: tuple[Hashable, ...], render: Callable[[], Any]
+) -> Any:
+    """What ``render`` gives for game ``key[1]``, kept in ``cache`` per change of that game's
+    log and per language; None when there is no such game (the reason only in the log); a 503
+    :class:`Response` when other pages are being worked out. A service that cannot say its
+    games' versions (a test's) has every page rendered anew."""
+    game_id = key[1]
+    version_of = getattr(service, "game_version", None)
+    try:
+        if version_of is None:
+            return render()
+        version = version_of(game_id)
+        if version is None:
+            return None
+        return cache.get((*key, version, i18n.language()), render)
+    except PageBusyError:
+        return busy_response()
+    except TracksideError:
+        log.warning("web: game %s: no page", game_id, exc_info=True)
+        return None
