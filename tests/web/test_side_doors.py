@@ -24,6 +24,7 @@ import pytest
 
 from companion import games
 from companion.core.actions import Action
+from companion.core.errors import TracksideError
 from companion.core.jsonvalue import JsonObject
 from companion.core.snapshot import Field
 from companion.games.tiny_race.rules import TinyRaceState
@@ -466,3 +467,32 @@ def test_7_many_requests_for_a_history_page_work_it_out_once(
     assert api(Browser(service), command({"command": "reopen_game"}))[1]["outcome"] == "applied"
     status, page = Browser(service).request("/history/1")
     assert status == 200 and "still running" in page and len(replays) == 4
+
+
+# -- 8: small side doors -------------------------------------------------------------------
+def test_8_a_tag_uid_of_200000_characters_is_refused_wherever_it_enters(
+    service: Trackside,
+) -> None:
+    """Before: a uid of 200,000 characters was enrolled through /api/input. Now every way a
+    uid enters (the table page's enrol command, a reader's scan, a tags file) refuses it
+    before anything looks at it, naming the field and the limit."""
+    from companion.service.enrolment import parse_tags_document
+
+    huge = "A" * 200_000
+    table = Browser(service)
+    status, answer = api(
+        table, command({"command": "enrol", "uid": huge, "game": "tiny-race", "component": "die-1"})
+    )
+    assert status == 409, answer
+    message = str(answer["message"])
+    assert "uid: 200000 characters" in message and "at most 128" in message
+    assert len(message) < 300 and service.store.tag(huge) is None
+    assert api(table, start_payload())[1]["outcome"] == "applied"
+    service.scan("red-seat", huge)  # a reader's scan
+    service.wait_idle()
+    latest = service.store.inputs(1)[0]
+    assert latest["outcome"] == "rejected" and "payload.uid: 200000 characters" in latest["message"]
+    assert huge not in json.dumps(service.latest()[1])  # not offered as an unknown tag to enrol
+    tags = {"format": 1, "tags": [{"uid": huge, "game": "tiny-race", "component": "die-1"}]}
+    with pytest.raises(TracksideError, match=r"tags\[0\]\.uid: 200000 characters"):
+        parse_tags_document(tags)
