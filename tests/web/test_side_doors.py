@@ -496,3 +496,37 @@ def test_8_a_tag_uid_of_200000_characters_is_refused_wherever_it_enters(
     tags = {"format": 1, "tags": [{"uid": huge, "game": "tiny-race", "component": "die-1"}]}
     with pytest.raises(TracksideError, match=r"tags\[0\]\.uid: 200000 characters"):
         parse_tags_document(tags)
+
+
+def test_8_the_database_path_stays_in_the_log(
+    service: Trackside, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before: ``/history/99`` and the export of a game that does not exist answered "no game
+    99 in /var/lib/trackside/…", and a failed write put the path on the scoreboard and in the
+    public /api/state. Now the pages say it in words and the path is in the log only."""
+    where = str(service.settings.database.path)
+    guest = Browser(service)
+    status, page = guest.request("/history/99")
+    assert status == 404 and "There is no game 99." in page and where not in page
+    status, text = guest.request("/api/games/99/export?format=csv")
+    assert status == 404 and json.loads(text)["error"] == "There is no game 99."
+    assert where not in text
+    # a write the database refuses (a full SD card)
+    table = Browser(service)
+    assert api(table, start_payload())[1]["outcome"] == "applied"
+    store = service.store
+    with store._lock:
+        pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+        store._conn.execute(f"PRAGMA max_page_count={pages}")
+    answers = []
+    for turn in range(30):  # refused inputs are recorded too: these need new pages soon
+        move = {"action": {"kind": "advance", "player": turn % 2, "args": {"x": "A" * 8000}}}
+        status, answer = api(table, {"kind": "action", "payload": move})
+        answers.append(json.dumps(answer))
+        if "full" in str(answer.get("message")):
+            break
+    assert "full" in answers[-1] and where not in answers[-1]
+    for path in ("/api/state", "/", "/partials/scoreboard"):
+        status, page = guest.request(path)
+        assert status == 200 and "full" in page and where not in page, path
+    assert any(where in r.getMessage() for r in caplog.records)
