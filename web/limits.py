@@ -79,9 +79,8 @@ class StreamSlots:
             if held >= per_address:
                 self.refused_per_address += 1
                 message = _(
-                    "This device already has {n} live pages open, the most one address may "
+                    "This device already has as many live pages open as one address may "
                     "have; close one, or this page asks again by itself in {s} seconds.",
-                    n=held,
                     s=STREAM_RETRY_AFTER_S,
                 )
                 return _refusal(message, 429, STREAM_RETRY_AFTER_S)
@@ -127,10 +126,7 @@ class PageBusyError(Exception):
 
 def busy_response() -> Response:
     return _refusal(
-        _(
-            "The table is busy working out other pages; try again in {s} seconds.",
-            s=RENDER_RETRY_AFTER_S,
-        ),
+        _("The table is busy working out other pages; try again in a moment."),
         503,
         RENDER_RETRY_AFTER_S,
     )
