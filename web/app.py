@@ -60,7 +60,7 @@ from web.guard import (
 )
 from web.i18n import _
 from web.join import join_context
-from web.limits import PageCache, StreamSlots, cached_page
+from web.limits import PageCache, StreamSlots, cached_page, device_of
 from web.private import pin_matches, private_pages
 from web.scoreboard import history_snapshot
 from web.scoreboard import view as scoreboard_view
@@ -740,7 +740,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         snapshot by its own ``schema``."""
         min_interval = float(app.config["SSE_MIN_INTERVAL_S"])
         keepalive = float(app.config["SSE_KEEPALIVE_S"])
-        address = request.remote_addr or "?"
+        address = device_of(request.remote_addr)
         refused = streams.acquire(address)
         if refused is not None:
             return refused

@@ -27,6 +27,7 @@ a script asking for every game at once must not take every thread).
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import random
 import threading
@@ -53,6 +54,8 @@ RENDER_WAIT_S = 10.0
 """How long a request waits for the same page being worked out by another request."""
 RENDER_RETRY_AFTER_S = 2
 PAGES_KEPT = 64
+PAGE_BYTES_KEPT = 16 * 1024 * 1024
+"""The kept pages' text in all (a Pi Zero 2 has 512 MB): the oldest go first."""
 
 MAX_STREAMS = "SSE_MAX_STREAMS"
 PER_ADDRESS = "SSE_PER_ADDRESS"
@@ -72,7 +75,8 @@ class StreamSlots:
         self.refused_full = 0
 
     def acquire(self, address: str) -> Response | None:
-        """None: the stream may open (:meth:`release` it when it ends); else the refusal."""
+        """None: the stream may open (:meth:`release` it when it ends); else the refusal.
+        ``address``: :func:`device_of` the client's address."""
         per_address = int(self.app.config.get(PER_ADDRESS, STREAMS_PER_ADDRESS))
         with self.lock:
             held = self.by_address.get(address, 0)
@@ -111,6 +115,20 @@ class StreamSlots:
         return lifetime * random.uniform(0.9, 1.1)
 
 
+def device_of(address: str | None) -> str:
+    """What the per-address cap counts by: an IPv4 address; for IPv6 its /64 (one device
+    picks new addresses in its network at will, and a network is one home or one club)."""
+    try:
+        ip = ipaddress.ip_address(address or "")
+    except ValueError:
+        return address or "?"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 def _refusal(message: str, status: int, retry_after_s: int) -> Response:
     return Response(
         message + "\n",
@@ -138,9 +156,16 @@ class PageCache:
     exception and those waiting :class:`PageBusyError`); at most ``renders`` keys are
     worked out at once (:class:`PageBusyError` beyond); the ``kept`` newest are kept."""
 
-    def __init__(self, renders: int = RENDERS_AT_ONCE, kept: int = PAGES_KEPT) -> None:
+    def __init__(
+        self,
+        renders: int = RENDERS_AT_ONCE,
+        kept: int = PAGES_KEPT,
+        kept_bytes: int = PAGE_BYTES_KEPT,
+    ) -> None:
         self.renders = renders
         self.kept = kept
+        self.kept_bytes = kept_bytes
+        self.bytes = 0
         self.lock = threading.Lock()
         self.pages: OrderedDict[Hashable, Any] = OrderedDict()
         self.working: dict[Hashable, threading.Event] = {}
@@ -174,9 +199,11 @@ class PageCache:
             raise
         with self.lock:
             self.misses += 1
-            self.pages[key] = value
-            while len(self.pages) > self.kept:
-                self.pages.popitem(last=False)
+            if key not in self.pages:
+                self.pages[key] = value
+                self.bytes += _size(value)
+            while self.pages and (len(self.pages) > self.kept or self.bytes > self.kept_bytes):
+                self.bytes -= _size(self.pages.popitem(last=False)[1])
             del self.working[key]
         done.set()
         return value
@@ -187,6 +214,15 @@ class PageCache:
         self.hits += 1
         self.pages.move_to_end(key)
         return (self.pages[key],)
+
+
+def _size(value: Any) -> int:
+    """About what a kept page holds: its text's length (a page, or an export's pair)."""
+    if isinstance(value, str | bytes):
+        return len(value)
+    if isinstance(value, tuple):
+        return sum(_size(v) for v in value)
+    return 1024
 
 
 def cached_page(
