@@ -60,7 +60,7 @@ from web.guard import (
 )
 from web.i18n import _
 from web.join import join_context
-from web.limits import PageCache, StreamSlots, cached_page, device_of
+from web.limits import GONE_CHECK_S, PageCache, StreamSlots, cached_page, device_of
 from web.private import pin_matches, private_pages
 from web.scoreboard import history_snapshot
 from web.scoreboard import view as scoreboard_view
@@ -731,6 +731,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return jsonify(snapshot)
 
     streams = StreamSlots(app)  # per address and in all, each for a lifetime (web/limits.py)
+    app.extensions["trackside.streams"] = streams  # its counts, for the tests and the bench
 
     @app.get("/api/events")
     def events() -> Response:
@@ -745,6 +746,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         if refused is not None:
             return refused
         ends_at = time.monotonic() + streams.lifetime_s()
+        # waitress notices a closed page at once (web/server.py reads ahead): its slot goes back
+        gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
+        gone_check = float(app.config.get("SSE_GONE_CHECK_S", GONE_CHECK_S))
 
         def stream() -> Iterator[str]:
             try:
@@ -773,6 +777,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             sent, seen, sent_key = version, version, _change_key(snapshot)
             tokens, last = float(SSE_BURST), time.monotonic()
             last_minor = 0.0
+            last_write = time.monotonic()
             while not service.closing:
                 now = time.monotonic()
                 if now >= ends_at:  # the page reconnects and is sent the version it missed
@@ -781,10 +786,14 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                 timeout = (
                     max(0.0, last_minor + SSE_MINOR_INTERVAL_S - now) if pending else keepalive
                 )
-                timeout = min(timeout, ends_at - now)
+                timeout = min(timeout, ends_at - now, gone_check)
                 seen, snapshot = service.wait_newer(seen, timeout)
                 if seen == sent:
-                    yield ": keep-alive\n\n"
+                    if gone():
+                        return
+                    if time.monotonic() - last_write >= keepalive:
+                        last_write = time.monotonic()
+                        yield ": keep-alive\n\n"
                     continue
                 now = time.monotonic()
                 key = _change_key(snapshot)
@@ -801,6 +810,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                     continue  # sent with the next change, or when the second is up
                 last_minor = time.monotonic()
                 sent, sent_key = seen, key
+                last_write = time.monotonic()
                 yield f"id: {seen}\nevent: state\ndata: {data(seen, snapshot)}\n\n"
             yield 'event: bye\ndata: {"reason": "the service is stopping"}\n\n'
 

@@ -13,7 +13,11 @@ streams left no live updates for a new scoreboard (issue 52). So:
   come back at once). The pages' EventSource reconnects by itself; the new stream's first
   message carries the table's current version, and each page fetches what it shows when that
   differs from the version it shows, so nothing is missed in between. A stream left open by
-  a script (or a tab nobody looks at) gives its thread back within the lifetime.
+  a script (or a tab nobody looks at) gives its thread back within the lifetime;
+- a closed page gives its slot back within ``GONE_CHECK_S`` (the server reads ahead on a
+  connection with a stream, so it sees the close at once): before, it held the slot until two
+  keep-alives had failed, 30–45 s, and a phone reloading its page a few times would have
+  used up its address's share.
 
 Pages (``/history/N``, ``/api/games/N/export``). A game's record is a replay of its whole log;
 200 requests for it at once took the scoreboard 10 s to answer. The log is only ever appended
@@ -47,6 +51,8 @@ STREAMS_PER_ADDRESS = 12
 """A table's club night behind one address: a TV, a tablet and six phones, each with a page
 or two open (``[web] streams_per_address``)."""
 STREAM_LIFETIME_S = 600.0
+GONE_CHECK_S = 2.0
+"""How often a quiet stream looks whether its page was closed (its slot then goes back)."""
 STREAM_RETRY_AFTER_S = 30
 """What a refused stream is told to wait; the pages ask again after 30 s (web/static/*.js)."""
 RENDERS_AT_ONCE = 2

@@ -362,7 +362,9 @@ def test_7_event_streams_are_capped_per_address_and_a_new_scoreboard_gets_in(
                 refusal = head
         assert [sorted(set(s[:12])) for s in statuses.values()] == [[200]] * 3, statuses
         assert [sorted(set(s[12:])) for s in statuses.values()] == [[429]] * 3, statuses
-        assert b"Retry-After: 30" in refusal and b"live pages open as one address may have" in refusal
+        assert (
+            b"Retry-After: 30" in refusal and b"live pages open as one address may have" in refusal
+        )
         for n in range(5):  # five new scoreboards, each from its own address
             sock, status, head = open_stream(service, f"127.0.1.{n + 1}")
             held.append(sock)
@@ -530,3 +532,19 @@ def test_8_the_database_path_stays_in_the_log(
         status, page = guest.request(path)
         assert status == 200 and "full" in page and where not in page, path
     assert any(where in r.getMessage() for r in caplog.records)
+
+
+def test_7_a_phone_reloading_its_page_keeps_its_live_updates(service: Trackside) -> None:
+    """A closed page gives its stream's slot back at once (the server sees the close), so a
+    phone at a NAT'd club table reloading its page 20 times in a minute never meets its
+    address's cap (before the server looked, a closed stream held its slot for 30-45 s)."""
+    streams = service.app.extensions["trackside.streams"]
+    service.app.config["SSE_GONE_CHECK_S"] = 0.2  # 2 s in service: the test need not wait
+    for reload in range(20):
+        sock, status, head = open_stream(service, "127.0.4.1")
+        sock.close()
+        assert status == 200, (reload, head)
+        deadline = time.monotonic() + 10
+        while streams.open and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert streams.open == 0, reload
