@@ -741,10 +741,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         snapshot by its own ``schema``."""
         min_interval = float(app.config["SSE_MIN_INTERVAL_S"])
         keepalive = float(app.config["SSE_KEEPALIVE_S"])
-        address = device_of(request.remote_addr)
-        refused = streams.acquire(address)
-        if refused is not None:
-            return refused
+        slot = streams.acquire(device_of(request.remote_addr))
+        if isinstance(slot, Response):
+            return slot  # 429 or 503, in words
         ends_at = time.monotonic() + streams.lifetime_s()
         # waitress notices a closed page at once (web/server.py reads ahead): its slot goes back
         gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
@@ -754,7 +753,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             try:
                 yield from updates()
             finally:
-                streams.release(address)
+                streams.release(slot)
 
         # ``?light=1``: each message says only which version is new (``{"version": N}``); the
         # pages fetch what they show from their own partials, so the server does not write
@@ -780,7 +779,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             last_write = time.monotonic()
             while not service.closing:
                 now = time.monotonic()
-                if now >= ends_at:  # the page reconnects and is sent the version it missed
+                if now >= ends_at or slot.stop.is_set():  # the page reconnects and catches up
                     return
                 pending = seen != sent
                 timeout = (

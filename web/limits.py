@@ -35,8 +35,10 @@ import ipaddress
 import logging
 import random
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, Response
@@ -63,29 +65,47 @@ PAGES_KEPT = 64
 PAGE_BYTES_KEPT = 16 * 1024 * 1024
 """The kept pages' text in all (a Pi Zero 2 has 512 MB): the oldest go first."""
 
+MAX_STOPPING = 4
+"""Streams being ended for other addresses at once: each holds its thread up to
+``GONE_CHECK_S`` more, out of the threads kept for pages (web/server.py)."""
+
 MAX_STREAMS = "SSE_MAX_STREAMS"
 PER_ADDRESS = "SSE_PER_ADDRESS"
 LIFETIME = "SSE_LIFETIME_S"
 
 
+@dataclass(eq=False)
+class Stream:
+    """One open event stream: it ends when ``stop`` is set (its place given to another
+    address, :meth:`StreamSlots.acquire`), looked at every ``GONE_CHECK_S``."""
+
+    address: str
+    started: float
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
 class StreamSlots:
     """Open event streams: at most ``SSE_MAX_STREAMS`` in all, ``SSE_PER_ADDRESS`` per address
-    (the app's config, set by the service from ``[web]``)."""
+    (the app's config, set by the service from ``[web]``). When every slot is taken, a page
+    from an address holding fewer streams than the one holding the most takes the oldest of
+    that one's (fair shares: five addresses at their cap do not shut a sixth out); at most
+    ``MAX_STOPPING`` are being ended at a time, each within ``GONE_CHECK_S``."""
 
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.lock = threading.Lock()
+        self.streams: dict[str, list[Stream]] = {}
         self.open = 0
-        self.by_address: dict[str, int] = {}
         self.refused_per_address = 0
         self.refused_full = 0
+        self.taken_over = 0
 
-    def acquire(self, address: str) -> Response | None:
-        """None: the stream may open (:meth:`release` it when it ends); else the refusal.
-        ``address``: :func:`device_of` the client's address."""
+    def acquire(self, address: str) -> Stream | Response:
+        """The stream (:meth:`release` it when it ends), or the refusal. ``address``:
+        :func:`device_of` the client's address."""
         per_address = int(self.app.config.get(PER_ADDRESS, STREAMS_PER_ADDRESS))
         with self.lock:
-            held = self.by_address.get(address, 0)
+            held = len(self._live(address))
             if held >= per_address:
                 self.refused_per_address += 1
                 message = _(
@@ -95,25 +115,45 @@ class StreamSlots:
                 )
                 return _refusal(message, 429, STREAM_RETRY_AFTER_S)
             if self.open >= int(self.app.config.get(MAX_STREAMS, 56)):
-                self.refused_full += 1
-                message = _(
-                    "Too many live pages are open on this table; this page asks again by "
-                    "itself in {s} seconds.",
-                    s=STREAM_RETRY_AFTER_S,
-                )
-                return _refusal(message, 503, STREAM_RETRY_AFTER_S)
+                victim = self._fair_share(held)
+                if victim is None:
+                    self.refused_full += 1
+                    message = _(
+                        "Too many live pages are open on this table; this page asks again by "
+                        "itself in {s} seconds.",
+                        s=STREAM_RETRY_AFTER_S,
+                    )
+                    return _refusal(message, 503, STREAM_RETRY_AFTER_S)
+                victim.stop.set()  # its page reconnects, and is refused while this holds
+                self.taken_over += 1
+            stream = Stream(address, time.monotonic())
+            self.streams.setdefault(address, []).append(stream)
             self.open += 1
-            self.by_address[address] = held + 1
-            return None
+            return stream
 
-    def release(self, address: str) -> None:
+    def _live(self, address: str) -> list[Stream]:
+        return [s for s in self.streams.get(address, ()) if not s.stop.is_set()]
+
+    def _fair_share(self, held: int) -> Stream | None:
+        """The stream to end for a page from an address holding ``held``: the oldest of the
+        address holding the most, if that is more than ``held + 1``; None otherwise, or
+        while ``MAX_STOPPING`` are still ending."""
+        stopping = sum(s.stop.is_set() for streams in self.streams.values() for s in streams)
+        if stopping >= MAX_STOPPING:
+            return None
+        most = max((self._live(a) for a in self.streams), key=len, default=[])
+        if len(most) <= held + 1:
+            return None
+        return min(most, key=lambda s: s.started)
+
+    def release(self, stream: Stream) -> None:
         with self.lock:
             self.open -= 1
-            left = self.by_address.get(address, 1) - 1
-            if left > 0:
-                self.by_address[address] = left
-            else:
-                self.by_address.pop(address, None)
+            mine = self.streams.get(stream.address, [])
+            if stream in mine:
+                mine.remove(stream)
+            if not mine:
+                self.streams.pop(stream.address, None)
 
     def lifetime_s(self) -> float:
         """This stream's lifetime: the configured one, give or take a tenth."""

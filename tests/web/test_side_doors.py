@@ -548,3 +548,41 @@ def test_7_a_phone_reloading_its_page_keeps_its_live_updates(service: Trackside)
         while streams.open and time.monotonic() < deadline:
             time.sleep(0.05)
         assert streams.open == 0, reload
+
+
+def test_7_five_addresses_at_their_cap_do_not_shut_a_club_out(service: Trackside) -> None:
+    """Five addresses at their cap of 12 would take all 56 slots; a page from an address that
+    holds fewer takes the oldest stream of the address holding the most, so the club's TV,
+    tablet and six phones behind one address still get live updates (fair shares)."""
+    streams = service.app.extensions["trackside.streams"]
+    service.app.config["SSE_GONE_CHECK_S"] = 0.2  # 2 s in service: the test need not wait
+    held: list[tuple[str, socket.socket]] = []
+    try:
+        for i in range(70):
+            address = f"127.0.5.{1 + i % 5}"
+            sock, status, _head = open_stream(service, address)
+            if status == 200:
+                held.append((address, sock))
+            else:
+                sock.close()
+        assert len(held) == 56 and streams.open == 56
+        club: list[socket.socket] = []
+        for _ in range(8):  # the club's devices come in one after another
+            sock, status, head = open_stream(service, "127.0.6.1")
+            club.append(sock)
+            assert status == 200, head
+            deadline = time.monotonic() + 10  # the stream given up ends (within 2 s)
+            while streams.open > 56 and time.monotonic() < deadline:
+                time.sleep(0.05)
+        assert streams.taken_over == 8 and streams.open == 56
+        # each time the oldest stream of the address holding the most was given up
+        per_address = sorted(len(streams._live(a)) for a in streams.streams)
+        assert per_address == [8, 9, 9, 10, 10, 10], per_address
+        sock, status, head = open_stream(service, "127.0.5.1")  # a taken-over page comes back
+        sock.close()
+        assert status == 503, head
+        for sock in club:
+            sock.close()
+    finally:
+        for _address, sock in held:
+            sock.close()
