@@ -4,6 +4,7 @@ bounds (one computation per key, at most a few at once, a bounded size)."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +70,20 @@ def test_the_kept_pages_are_bounded_in_bytes() -> None:
     assert cache.bytes <= 1000 and list(cache.pages) == [7, 8, 9]
     cache.get("pair", lambda: ("text/csv", "y" * 2000))  # more than all: served, not kept
     assert cache.bytes <= 1000
+
+
+def test_streams_per_address_is_a_checked_config_option(tmp_path: Path) -> None:
+    from companion.core.errors import ConfigError
+    from companion.service.config import parse_settings
+    from companion.service.runtime import Trackside
+
+    assert parse_settings({}, data_dir=tmp_path).web.streams_per_address == 12
+    settings = parse_settings({"web": {"streams_per_address": 20}}, data_dir=tmp_path)
+    service = Trackside(settings)
+    try:
+        assert service.app.config["SSE_PER_ADDRESS"] == 20
+    finally:
+        service.stop()
+    with pytest.raises(ConfigError) as refused:
+        parse_settings({"web": {"streams_per_address": 1}}, data_dir=tmp_path)
+    assert refused.value.path == "web.streams_per_address" and "2–1000" in str(refused.value)
