@@ -780,6 +780,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             while not service.closing:
                 now = time.monotonic()
                 if now >= ends_at or slot.stop.is_set():  # the page reconnects and catches up
+                    yield "retry: 500\n\n"  # at once (the next stream says 2000 again)
                     return
                 pending = seen != sent
                 timeout = (
