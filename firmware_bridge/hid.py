@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from companion.core import ObservationKind
-from firmware_bridge.keymaps import KEY_ENTER, KeyDecoder, Scan
+from firmware_bridge.keymaps import KEY_ENTER, MAX_SCAN_CHARS, KeyDecoder, Scan
 from firmware_bridge.ports import PortNotFoundError
 from firmware_bridge.readers import Backoff, ReaderConfig, Sink, _ThreadedReader, with_hint
 
@@ -182,6 +182,13 @@ class HidReader(_ThreadedReader):
                     self._reject(f"scan without Enter, dropped: {cut.text!r}", now)
 
     def _scanned(self, scan: Scan, now: float) -> None:
+        if scan.dropped:
+            self._reject(
+                f"scan of {len(scan.text) + scan.dropped} characters; a scan is at most "
+                f"{MAX_SCAN_CHARS}; dropped {scan.text[:24]!r}…",
+                now,
+            )
+            return
         if scan.unmapped:
             codes = ", ".join(str(c) for c in scan.unmapped)
             self._reject(

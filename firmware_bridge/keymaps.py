@@ -185,12 +185,19 @@ _CTRLS = {KEY_LEFTCTRL, KEY_RIGHTCTRL}
 _IGNORED = {KEY_LEFTALT, KEY_NUMLOCK, KEY_ESC}
 
 
+MAX_SCAN_CHARS = 1024
+"""The longest scan kept, as a line reader's longest line (``frames.LineParser``): a scanner
+(or anything posing as a keyboard) typing on without Enter does not grow a buffer for ever."""
+
+
 @dataclass(frozen=True, slots=True)
 class Scan:
-    """One finished scan: its text, and the key codes that typed nothing in this layout."""
+    """One finished scan: its text, and the key codes that typed nothing in this layout;
+    ``dropped``: characters typed beyond ``MAX_SCAN_CHARS`` (the scan is then refused)."""
 
     text: str
     unmapped: tuple[int, ...] = ()
+    dropped: int = 0
 
 
 class KeyDecoder:
@@ -204,6 +211,7 @@ class KeyDecoder:
         self._dead = ""
         self._text: list[str] = []
         self._unmapped: list[int] = []
+        self._dropped = 0
 
     @property
     def has_partial(self) -> bool:
@@ -235,7 +243,7 @@ class KeyDecoder:
     def _press(self, code: int) -> None:
         levels = self._table.get(code)
         if levels is None:
-            self._unmapped.append(code)
+            self._unmap(code)
             return
         plain, shifted, altgr = levels
         shift = bool(self._held & _SHIFTS)
@@ -246,7 +254,7 @@ class KeyDecoder:
             if base and "@" <= base <= "_":
                 self._type(chr(ord(base) & 0x1F))
             else:
-                self._unmapped.append(code)
+                self._unmap(code)
             return
         if KEY_RIGHTALT in self._held:
             char = altgr
@@ -260,7 +268,7 @@ class KeyDecoder:
         else:
             char = shifted if shift else plain
         if not char:
-            self._unmapped.append(code)
+            self._unmap(code)
         elif char in DEAD_KEYS:
             if self._dead:
                 self._text.append(DEAD_KEYS[self._dead][1])
@@ -268,7 +276,17 @@ class KeyDecoder:
         else:
             self._type(char)
 
+    def _unmap(self, code: int) -> None:
+        if len(self._unmapped) >= MAX_SCAN_CHARS:
+            self._dropped += 1
+        else:
+            self._unmapped.append(code)
+
     def _type(self, char: str) -> None:
+        if len(self._text) >= MAX_SCAN_CHARS:
+            self._dropped += 1
+            self._dead = ""
+            return
         if self._dead:
             mark, alone = DEAD_KEYS[self._dead]
             self._dead = ""
@@ -284,8 +302,8 @@ class KeyDecoder:
         if self._dead:
             self._text.append(DEAD_KEYS[self._dead][1])
             self._dead = ""
-        text, unmapped = "".join(self._text), tuple(self._unmapped)
-        self._text, self._unmapped = [], []
+        text, unmapped, dropped = "".join(self._text), tuple(self._unmapped), self._dropped
+        self._text, self._unmapped, self._dropped = [], [], 0
         if not text and not unmapped:
             return None
-        return Scan(text, unmapped)
+        return Scan(text, unmapped, dropped)

@@ -377,6 +377,7 @@ class MqttBridge:
         self.pad_messages_rejected = 0
         self._requests = HubRequests(self)
         self.pad_messages_unknown = 0
+        self.pad_messages_retained = 0
         self.pad_refusals_dropped = 0
         self.messages_failed = 0
         self.commands_refused = 0
@@ -607,6 +608,9 @@ class MqttBridge:
             self._command_message(bytes(message.payload))
             return
         if self._pad_sink is not None and "/pads/" in message.topic:
+            if message.retain:
+                self._retained_pad_message(message.topic)
+                return
             self._pad_message(message.topic, bytes(message.payload))
             return
         payload = message.payload.decode("utf-8", "replace").strip()
@@ -627,6 +631,22 @@ class MqttBridge:
             if self._led_thread is not None:
                 self._light_status.append((message.topic, payload, bool(message.retain)))
                 self._led_wake.notify_all()
+
+    def _retained_pad_message(self, topic: str) -> None:
+        """A scan the broker kept (a pad set to retain, or anyone publishing with the flag) and
+        hands to every new subscription: after a restart or a reconnect it would be entered
+        again as a new scan. A scan is a moment, so only live messages count (the broker
+        delivers a message to those already subscribed without the flag, even one it also
+        keeps); a retained one is counted and logged once, never entered."""
+        with self._lock:
+            self.pad_messages_retained += 1
+            first = self.pad_messages_retained == 1
+        if first:
+            log.warning(
+                "MQTT: ignored a retained message on %s: a scan is entered only as it happens "
+                "(set the pad not to retain its tag messages)",
+                _short(topic),
+            )
 
     def _pad_message(self, topic: str, payload: bytes) -> None:
         """One seat pad message: only from a configured pad, at most ``MAX_PAD_PAYLOAD`` bytes

@@ -60,6 +60,7 @@ from web.guard import (
 )
 from web.i18n import _
 from web.join import join_context
+from web.limits import GONE_CHECK_S, PageCache, StreamSlots, cached_page, device_of
 from web.private import pin_matches, private_pages
 from web.scoreboard import history_snapshot
 from web.scoreboard import view as scoreboard_view
@@ -691,12 +692,21 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
     def history() -> str:
         return render_template("history.html", games=service.games())
 
+    pages = PageCache()  # a game's page per change of its log (web/limits.py)
+
     @app.get("/history/<int:game_id>")
-    def history_game(game_id: int) -> str:
+    def history_game(game_id: int) -> str | Response:
+        found = cached_page(pages, service, ("history", game_id), lambda: _history(game_id))
+        if found is None:
+            abort(404, _("There is no game {n}.", n=game_id))
+        return cast("str | Response", found)
+
+    def _history(game_id: int) -> str:
         try:
             _version, body = service.export(game_id, "json")
-        except TracksideError as exc:
-            abort(404, str(exc))
+        except TracksideError:
+            log.warning("web: game %s has no history page", game_id, exc_info=True)
+            abort(404, _("There is no game {n}.", n=game_id))
         record = json.loads(body)
         link = _bg_stats_link(record)
         qr = segno.make(link, error="l")
@@ -710,6 +720,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             qr=Markup(svg),
             s=final,
             **scoreboard_view(final, i18n.t),
+            # kept for every screen: the language links carry no one's own query
+            language_link=lambda code: url_for("history_game", game_id=game_id, lang=code),
         )
 
     # -- API -------------------------------------------------------------------------------
@@ -718,7 +730,8 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         _version, snapshot = service.latest()
         return jsonify(snapshot)
 
-    streams = _StreamCount(app)
+    streams = StreamSlots(app)  # per address and in all, each for a lifetime (web/limits.py)
+    app.extensions["trackside.streams"] = streams  # its counts, for the tests and the bench
 
     @app.get("/api/events")
     def events() -> Response:
@@ -728,19 +741,19 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         snapshot by its own ``schema``."""
         min_interval = float(app.config["SSE_MIN_INTERVAL_S"])
         keepalive = float(app.config["SSE_KEEPALIVE_S"])
-        if not streams.acquire(blocking=False):  # keep threads for the pages (web/server.py)
-            return Response(
-                "too many live pages are open; this page refreshes by itself instead",
-                status=503,
-                mimetype="text/plain",
-                headers={"Retry-After": "30"},
-            )
+        slot = streams.acquire(device_of(request.remote_addr))
+        if isinstance(slot, Response):
+            return slot  # 429 or 503, in words
+        ends_at = time.monotonic() + streams.lifetime_s()
+        # waitress notices a closed page at once (web/server.py reads ahead): its slot goes back
+        gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
+        gone_check = float(app.config.get("SSE_GONE_CHECK_S", GONE_CHECK_S))
 
         def stream() -> Iterator[str]:
             try:
                 yield from updates()
             finally:
-                streams.release()
+                streams.release(slot)
 
         # ``?light=1``: each message says only which version is new (``{"version": N}``); the
         # pages fetch what they show from their own partials, so the server does not write
@@ -763,15 +776,24 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             sent, seen, sent_key = version, version, _change_key(snapshot)
             tokens, last = float(SSE_BURST), time.monotonic()
             last_minor = 0.0
+            last_write = time.monotonic()
             while not service.closing:
                 now = time.monotonic()
+                if now >= ends_at or slot.stop.is_set():  # the page reconnects and catches up
+                    yield "retry: 500\n\n"  # at once (the next stream says 2000 again)
+                    return
                 pending = seen != sent
                 timeout = (
                     max(0.0, last_minor + SSE_MINOR_INTERVAL_S - now) if pending else keepalive
                 )
+                timeout = min(timeout, ends_at - now, gone_check)
                 seen, snapshot = service.wait_newer(seen, timeout)
                 if seen == sent:
-                    yield ": keep-alive\n\n"
+                    if gone():
+                        return
+                    if time.monotonic() - last_write >= keepalive:
+                        last_write = time.monotonic()
+                        yield ": keep-alive\n\n"
                     continue
                 now = time.monotonic()
                 key = _change_key(snapshot)
@@ -788,6 +810,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
                     continue  # sent with the next change, or when the second is up
                 last_minor = time.monotonic()
                 sent, sent_key = seen, key
+                last_write = time.monotonic()
                 yield f"id: {seen}\nevent: state\ndata: {data(seen, snapshot)}\n\n"
             yield 'event: bye\ndata: {"reason": "the service is stopping"}\n\n'
 
@@ -806,10 +829,13 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         fmt = request.args.get("format", "json")
         if fmt not in ("json", "csv"):
             return _error("format", _("{value} is not json or csv", value=repr(fmt)), 400)
-        try:
-            mimetype, body = service.export(game_id, fmt, i18n.tr())
-        except TracksideError as exc:
-            return _error("game_id", str(exc), 404)
+        key = ("export", game_id, fmt)
+        found = cached_page(pages, service, key, lambda: service.export(game_id, fmt, i18n.tr()))
+        if isinstance(found, Response):
+            return found  # busy
+        if found is None:
+            return _error("game_id", _("There is no game {n}.", n=game_id), 404)
+        mimetype, body = found
         response = Response(body, mimetype=mimetype)
         response.headers["Content-Disposition"] = (
             f'attachment; filename="trackside-game-{game_id}.{fmt}"'
@@ -947,26 +973,6 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return None
 
     return app
-
-
-class _StreamCount:
-    """Open event streams, at most ``SSE_MAX_STREAMS`` (each holds a server thread)."""
-
-    def __init__(self, app: Flask) -> None:
-        self.app = app
-        self.lock = threading.Lock()
-        self.open = 0
-
-    def acquire(self, blocking: bool = False) -> bool:
-        with self.lock:
-            if self.open >= int(self.app.config.get("SSE_MAX_STREAMS", 56)):
-                return False
-            self.open += 1
-            return True
-
-    def release(self) -> None:
-        with self.lock:
-            self.open -= 1
 
 
 MAX_CHOICE_PATH = 1000

@@ -190,6 +190,9 @@ class TableServer:
             cleanup_interval=1,
             max_request_header_size=MAX_HEADER_BYTES,
             max_request_body_size=self.limits.max_body_bytes,
+            # read on while a request runs, so a closed live page is seen at once (its event
+            # stream ends and gives its slot back: web/limits.py), not after failed writes
+            channel_request_lookahead=1,
             ident="trackside",
             expose_tracebacks=False,
             clear_untrusted_proxy_headers=True,

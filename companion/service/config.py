@@ -63,6 +63,9 @@ class WebSettings:
     """Requests served at once; every open scoreboard or phone holds one for its live updates."""
     max_connections: int = 400
     """Open connections at once (below the 1,024 open files a service gets)."""
+    streams_per_address: int = 12
+    """Live pages (event streams) one address may hold open: a club night behind one NAT
+    address (a TV, a tablet, six phones) fits in the default; one device cannot take them all."""
     trusted_proxy: str | None = None
     """The HTTPS proxy in front of the pages (``"127.0.0.1"`` when nginx runs on the Pi):
     its forwarded client addresses are believed, from it alone."""
@@ -191,6 +194,7 @@ def _web(data: Any, file: str) -> WebSettings:
         "hostnames",
         "threads",
         "max_connections",
+        "streams_per_address",
         "language",
         "trusted_proxy",
         "tls_certificate",
@@ -244,6 +248,7 @@ def _web(data: Any, file: str) -> WebSettings:
         hostnames=tuple(n.lower().rstrip(".") for n in names),
         threads=s.integer("threads", 64, 16, 1000) or 64,
         max_connections=s.integer("max_connections", 400, 32, 900) or 400,
+        streams_per_address=s.integer("streams_per_address", 12, 2, 1000) or 12,
         language=language,
         trusted_proxy=_proxy_address(s),
         tls_certificate=_certificate(s),

@@ -65,7 +65,7 @@ from companion.core.snapshot import Field
 from companion.games import find_game, game_names
 from companion.games.mini_express import ShareValueTable
 from companion.games.titles import game_title
-from companion.service.enrolment import binding_for
+from companion.service.enrolment import MAX_TAG_CHARS, binding_for, check_tag_length
 from companion.service.export import game_result
 from companion.service.store import EventStore, InputOutcome, TagBinding
 from companion.service.table_choices import describe as describe_move
@@ -694,6 +694,7 @@ class Engine:
         uid = obs.tag
         if not uid:
             raise SnapshotError("payload", "a scan carries a 'uid' or a 'text'")
+        check_tag_length(uid, "payload.uid" if "uid" in obs.payload else "payload.text")
         session, game_id = self._active_session()
         game_name = session.game.name
         component = self._resolve_tag(uid, game_name)
@@ -781,6 +782,7 @@ class Engine:
         if command == "enrol":
             doc.only("command", "uid", "component", "game")
             uid = doc.get("uid").str()
+            check_tag_length(uid)  # before it is looked at, quoted or kept
             component = doc.get("component").str()
             if active is not None and not doc.has("game"):
                 game_name = self._state.sessions[active].game.name
@@ -794,6 +796,7 @@ class Engine:
         if command == "unenrol":  # the setup page: the reason stays in the input log
             doc.only("command", "uid", "reason")
             uid = doc.get("uid").str()
+            check_tag_length(uid)
             reason = doc.get("reason").str().strip()
             if not reason:
                 raise SnapshotError("reason", "say why the tag is removed (it is kept)")
@@ -1452,11 +1455,19 @@ def _recent_from(
         "source": obs.source,
         "seat": obs.seat,
         "kind": obs.kind.value,
-        "what": "" if hidden or private is not None else obs.tag or "",
+        "what": "" if hidden or private is not None else _shown_tag(obs.tag or ""),
         "outcome": outcome.outcome,
         "message": message,
         "wall_time_s": obs.wall_time_s,
     }
+
+
+def _shown_tag(tag: str) -> str:
+    """A scanned tag as the recent inputs show it: a longer one than any tag can be (refused)
+    by its start and length, so it does not ride along in every snapshot to every screen."""
+    if len(tag) <= MAX_TAG_CHARS:
+        return tag
+    return f"{tag[:24]}… ({len(tag)} characters)"
 
 
 def _recent(item: Mapping[str, Any]) -> JsonObject:
@@ -1469,7 +1480,7 @@ def _recent(item: Mapping[str, Any]) -> JsonObject:
         "source": item["source"],
         "seat": item["seat"],
         "kind": item["kind"],
-        "what": what,
+        "what": _shown_tag(what) if isinstance(what, str) else "",
         "outcome": item["outcome"] or "unprocessed",
         "message": item["message"] or "",
         "wall_time_s": item["wall_time_s"],

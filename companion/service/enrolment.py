@@ -41,6 +41,21 @@ from companion.service.store import EventStore, TagBinding
 
 TAGS_FORMAT = 1
 SELF_DESCRIBING_PREFIX = "TS:"  # the engine's printed-label prefix (engine.py)
+MAX_TAG_CHARS = 128
+"""The longest tag the service takes: an RFID uid is at most 64 hex digits (10 bytes with
+separators: 29 characters), a printed label ``TS:<game>:<component>`` under 80, a component's
+barcode far less. Checked before anything else looks at the text (enrolment, import, a scan,
+removal), wherever it came from: a reader, the seat pads, the table or setup page, a file."""
+
+
+def check_tag_length(tag: str, field: str = "uid") -> None:
+    """SnapshotError naming ``field`` and the limit when ``tag`` is longer than a tag can be."""
+    if len(tag) > MAX_TAG_CHARS:
+        raise SnapshotError(
+            field,
+            f"{len(tag)} characters; a tag's uid or barcode text is at most {MAX_TAG_CHARS}",
+        )
+
 
 # Physical copies of one component, where the rulebook's component list says there are several
 # (one sticker or tag per physical piece). Anything not listed is one piece.
@@ -68,6 +83,7 @@ def physical_copies(game: str, component: str) -> int:
 def binding_for(uid: str, game_name: str, component: str) -> TagBinding:
     """The binding ``uid → game component``, checked; raises a :class:`TracksideError` naming
     what is wrong. Does not look at the registry (the store refuses a uid bound already)."""
+    check_tag_length(uid)
     if not uid or uid != uid.strip():
         raise EnrolmentError(f"tag uid {uid!r}: expected a non-empty uid without spaces around it")
     if uid.startswith(SELF_DESCRIBING_PREFIX):
@@ -130,6 +146,7 @@ def parse_tags_document(data: Any) -> list[TagBinding]:
     for i, item in enumerate(doc.get("tags").list()):
         item.only("uid", "game", "component")
         uid, game, component = (item.get(k).str() for k in ("uid", "game", "component"))
+        check_tag_length(uid, f"{item.path}.uid")
         try:
             binding = binding_for(uid, game, component)
         except TracksideError as exc:

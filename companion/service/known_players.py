@@ -4,7 +4,8 @@ The hub links results by name (and by the player codes it issues), so a table th
 names the hub already knows keeps a club's league clean: "Anička" tonight, not "Anicka". The
 table asks the hub's ``/api/players`` in the background, at most once a minute, and the page
 always answers at once from what it has: a hub that is away (the Wi-Fi, a restart) costs nothing
-but the suggestions. The answer is bounded before it is parsed, like every input.
+but the suggestions. The answer is bounded before it is parsed, like every input, and only
+``hub_url`` itself is asked: a redirect is refused, not followed.
 """
 
 from __future__ import annotations
@@ -49,8 +50,35 @@ def parse_players(body: bytes) -> list[str]:
     return names
 
 
+class RedirectRefusedError(OSError):
+    """The hub's address answered with a redirect, which is not followed."""
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is refused, naming where it pointed: the table asks ``hub_url`` and nothing
+    else (a redirect could send it anywhere, another machine or one of this one's own ports,
+    with the answer shown on the table page)."""
+
+    def redirect_request(  # noqa: PLR0917 (urllib calls it with these, positionally)
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        raise RedirectRefusedError(
+            f"{req.full_url} answered {code} with a redirect to {newurl[:120]!r}; redirects "
+            "are not followed: set [club] hub_url to the hub's own address"
+        )
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def _fetch(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=TIMEOUT_S) as answer:
+    with _OPENER.open(url, timeout=TIMEOUT_S) as answer:
         return bytes(answer.read(MAX_ANSWER_BYTES + 1))
 
 

@@ -169,6 +169,7 @@ class Trackside:
         self.catalogue = CATALOGUE
         self.app = create_app(self)
         self.app.config["SSE_MAX_STREAMS"] = sse_slots(self.server_limits())
+        self.app.config["SSE_PER_ADDRESS"] = settings.web.streams_per_address
 
     def _make_reader(self, reader: ReaderSettings) -> Device:
         if reader.protocol == "virtual":
@@ -403,6 +404,11 @@ class Trackside:
     ) -> tuple[str, str]:
         """A game's record; the CSV's words for people in the language of ``translations``."""
         return export_game(self.store, game_id, fmt, translations)
+
+    def game_version(self, game_id: int) -> int | None:
+        """What a game's history page and exports are kept by (web/limits.py): its last log
+        seq; None when there is no such game."""
+        return self.store.game_version(game_id)
 
     def log_page(self, game_id: int, limit: int, before_seq: int | None = None) -> dict[str, Any]:
         """A page of a game's log, newest first, as others at the table may see it

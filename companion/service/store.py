@@ -12,6 +12,7 @@ before anything is written, and so is a file from a newer schema.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -39,6 +40,8 @@ from companion.core.events import (
 from companion.core.ids import GameId
 from companion.core.jsonvalue import JsonObject, dumps
 from companion.core.observation import Observation
+
+log = logging.getLogger(__name__)
 
 APPLICATION_ID = 0x54524B53  # "TRKS"
 SCHEMA_VERSION = 3
@@ -286,14 +289,14 @@ class EventStore:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise StoreError(f"database {self.path}: {exc}") from None
+                raise self._failed("write", exc) from None
             try:
                 yield self._conn
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 with suppress(sqlite3.Error):
                     self._conn.execute("ROLLBACK")
-                raise StoreError(f"database {self.path}: {exc}") from None
+                raise self._failed("write", exc) from None
             except BaseException:
                 with suppress(sqlite3.Error):
                     self._conn.execute("ROLLBACK")
@@ -304,7 +307,14 @@ class EventStore:
             try:
                 return self._conn.execute(sql, args).fetchall()
             except sqlite3.Error as exc:
-                raise StoreError(f"database {self.path}: {exc}") from None
+                raise self._failed("read", exc) from None
+
+    def _failed(self, what: str, exc: sqlite3.Error) -> StoreError:
+        """A failure while running: its path in the log only. The message goes where people
+        read it (the scoreboard's alarm, an answer, MQTT), which is no place for where this
+        machine keeps its files."""
+        log.error("database %s: %s failed: %s", self.path, what, exc)
+        return StoreError(f"database {what} failed: {exc}")
 
     # -- writing ---------------------------------------------------------------------------
     def record(
@@ -494,11 +504,22 @@ class EventStore:
         rows = self._read("SELECT game_id, MAX(seq) FROM events GROUP BY game_id")
         return {int(g): int(s) for g, s in rows}
 
+    def game_version(self, game_id: int) -> int | None:
+        """The game's last log seq (0 before its first entry); None when there is no such game.
+        The log is only appended to, so a game's record is the same while this is."""
+        if not 0 < game_id < 2**63:  # no row has it (and SQLite holds no bigger number)
+            return None
+        rows = self._read(
+            "SELECT (SELECT MAX(seq) FROM events WHERE game_id = games.id) FROM games WHERE id = ?",
+            (game_id,),
+        )
+        return None if not rows else int(rows[0][0] or 0)
+
     def game(self, game_id: int) -> GameRecord:
         for record in self.games():
             if record.id == game_id:
                 return record
-        raise StoreError(f"no game {game_id} in {self.path}")
+        raise StoreError(f"no game {game_id}")
 
     def unfinished_games(self) -> list[GameRecord]:
         return [g for g in self.games() if g.ended_at is None]

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import http.cookiejar
 import json
 import re
+import socket
+import threading
+import time
 import urllib.error
 import urllib.request
 import zlib
@@ -20,6 +24,7 @@ import pytest
 
 from companion import games
 from companion.core.actions import Action
+from companion.core.errors import TracksideError
 from companion.core.jsonvalue import JsonObject
 from companion.core.snapshot import Field
 from companion.games.tiny_race.rules import TinyRaceState
@@ -316,3 +321,268 @@ def test_6_an_abandoned_games_export_stays_redacted(service: Trackside) -> None:
     assert speculations and all(e.get("private") for e in speculations)
     assert all("args" not in e["action"] for e in speculations)
     assert "goods" not in record["snapshot"]["players"][0]
+
+
+# -- 7: availability: live pages shared fairly, history pages worked out once -----------------
+def open_stream(service: Trackside, address: str) -> tuple[socket.socket, int, bytes]:
+    """A live page from ``address`` (a 127.x address of its own): its socket, the answer's
+    status and what arrived with it."""
+    port = service.web_port
+    assert port is not None
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(address, 0))
+    sock.sendall(b"GET /api/events?light=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        head += chunk
+    length = re.search(rb"Content-Length: (\d+)", head)
+    while length and len(head.partition(b"\r\n\r\n")[2]) < int(length.group(1)):
+        head += sock.recv(65536)  # a refusal's words
+    return sock, int(head.split(b" ", 2)[1]), head
+
+
+def test_7_event_streams_are_capped_per_address_and_a_new_scoreboard_gets_in(
+    service: Trackside,
+) -> None:
+    """Before: 55 streams from 3 addresses were all accepted and new scoreboards then got 503
+    (every slot taken, no per-address cap). Now each address holds at most
+    ``streams_per_address`` (12) and is told so in words; a new scoreboard gets in."""
+    held: list[socket.socket] = []
+    try:
+        statuses: dict[str, list[int]] = {}
+        refusal = b""
+        for i in range(55):
+            address = f"127.0.0.{2 + i % 3}"
+            sock, status, head = open_stream(service, address)
+            held.append(sock)
+            statuses.setdefault(address, []).append(status)
+            if status == 429:
+                refusal = head
+        assert [sorted(set(s[:12])) for s in statuses.values()] == [[200]] * 3, statuses
+        assert [sorted(set(s[12:])) for s in statuses.values()] == [[429]] * 3, statuses
+        assert (
+            b"Retry-After: 30" in refusal and b"live pages open as one address may have" in refusal
+        )
+        for n in range(5):  # five new scoreboards, each from its own address
+            sock, status, head = open_stream(service, f"127.0.1.{n + 1}")
+            held.append(sock)
+            assert status == 200, head
+        # a club night behind one address: a TV, a tablet and six phones (and spare tabs)
+        for _ in range(12):
+            sock, status, head = open_stream(service, "127.0.2.1")
+            held.append(sock)
+            assert status == 200, head
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_7_a_stream_ends_after_its_lifetime_and_the_next_one_catches_up(
+    service: Trackside,
+) -> None:
+    """Each stream ends after its lifetime (no ``bye``: the service is not stopping); the page's
+    EventSource reconnects and the new stream's first message is the version it missed."""
+    service.app.config["SSE_LIFETIME_S"] = 1.0
+    sock, status, head = open_stream(service, "127.0.0.5")
+    with sock:
+        assert status == 200
+        started = time.monotonic()
+        data = head
+        while chunk := sock.recv(65536):
+            data += chunk
+        lasted = time.monotonic() - started
+    assert 0.5 < lasted < 5.0, lasted
+    assert b"event: snapshot" in data and b"event: bye" not in data
+    first = int(re.findall(rb"id: (\d+)", data)[0])
+    assert api(Browser(service), start_payload())[1]["outcome"] == "applied"  # while away
+    sock, status, head = open_stream(service, "127.0.0.5")
+    with sock:
+        while b"event: snapshot" not in head:
+            head += sock.recv(65536)
+    assert int(re.findall(rb"id: (\d+)", head)[0]) > first
+
+
+def finished_race(service: Trackside) -> None:
+    table = Browser(service)
+    assert api(table, start_payload())[1]["outcome"] == "applied"
+    for turn in range(40):
+        move = {"action": {"kind": "advance", "player": turn % 2, "args": {"steps": 1}}}
+        if api(table, {"kind": "action", "payload": move})[0] != 200:
+            break
+    assert api(table, command({"command": "end_game"}))[1]["outcome"] == "applied"
+    assert service.store.game(1).end_reason == "finished"
+
+
+def test_7_many_requests_for_a_history_page_work_it_out_once(
+    service: Trackside, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: 200 connections asking /history/1 from 25 addresses replayed the game 200 times
+    and the scoreboard waited 10 s behind them. Now the page is worked out once per change of
+    the game's log (a finished game: for good) and the scoreboard answers at once."""
+    finished_race(service)
+    replays = []
+    export = service.export
+
+    def counted(*args: Any, **kwargs: Any) -> tuple[str, str]:
+        replays.append(args)
+        time.sleep(0.2)  # a long game's replay on a Pi
+        return export(*args, **kwargs)
+
+    monkeypatch.setattr(service, "export", counted)
+    port = service.web_port
+    answers: list[int] = []
+    go = threading.Event()
+
+    def ask(address: str) -> None:
+        conn = http.client.HTTPConnection(
+            "127.0.0.1", port, timeout=60, source_address=(address, 0)
+        )
+        go.wait()
+        try:
+            conn.request("GET", "/history/1")
+            response = conn.getresponse()
+            response.read()
+            answers.append(response.status)
+        finally:
+            conn.close()
+
+    crowd = [threading.Thread(target=ask, args=(f"127.0.3.{1 + i % 25}",)) for i in range(200)]
+    for thread in crowd:
+        thread.start()
+    go.set()
+    started = time.monotonic()
+    status, page = Browser(service).request("/")
+    scoreboard_s = time.monotonic() - started
+    for thread in crowd:
+        thread.join()
+    assert status == 200 and answers.count(200) == 200
+    assert len(replays) == 1
+    assert scoreboard_s < 5.0
+    # the exports likewise, once per format (the CSV's words once per language)
+    for _ in range(3):
+        assert Browser(service).request("/api/games/1/export?format=csv")[0] == 200
+        assert Browser(service).request("/api/games/1/export?format=json")[0] == 200
+    assert len(replays) == 3
+    # a change of the log (the game taken up again) is a new page
+    assert api(Browser(service), command({"command": "reopen_game"}))[1]["outcome"] == "applied"
+    status, page = Browser(service).request("/history/1")
+    assert status == 200 and "still running" in page and len(replays) == 4
+
+
+# -- 8: small side doors -------------------------------------------------------------------
+def test_8_a_tag_uid_of_200000_characters_is_refused_wherever_it_enters(
+    service: Trackside,
+) -> None:
+    """Before: a uid of 200,000 characters was enrolled through /api/input. Now every way a
+    uid enters (the table page's enrol command, a reader's scan, a tags file) refuses it
+    before anything looks at it, naming the field and the limit."""
+    from companion.service.enrolment import parse_tags_document
+
+    huge = "A" * 200_000
+    table = Browser(service)
+    status, answer = api(
+        table, command({"command": "enrol", "uid": huge, "game": "tiny-race", "component": "die-1"})
+    )
+    assert status == 409, answer
+    message = str(answer["message"])
+    assert "uid: 200000 characters" in message and "at most 128" in message
+    assert len(message) < 300 and service.store.tag(huge) is None
+    assert api(table, start_payload())[1]["outcome"] == "applied"
+    service.scan("red-seat", huge)  # a reader's scan
+    service.wait_idle()
+    latest = service.store.inputs(1)[0]
+    assert latest["outcome"] == "rejected" and "payload.uid: 200000 characters" in latest["message"]
+    assert huge not in json.dumps(service.latest()[1])  # not offered as an unknown tag to enrol
+    tags = {"format": 1, "tags": [{"uid": huge, "game": "tiny-race", "component": "die-1"}]}
+    with pytest.raises(TracksideError, match=r"tags\[0\]\.uid: 200000 characters"):
+        parse_tags_document(tags)
+
+
+def test_8_the_database_path_stays_in_the_log(
+    service: Trackside, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before: ``/history/99`` and the export of a game that does not exist answered "no game
+    99 in /var/lib/trackside/…", and a failed write put the path on the scoreboard and in the
+    public /api/state. Now the pages say it in words and the path is in the log only."""
+    where = str(service.settings.database.path)
+    guest = Browser(service)
+    status, page = guest.request("/history/99")
+    assert status == 404 and "There is no game 99." in page and where not in page
+    status, text = guest.request("/api/games/99/export?format=csv")
+    assert status == 404 and json.loads(text)["error"] == "There is no game 99."
+    assert where not in text
+    # a write the database refuses (a full SD card)
+    table = Browser(service)
+    assert api(table, start_payload())[1]["outcome"] == "applied"
+    store = service.store
+    with store._lock:
+        pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+        store._conn.execute(f"PRAGMA max_page_count={pages}")
+    answers = []
+    for turn in range(30):  # refused inputs are recorded too: these need new pages soon
+        move = {"action": {"kind": "advance", "player": turn % 2, "args": {"x": "A" * 8000}}}
+        status, answer = api(table, {"kind": "action", "payload": move})
+        answers.append(json.dumps(answer))
+        if "full" in str(answer.get("message")):
+            break
+    assert "full" in answers[-1] and where not in answers[-1]
+    for path in ("/api/state", "/", "/partials/scoreboard"):
+        status, page = guest.request(path)
+        assert status == 200 and "full" in page and where not in page, path
+    assert any(where in r.getMessage() for r in caplog.records)
+
+
+def test_7_a_phone_reloading_its_page_keeps_its_live_updates(service: Trackside) -> None:
+    """A closed page gives its stream's slot back at once (the server sees the close), so a
+    phone at a NAT'd club table reloading its page 20 times in a minute never meets its
+    address's cap (before the server looked, a closed stream held its slot for 30-45 s)."""
+    streams = service.app.extensions["trackside.streams"]
+    service.app.config["SSE_GONE_CHECK_S"] = 0.2  # 2 s in service: the test need not wait
+    for reload in range(20):
+        sock, status, head = open_stream(service, "127.0.4.1")
+        sock.close()
+        assert status == 200, (reload, head)
+        deadline = time.monotonic() + 10
+        while streams.open and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert streams.open == 0, reload
+
+
+def test_7_five_addresses_at_their_cap_do_not_shut_a_club_out(service: Trackside) -> None:
+    """Five addresses at their cap of 12 would take all 56 slots; a page from an address that
+    holds fewer takes the oldest stream of the address holding the most, so the club's TV,
+    tablet and six phones behind one address still get live updates (fair shares)."""
+    streams = service.app.extensions["trackside.streams"]
+    service.app.config["SSE_GONE_CHECK_S"] = 0.2  # 2 s in service: the test need not wait
+    held: list[tuple[str, socket.socket]] = []
+    try:
+        for i in range(70):
+            address = f"127.0.5.{1 + i % 5}"
+            sock, status, _head = open_stream(service, address)
+            if status == 200:
+                held.append((address, sock))
+            else:
+                sock.close()
+        assert len(held) == 56 and streams.open == 56
+        club: list[socket.socket] = []
+        for _ in range(8):  # the club's devices come in one after another
+            sock, status, head = open_stream(service, "127.0.6.1")
+            club.append(sock)
+            assert status == 200, head
+            deadline = time.monotonic() + 10  # the stream given up ends (within 2 s)
+            while streams.open > 56 and time.monotonic() < deadline:
+                time.sleep(0.05)
+        assert streams.taken_over == 8 and streams.open == 56
+        # each time the oldest stream of the address holding the most was given up
+        per_address = sorted(len(streams._live(a)) for a in streams.streams)
+        assert per_address == [8, 9, 9, 10, 10, 10], per_address
+        sock, status, head = open_stream(service, "127.0.5.1")  # a taken-over page comes back
+        sock.close()
+        assert status == 503, head
+        for sock in club:
+            sock.close()
+    finally:
+        for _address, sock in held:
+            sock.close()

@@ -75,15 +75,24 @@
   });
   tradeSum();
 
-  var source = new EventSource("/api/events?light=1");
-  source.addEventListener("open", function () { setLive("live", live ? live.dataset.live || "live" : "live"); });
-  source.addEventListener("error", function () { setLive("lost", live ? live.dataset.lost || "reconnecting…" : "reconnecting…"); });
   function onMessage(event) {
     setLive("live", live ? live.dataset.live || "live" : "live");
     asked = event.lastEventId || asked;
     refresh();
   }
-  source.addEventListener("snapshot", onMessage);
-  source.addEventListener("state", onMessage);
-  source.addEventListener("bye", function () { setLive("lost", live ? live.dataset.restarting || "service restarting…" : "service restarting…"); });
+  // A stream ends after its lifetime and EventSource reconnects by itself; the first message
+  // of the new one (a snapshot) is followed by a refresh, so nothing in between is missed.
+  function connect() {
+    var source = new EventSource("/api/events?light=1");
+    source.addEventListener("open", function () { setLive("live", live ? live.dataset.live || "live" : "live"); });
+    source.addEventListener("error", function () {
+      setLive("lost", live ? live.dataset.lost || "reconnecting…" : "reconnecting…");
+      // refused outright (429: this device's live pages; 503: every slot): EventSource gives up
+      if (source.readyState === EventSource.CLOSED) { setTimeout(connect, 30000); }
+    });
+    source.addEventListener("snapshot", onMessage);
+    source.addEventListener("state", onMessage);
+    source.addEventListener("bye", function () { setLive("lost", live ? live.dataset.restarting || "service restarting…" : "service restarting…"); });
+  }
+  connect();
 })();

@@ -125,7 +125,8 @@
     source.addEventListener("open", function () { setLive("live", "live"); });
     source.addEventListener("error", function () {
       setLive("lost", "lost");
-      // refused outright (503: every live-update slot is taken): EventSource gives up, so ask again
+      // refused outright (429: this device's share of live pages; 503: every slot is taken):
+      // EventSource gives up, so ask again (a stream ended by its lifetime reconnects by itself)
       if (source.readyState === EventSource.CLOSED) { setTimeout(connect, 30000); }
     });
     function onMessage(event) {
