@@ -608,7 +608,11 @@ def _payments(state: RussianRailroadsState, p: int, key: str) -> tuple[Choice, .
         return ()
     options: list[dict[str, int | bool]] = []
     if moving:
-        options.append({})
+        # the worker moved is the one on the turn order space: when that is the black worker,
+        # it brings its extra black step along (seed 000, "KARTY ?": the black worker, wherever
+        # it is used; "DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE LIŠTY POŘADÍ NA TAHU")
+        black_moves = board.black_worker_space.startswith("turn_order_")
+        options.append({"black_worker": True} if black_moves else {})
     else:
         need = space.workers + space.coins
         for coins in range(space.coins, min(board.coins, need) + 1):
@@ -639,11 +643,16 @@ def _payments(state: RussianRailroadsState, p: int, key: str) -> tuple[Choice, .
             )
         if pay.get("coins"):
             parts.append(plural("{n} coin", "{n} coins", "n", n=int(pay["coins"])))
-        if pay.get("black_worker"):
-            parts.append(msg("the black worker among them"))
-        paid: Text = (
-            join_texts(parts, ", ") if parts else msg("the worker from the turn order space")
-        )
+        if moving:
+            paid: Text = (
+                msg("the black worker from the turn order space")
+                if pay.get("black_worker")
+                else msg("the worker from the turn order space")
+            )
+        else:
+            if pay.get("black_worker"):
+                parts.append(msg("the black worker among them"))
+            paid = join_texts(parts, ", ")
         out.append(
             Choice(
                 "pay-" + "-".join(f"{k}{int(v)}" for k, v in sorted(pay.items())) or "pay",
