@@ -948,6 +948,11 @@ class RussianRailroads:
                     msg("the repeat is the card's, factory's or engineer's own action"),
                     S_REPEAT,
                 )
+            if first.source.startswith("engineer_"):
+                # the public repeat engineer is a variable action space like the board's: the
+                # action it repeats is done in full (seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH
+                # AKČNÍCH POLÍCH", "POPIS JEDNOHO TAHU HRÁČE"); one's own may be used partly
+                self._check_doable(state, p, space)
             rest = list(first.grants)
             rest.remove("repeat")
             state = replace(state, pending=(replace(first, grants=tuple(rest)), *state.pending[1:]))
@@ -1144,6 +1149,16 @@ class RussianRailroads:
                         msg("at most 8 doublers, one on each marked space, from a supply of 20"),
                         S_DOUBLERS,
                     )
+            if grant.kind == "repeat" and not own and not self._repeatable(state, p):
+                raise refuse(
+                    msg(
+                        "the action of “{space}” ({what}) cannot be done in full on this board",
+                        space=space_title(space),
+                        what=grant_message(g),
+                    ),
+                    msg("an action is done at once and in full, never partly"),
+                    S_WORKERS,
+                )
             if grant.immediate or grant.up_to:
                 continue
             if grant.kind == "steps":
@@ -1171,6 +1186,20 @@ class RussianRailroads:
                 msg("an action is done at once and in full, never partly"),
                 S_WORKERS,
             )
+
+    def _repeatable(self, state: RussianRailroadsState, p: int) -> bool:
+        """Whether some one-worker action the player used this round can be done again in full
+        (a repeat of a repeat is no action of its own: left out)."""
+        for key in dict.fromkeys(state.players[p].used_spaces):
+            try:
+                space = self.space_for(state, p, key)
+                if "repeat" in space.grants:
+                    continue
+                self._check_doable(state, p, space)
+            except IllegalActionError:
+                continue
+            return True
+        return False
 
     def _grant(
         self,
@@ -1489,6 +1518,14 @@ class RussianRailroads:
                 and g not in ("repeat", "four_repeat")
                 and grant_doable(state, p, g)
             ]
+            # the public repeat engineer's repeat is owed in full while something can be
+            # repeated (seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH")
+            if (
+                "repeat" in first.grants
+                and first.source.startswith("engineer_")
+                and self._repeatable(state, p)
+            ):
+                owed.append("repeat")
             if owed:
                 raise refuse(
                     msg(

@@ -196,6 +196,43 @@ def test_the_black_worker_moved_from_the_turn_order_space_brings_its_extra_step_
     assert plain == Action("take_space", 1, {"space": "black_or_grey"})
 
 
+ROW_REPEAT = ["two_any", "black_grey", "grey_brown", "industry_two", "repeat_action",
+              "two_black", "industry_black"]  # fmt: skip
+
+
+def test_the_public_repeat_engineer_repeats_only_an_action_it_can_do_in_full() -> None:
+    """Seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH" (a variable action space is
+    like the board's), "POPIS JEDNOHO TAHU HRÁČE" (the action at once and in full) and
+    "DESTIČKY INŽENÝRŮ" (the repeat): on the public space the repeated action is done in full;
+    one's own repeat engineer may be used partly ("A INŽENÝŘI")."""
+    s = with_board(new_game(4, engineer_row=ROW_REPEAT), 0, doublers=7, extra_workers=1)
+    s = act(s, "take_space", 0, space="doubler", workers=1)
+    assert board_of(s, 0).doublers == 8
+    for p in (1, 2, 3):
+        s = act(s, "pass", p)
+    # the only action to repeat is a doubler, and all eight spaces are full
+    refused(s, "take_space", 0, "cannot be done in full", space="engineer_repeat_action",
+            workers=1)  # fmt: skip
+    keys = [c.key for c in GAME.choices(s)]
+    assert "space-engineer_repeat_action" not in keys and "space-coins" in keys
+    # with a second action to repeat, the space is taken and only that one is offered
+    t = act(s, "take_space", 0, space="coins", workers=1)
+    t = act(t, "take_space", 0, space="engineer_repeat_action", workers=1)
+    refused(t, "take_space", 0, "cannot be done in full", space="doubler")
+    refused(t, "decline", 0, "still owed")  # the repeat is owed: the coins can be taken
+    offered = [leaf.action for _, leaf in leaves(GAME.choices(t))]
+    assert Action("take_space", 0, {"space": "coins"}) in offered
+    assert Action("take_space", 0, {"space": "doubler"}) not in offered
+    assert Action("decline", 0) not in offered
+    t = act(t, "take_space", 0, space="coins")
+    assert board_of(t, 0).coins == 5 and t.pending == ()
+    # one's own repeat engineer may take the doubler that cannot be placed (partly: nothing)
+    own = with_board(s, 0, engineers=(Engineer(5, "repeat_action"),))
+    own = act(own, "take_space", 0, space="own_engineer_5", workers=1)
+    own = act(own, "take_space", 0, space="doubler")
+    assert board_of(own, 0).doublers == 8 and own.pending == ()
+
+
 # --- 5. the "?" card engineer ----------------------------------------------------------------
 
 
