@@ -993,6 +993,8 @@ class RussianRailroads:
                     msg("the black worker gives its extra black step where it is placed"),
                     S_BLACK_WORKER,
                 )
+            # ... and when it is, it is the black worker whether the entry says so or not
+            black = board.black_worker_space.startswith("turn_order_")
             if black:
                 board = replace(board, black_worker_space=space.key)
             state = replace(state, pending=state.pending[1:])

@@ -184,7 +184,10 @@ def test_the_black_worker_moved_from_the_turn_order_space_brings_its_extra_step_
     assert t.pending[0].kind == "turn_order_move"
     moved = node_at(GAME.choices(t), "space-black_or_grey").action
     assert moved == Action("take_space", 1, {"space": "black_or_grey", "black_worker": True})
+    # the same move entered without the word: still the black worker that moves
+    said = GAME.apply(t, Action("take_space", 1, {"space": "black_or_grey"}))
     t = GAME.apply(t, moved)
+    assert said == t
     offered = [leaf.action for _, leaf in leaves(GAME.choices(t))]
     assert Action("build", 1, {"moves": moves((KV, "black", 2))}) in offered
     # a plain worker on the turn order space moves as a plain worker
