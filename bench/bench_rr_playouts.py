@@ -4,7 +4,9 @@ engineer spaces, repeats) and times every tree level opened (run on demand:
 ``PYTHONPATH=. python bench/bench_rr_playouts.py [games]``; never part of the test suite).
 
 Prints: games that used engineers, the engineer actions by kind, and the tree levels' build
-times (median / p99 / max) with the widest node met (its children and its time). Times are
+times (median / p99 / max) with the widest and the slowest node met (their children and
+time), then three heavier boards built by hand (every colour open, the black worker, many
+engineers) at their widest level. Times are
 the process's CPU time (``time.process_time``): on a machine shared with other work the wall
 clock mostly measures the wait for a core; the widest node is also given in wall time.
 """
@@ -160,6 +162,73 @@ def main() -> None:
     _, state, path = SLOWEST[0]
     assert state is not None
     retime(f"slowest level: {len(node_children(state, path))} children", state, path)
+    for what, state in constructed():
+        path = widest_path(state)
+        retime(f"{what}: {len(node_children(state, path))} children", state, path)
+
+
+def constructed() -> list[tuple[str, RussianRailroadsState]]:
+    """Heavier boards than random games reach: every colour open, the black worker, many
+    hired engineers, coins and temporary workers at once."""
+    from dataclasses import replace
+
+    from companion.games.russian_railroads.state import Engineer, Pending
+    from tests.games.russian_railroads.helpers import new_game, with_board
+
+    row = ["two_any", "black_grey", "grey_brown", "industry_two", "any_black", "two_black",
+           "industry_black"]  # fmt: skip
+    hired = ["two_any", "black_grey", "any_3points", "black_3points", "grey_5points",
+             "locomotive_or_factory", "repeat_action", "doubler_3points"]  # fmt: skip
+
+    def board(**fields: object) -> RussianRailroadsState:
+        return with_board(
+            new_game(4, engineer_row=row),
+            0,
+            colours=frozenset({"black", "grey", "brown", "natural", "white"}),
+            rails=((8, 5, 3, 2, 1), (3, 2, 1, 0, 0), (3, 2, 1, 0, 0)),
+            fired=frozenset({"rails:2", "rails:6", "rails:10"}),
+            locomotives=((9, 9), (5, 5), (4,)),
+            **fields,
+        )
+
+    token = board()
+    token = replace(
+        token, pending=(Pending("space", 0, "token four_steps", grants=("steps:any:4:upto",)),)
+    )
+    own = board(black_worker=True, extra_workers=1, engineers=(Engineer(3, "two_any"),))
+    own = GAME.apply(
+        own,
+        Action("take_space", 0, {"space": "own_engineer_3", "workers": 1, "black_worker": True}),
+    )
+    top = board(
+        black_worker=True,
+        extra_workers=2,
+        coins=4,
+        temporary=2,
+        engineers=tuple(Engineer(i + 1, a) for i, a in enumerate(hired)),
+    )
+    return [
+        ("the 4-steps token, every colour open (widest level)", token),
+        ("own 2-steps-any engineer with the black worker", own),
+        ("a turn with 8 own engineers, 4 coins, 2 temporary workers, the black worker", top),
+    ]
+
+
+def widest_path(state: RussianRailroadsState) -> tuple[str, ...]:
+    """The path to the widest level under the top (the top itself when it is the widest)."""
+    best: tuple[int, tuple[str, ...]] = (len(GAME.choices(state)), ())
+    stack: list[tuple[tuple[str, ...], Sequence[Choice]]] = [((), GAME.choices(state))]
+    while stack:
+        path, nodes = stack.pop()
+        for node in nodes:
+            if node.is_leaf:
+                continue
+            kids = node.expand()
+            here = (*path, node.key)
+            if len(kids) > best[0]:
+                best = (len(kids), here)
+            stack.append((here, kids))
+    return best[1]
 
 
 def retime(what: str, state: RussianRailroadsState, path: tuple[str, ...]) -> None:

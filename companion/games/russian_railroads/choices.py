@@ -677,12 +677,13 @@ def space_keys(state: RussianRailroadsState, p: int) -> list[str]:
 
 
 def _space_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
-    from companion.games.russian_railroads.rules import GAME
+    from companion.games.russian_railroads.rules import GAME, doable_memo
 
     name = state.players[p].name
     nodes = []
     for key in space_keys(state, p):
-        payments = _payments(state, p, key)
+        with doable_memo(state):  # one doability check a space, not one a way to pay
+            payments = _payments(state, p, key)
         if not payments:
             continue
         space = GAME.space_for(state, p, key)

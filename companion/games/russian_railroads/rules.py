@@ -12,9 +12,11 @@ draft.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import fields, replace
+from typing import Any, Final
 
 from companion.core.actions import Action, Prompt
 from companion.core.choices import Choice
@@ -1109,6 +1111,24 @@ class RussianRailroads:
         return "" if ability in SETTLED_ENGINEER_WORKERS else "engineer"
 
     def _check_doable(self, state: RussianRailroadsState, p: int, space: ActionSpace) -> None:
+        """:meth:`_check_now`, once per space while the choices tree tries every way to pay for
+        it on one board (:func:`doable_memo`): the answer does not depend on the payment."""
+        memo = _DOABLE_MEMO.get()
+        if memo is None or not _same_table(memo[0], state):
+            self._check_now(state, p, space)
+            return
+        key = (p, space.key)
+        if key not in memo[1]:
+            try:
+                self._check_now(state, p, space)
+                memo[1][key] = None
+            except IllegalActionError as exc:
+                memo[1][key] = exc
+        refusal = memo[1][key]
+        if refusal is not None:
+            raise refusal.with_traceback(None)
+
+    def _check_now(self, state: RussianRailroadsState, p: int, space: ActionSpace) -> None:
         """An action must be done in full (seed 000, "POPIS JEDNOHO TAHU HRÁČE"): a space whose
         action cannot be done is not taken; the 3-worker locomotive + factory space needs a
         locomotive in the supply (seed 000, "ROZDÍLY AKČNÍCH POLÍ TÉTO OBLASTI")."""
@@ -1929,6 +1949,33 @@ def figure_notes(board: BoardData, keys: frozenset[str]) -> tuple[Text, ...]:
         elif not fig.confirmed:
             notes.append(unverified_figure(fig))
     return tuple(notes)
+
+
+_DOABLE_MEMO: ContextVar[
+    tuple[RussianRailroadsState, dict[tuple[int, str], IllegalActionError | None]] | None
+] = ContextVar("russian_railroads_doable", default=None)
+
+
+_TABLE_FIELDS: Final = tuple(
+    f.name for f in fields(RussianRailroadsState) if f.name not in ("current", "acted")
+)
+
+
+def _same_table(a: RussianRailroadsState, b: RussianRailroadsState) -> bool:
+    """The same board, whoever is marked as acting (``apply`` marks the turn before the space
+    is checked): every other field the very same object."""
+    return a is b or all(getattr(a, name) is getattr(b, name) for name in _TABLE_FIELDS)
+
+
+@contextmanager
+def doable_memo(state: RussianRailroadsState) -> Iterator[None]:
+    """While it is open, whether a space's action can be done in full on ``state`` is worked
+    out once per space (the choices tree applies one entry per way to pay)."""
+    token = _DOABLE_MEMO.set((state, {}))
+    try:
+        yield
+    finally:
+        _DOABLE_MEMO.reset(token)
 
 
 def _in_round(state: RussianRailroadsState, what: Text) -> Message:
