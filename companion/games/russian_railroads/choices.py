@@ -31,6 +31,7 @@ from companion.games.russian_railroads.board_data import (
     ENGINEERS,
     LOCOMOTIVE_SLOTS,
     TRACK_COLOURS,
+    TRACK_LENGTH,
     TRACKS,
 )
 from companion.games.russian_railroads.names import (
@@ -116,11 +117,27 @@ def step_moves(
                     counts.items(), key=lambda kv: (COLOURS.index(kv[0][1]), TRACKS.index(kv[0][0]))
                 )
             )
+            if not _room_for(board, moves):
+                continue
             try:
                 br.build(board, player, list(moves), token_space)
             except IllegalActionError:
                 continue
             yield moves
+
+
+def _room_for(board: PlayerBoard, moves: Sequence[tuple[str, str, int]]) -> bool:
+    """A quick test that no move runs a rail past the end or onto the colour before it (seed
+    000, "ZÁSADY STAVBY KOLEJÍ"): a combination failing it is never tried with the board rules,
+    which still decide every other one (colours owned, the special spaces)."""
+    rails = [list(row) for row in board.rails]
+    for track, colour, count in moves:
+        t, c = TRACKS.index(track), COLOURS.index(colour)
+        target = rails[t][c] + count
+        if target > TRACK_LENGTH[track] or (c and target >= rails[t][c - 1]):
+            return False
+        rails[t][c] = target
+    return True
 
 
 def _gainable(board: PlayerBoard, colours: Sequence[str], count: int) -> frozenset[str]:
