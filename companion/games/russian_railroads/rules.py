@@ -950,6 +950,19 @@ class RussianRailroads:
                     msg("the repeat is the card's, factory's or engineer's own action"),
                     S_REPEAT,
                 )
+            if "repeat" in space.grants:
+                # repeating the repeat engineer's own action only asks again which action to
+                # repeat: no action of its own, so the repeat names the action itself
+                raise refuse(
+                    msg(
+                        "{player}: the repeat names the action to do again, not the repeat "
+                        "engineer “{space}”",
+                        player=board.name,
+                        space=space_title(space),
+                    ),
+                    msg("a repeat takes a one-worker action the player used this round again"),
+                    S_REPEAT,
+                )
             if first.source.startswith("engineer_"):
                 # the public repeat engineer is a variable action space like the board's: the
                 # action it repeats is done in full (seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH
