@@ -211,14 +211,23 @@ def settle(board: PlayerBoard, player: int, token_space: int | None) -> Outcome:
     ):
         token_spaces.append(TOKEN_SPACE_INDUSTRY)
         pending.append(Pending("token", player, TOKEN_SPACE_INDUSTRY))
-    board = replace(
-        board,
-        fired=frozenset(fired),
-        colours=frozenset(colours),
-        points=tuple(points),
-        extra_workers=extra,
-        token_spaces=tuple(token_spaces),
-    )
+    # (each only grows: a board where nothing fired is kept as it is — most steps, and the
+    # choices tree tries many)
+    if (
+        len(fired) != len(board.fired)
+        or len(colours) != len(board.colours)
+        or len(points) != len(board.points)
+        or extra != board.extra_workers
+        or len(token_spaces) != len(board.token_spaces)
+    ):
+        board = replace(
+            board,
+            fired=frozenset(fired),
+            colours=frozenset(colours),
+            points=tuple(points),
+            extra_workers=extra,
+            token_spaces=tuple(token_spaces),
+        )
     outcome = Outcome(board, tuple(pending))
     # Trans-Siberian 15: the white rail and two white steps, lost where no space is free.
     for _ in range(white_steps):

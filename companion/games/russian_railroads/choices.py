@@ -31,6 +31,7 @@ from companion.games.russian_railroads.board_data import (
     ENGINEERS,
     LOCOMOTIVE_SLOTS,
     TRACK_COLOURS,
+    TRACK_LENGTH,
     TRACKS,
 )
 from companion.games.russian_railroads.names import (
@@ -116,11 +117,27 @@ def step_moves(
                     counts.items(), key=lambda kv: (COLOURS.index(kv[0][1]), TRACKS.index(kv[0][0]))
                 )
             )
+            if not _room_for(board, moves):
+                continue
             try:
                 br.build(board, player, list(moves), token_space)
             except IllegalActionError:
                 continue
             yield moves
+
+
+def _room_for(board: PlayerBoard, moves: Sequence[tuple[str, str, int]]) -> bool:
+    """A quick test that no move runs a rail past the end or onto the colour before it (seed
+    000, "ZÁSADY STAVBY KOLEJÍ"): a combination failing it is never tried with the board rules,
+    which still decide every other one (colours owned, the special spaces)."""
+    rails = [list(row) for row in board.rails]
+    for track, colour, count in moves:
+        t, c = TRACKS.index(track), COLOURS.index(colour)
+        target = rails[t][c] + count
+        if target > TRACK_LENGTH[track] or (c and target >= rails[t][c - 1]):
+            return False
+        rails[t][c] = target
+    return True
 
 
 def _gainable(board: PlayerBoard, colours: Sequence[str], count: int) -> frozenset[str]:
@@ -608,7 +625,11 @@ def _payments(state: RussianRailroadsState, p: int, key: str) -> tuple[Choice, .
         return ()
     options: list[dict[str, int | bool]] = []
     if moving:
-        options.append({})
+        # the worker moved is the one on the turn order space: when that is the black worker,
+        # it brings its extra black step along (seed 000, "KARTY ?": the black worker, wherever
+        # it is used; "DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE LIŠTY POŘADÍ NA TAHU")
+        black_moves = board.black_worker_space.startswith("turn_order_")
+        options.append({"black_worker": True} if black_moves else {})
     else:
         need = space.workers + space.coins
         for coins in range(space.coins, min(board.coins, need) + 1):
@@ -639,11 +660,16 @@ def _payments(state: RussianRailroadsState, p: int, key: str) -> tuple[Choice, .
             )
         if pay.get("coins"):
             parts.append(plural("{n} coin", "{n} coins", "n", n=int(pay["coins"])))
-        if pay.get("black_worker"):
-            parts.append(msg("the black worker among them"))
-        paid: Text = (
-            join_texts(parts, ", ") if parts else msg("the worker from the turn order space")
-        )
+        if moving:
+            paid: Text = (
+                msg("the black worker from the turn order space")
+                if pay.get("black_worker")
+                else msg("the worker from the turn order space")
+            )
+        else:
+            if pay.get("black_worker"):
+                parts.append(msg("the black worker among them"))
+            paid = join_texts(parts, ", ")
         out.append(
             Choice(
                 "pay-" + "-".join(f"{k}{int(v)}" for k, v in sorted(pay.items())) or "pay",
@@ -668,12 +694,13 @@ def space_keys(state: RussianRailroadsState, p: int) -> list[str]:
 
 
 def _space_nodes(state: RussianRailroadsState, p: int) -> list[Choice]:
-    from companion.games.russian_railroads.rules import GAME
+    from companion.games.russian_railroads.rules import GAME, doable_memo
 
     name = state.players[p].name
     nodes = []
     for key in space_keys(state, p):
-        payments = _payments(state, p, key)
+        with doable_memo(state):  # one doability check a space, not one a way to pay
+            payments = _payments(state, p, key)
         if not payments:
             continue
         space = GAME.space_for(state, p, key)

@@ -12,9 +12,11 @@ draft.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import fields, replace
+from typing import Any, Final
 
 from companion.core.actions import Action, Prompt
 from companion.core.choices import Choice
@@ -948,6 +950,24 @@ class RussianRailroads:
                     msg("the repeat is the card's, factory's or engineer's own action"),
                     S_REPEAT,
                 )
+            if "repeat" in space.grants:
+                # repeating the repeat engineer's own action only asks again which action to
+                # repeat: no action of its own, so the repeat names the action itself
+                raise refuse(
+                    msg(
+                        "{player}: the repeat names the action to do again, not the repeat "
+                        "engineer “{space}”",
+                        player=board.name,
+                        space=space_title(space),
+                    ),
+                    msg("a repeat takes a one-worker action the player used this round again"),
+                    S_REPEAT,
+                )
+            if first.source.startswith("engineer_"):
+                # the public repeat engineer is a variable action space like the board's: the
+                # action it repeats is done in full (seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH
+                # AKČNÍCH POLÍCH", "POPIS JEDNOHO TAHU HRÁČE"); one's own may be used partly
+                self._check_doable(state, p, space)
             rest = list(first.grants)
             rest.remove("repeat")
             state = replace(state, pending=(replace(first, grants=tuple(rest)), *state.pending[1:]))
@@ -988,6 +1008,8 @@ class RussianRailroads:
                     msg("the black worker gives its extra black step where it is placed"),
                     S_BLACK_WORKER,
                 )
+            # ... and when it is, it is the black worker whether the entry says so or not
+            black = board.black_worker_space.startswith("turn_order_")
             if black:
                 board = replace(board, black_worker_space=space.key)
             state = replace(state, pending=state.pending[1:])
@@ -1102,6 +1124,24 @@ class RussianRailroads:
         return "" if ability in SETTLED_ENGINEER_WORKERS else "engineer"
 
     def _check_doable(self, state: RussianRailroadsState, p: int, space: ActionSpace) -> None:
+        """:meth:`_check_now`, once per space while the choices tree tries every way to pay for
+        it on one board (:func:`doable_memo`): the answer does not depend on the payment."""
+        memo = _DOABLE_MEMO.get()
+        if memo is None or not _same_table(memo[0], state):
+            self._check_now(state, p, space)
+            return
+        key = (p, space.key)
+        if key not in memo[1]:
+            try:
+                self._check_now(state, p, space)
+                memo[1][key] = None
+            except IllegalActionError as exc:
+                memo[1][key] = exc
+        refusal = memo[1][key]
+        if refusal is not None:
+            raise refusal.with_traceback(None)
+
+    def _check_now(self, state: RussianRailroadsState, p: int, space: ActionSpace) -> None:
         """An action must be done in full (seed 000, "POPIS JEDNOHO TAHU HRÁČE"): a space whose
         action cannot be done is not taken; the 3-worker locomotive + factory space needs a
         locomotive in the supply (seed 000, "ROZDÍLY AKČNÍCH POLÍ TÉTO OBLASTI")."""
@@ -1144,6 +1184,16 @@ class RussianRailroads:
                         msg("at most 8 doublers, one on each marked space, from a supply of 20"),
                         S_DOUBLERS,
                     )
+            if grant.kind == "repeat" and not own and not self._repeatable(state, p):
+                raise refuse(
+                    msg(
+                        "the action of “{space}” ({what}) cannot be done in full on this board",
+                        space=space_title(space),
+                        what=grant_message(g),
+                    ),
+                    msg("an action is done at once and in full, never partly"),
+                    S_WORKERS,
+                )
             if grant.immediate or grant.up_to:
                 continue
             if grant.kind == "steps":
@@ -1171,6 +1221,20 @@ class RussianRailroads:
                 msg("an action is done at once and in full, never partly"),
                 S_WORKERS,
             )
+
+    def _repeatable(self, state: RussianRailroadsState, p: int) -> bool:
+        """Whether some one-worker action the player used this round can be done again in full
+        (a repeat of a repeat is no action of its own: left out)."""
+        for key in dict.fromkeys(state.players[p].used_spaces):
+            try:
+                space = self.space_for(state, p, key)
+                if "repeat" in space.grants:
+                    continue
+                self._check_doable(state, p, space)
+            except IllegalActionError:
+                continue
+            return True
+        return False
 
     def _grant(
         self,
@@ -1489,6 +1553,14 @@ class RussianRailroads:
                 and g not in ("repeat", "four_repeat")
                 and grant_doable(state, p, g)
             ]
+            # the public repeat engineer's repeat is owed in full while something can be
+            # repeated (seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH")
+            if (
+                "repeat" in first.grants
+                and first.source.startswith("engineer_")
+                and self._repeatable(state, p)
+            ):
+                owed.append("repeat")
             if owed:
                 raise refuse(
                     msg(
@@ -1890,6 +1962,33 @@ def figure_notes(board: BoardData, keys: frozenset[str]) -> tuple[Text, ...]:
         elif not fig.confirmed:
             notes.append(unverified_figure(fig))
     return tuple(notes)
+
+
+_DOABLE_MEMO: ContextVar[
+    tuple[RussianRailroadsState, dict[tuple[int, str], IllegalActionError | None]] | None
+] = ContextVar("russian_railroads_doable", default=None)
+
+
+_TABLE_FIELDS: Final = tuple(
+    f.name for f in fields(RussianRailroadsState) if f.name not in ("current", "acted")
+)
+
+
+def _same_table(a: RussianRailroadsState, b: RussianRailroadsState) -> bool:
+    """The same board, whoever is marked as acting (``apply`` marks the turn before the space
+    is checked): every other field the very same object."""
+    return a is b or all(getattr(a, name) is getattr(b, name) for name in _TABLE_FIELDS)
+
+
+@contextmanager
+def doable_memo(state: RussianRailroadsState) -> Iterator[None]:
+    """While it is open, whether a space's action can be done in full on ``state`` is worked
+    out once per space (the choices tree applies one entry per way to pay)."""
+    token = _DOABLE_MEMO.set((state, {}))
+    try:
+        yield
+    finally:
+        _DOABLE_MEMO.reset(token)
 
 
 def _in_round(state: RussianRailroadsState, what: Text) -> Message:

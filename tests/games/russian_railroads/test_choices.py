@@ -56,9 +56,10 @@ def test_a_few_playouts_for_every_player_count() -> None:
 
 
 def test_random_playouts_use_the_engineers_by_taps() -> None:
-    """Issue 47: through the tree alone, random games name the face-up engineers, hire them
-    and use the public and own engineer spaces (seed 000, "INŽENÝŘI"); every leaf is accepted
-    (``playout``). The 200-game count runs as ``bench/bench_rr_playouts.py``."""
+    """Issue 47: through the tree alone, random games name the face-up engineers, hire them,
+    use the public and own engineer spaces and repeat an action (seed 000, "INŽENÝŘI",
+    "DESTIČKY INŽENÝRŮ"); every leaf is accepted. The 200-game count runs as
+    ``bench/bench_rr_playouts.py``."""
     kinds = []
     for seed in range(6):
         rng = random.Random(seed)
@@ -72,7 +73,10 @@ def test_random_playouts_use_the_engineers_by_taps() -> None:
             action = picked[1].action
             assert action is not None
             space = str(action.args.get("space", ""))
-            if action.kind == "hire_engineer":
+            first = state.pending[0] if state.pending else None
+            if first is not None and first.kind == "space" and "repeat" in first.grants:
+                used.add("repeat")  # the repeat engineer's (or a factory's) repeat
+            elif action.kind == "hire_engineer":
                 used.add("hire")
             elif action.kind == "take_space" and space.startswith("own_engineer_"):
                 used.add("own")
@@ -81,7 +85,7 @@ def test_random_playouts_use_the_engineers_by_taps() -> None:
             state = GAME.apply(state, action)
         kinds.append(used)
     assert sum(bool(k) for k in kinds) >= 5  # engineers in most games
-    assert all(any(kind in k for k in kinds) for kind in ("hire", "own", "public"))
+    assert all(any(kind in k for k in kinds) for kind in ("hire", "own", "public", "repeat"))
 
 
 def test_the_first_turn_offers_free_spaces_payments_and_pass_with_plain_labels() -> None:

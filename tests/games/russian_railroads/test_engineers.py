@@ -82,9 +82,12 @@ def test_three_players_leave_the_leftmost_place_empty() -> None:
 def test_by_default_the_face_up_engineers_are_named_by_the_table_before_use() -> None:
     """Seed 000 setup step 9: what lies face up is what may be used — never any of the 15."""
     s = new_game(4)
+    # issue 47 point 2: no engineer lies named on a variable action space yet, so none of the
+    # 15 is a public space (checked first: the code before the fix took six different ones)
+    for ability in ("two_any", "two_black", "industry_two"):
+        refused(s, "take_space", 0, "not on an engineer action space",
+                space=f"engineer_{ability}", workers=1)  # fmt: skip
     assert s.engineer_row == ("",) * 7
-    refused(s, "take_space", 0, "not on an engineer action space", space="engineer_two_any",
-            workers=1)  # fmt: skip
     s = act(s, "engineer_tile", 2, place="left", engineer="two_any")  # anyone says it
     assert s.engineer_row[4] == "two_any" and GAME.expected(s) == 0  # no move: still Red's turn
     refused(s, "engineer_tile", 0, "already named", place="left", engineer="two_black")
@@ -169,6 +172,70 @@ def test_a_turn_order_worker_is_the_black_worker_only_if_it_stood_there() -> Non
     assert board_of(t, 1).rail(KV, "black") == 3
 
 
+def test_the_black_worker_moved_from_the_turn_order_space_brings_its_extra_step_by_taps() -> None:
+    """Seed 000, "KARTY ?" (the black worker: "kdykoliv použijete černého dělníka na akčním
+    poli … o 1 krok černou kolejnicí navíc") and "DALŠÍ VYUŽITÍ DĚLNÍKŮ UMÍSTĚNÝCH NA AKČNÍ POLE
+    LIŠTY POŘADÍ NA TAHU": the worker moved is the black one, so the tree moves it as such."""
+    t = with_board(new_game(4), 1, black_worker=True, extra_workers=1)
+    t = act(t, "take_space", 0, space="coins", workers=1)
+    t = act(t, "take_space", 1, space="turn_order_1", workers=1, black_worker=True)
+    for p in (2, 3, 0, 1):
+        t = act(t, "pass", p)
+    assert t.pending[0].kind == "turn_order_move"
+    moved = node_at(GAME.choices(t), "space-black_or_grey").action
+    assert moved == Action("take_space", 1, {"space": "black_or_grey", "black_worker": True})
+    # the same move entered without the word: still the black worker that moves
+    said = GAME.apply(t, Action("take_space", 1, {"space": "black_or_grey"}))
+    t = GAME.apply(t, moved)
+    assert said == t
+    offered = [leaf.action for _, leaf in leaves(GAME.choices(t))]
+    assert Action("build", 1, {"moves": moves((KV, "black", 2))}) in offered
+    # a plain worker on the turn order space moves as a plain worker
+    u = act(new_game(4), "take_space", 0, space="coins", workers=1)
+    u = act(u, "take_space", 1, space="turn_order_1", workers=1)
+    for p in (2, 3, 0, 1):
+        u = act(u, "pass", p)
+    plain = node_at(GAME.choices(u), "space-black_or_grey").action
+    assert plain == Action("take_space", 1, {"space": "black_or_grey"})
+
+
+ROW_REPEAT = ["two_any", "black_grey", "grey_brown", "industry_two", "repeat_action",
+              "two_black", "industry_black"]  # fmt: skip
+
+
+def test_the_public_repeat_engineer_repeats_only_an_action_it_can_do_in_full() -> None:
+    """Seed 000, "VYUŽITÍ INŽENÝRŮ NA PROMĚNLIVÝCH AKČNÍCH POLÍCH" (a variable action space is
+    like the board's), "POPIS JEDNOHO TAHU HRÁČE" (the action at once and in full) and
+    "DESTIČKY INŽENÝRŮ" (the repeat): on the public space the repeated action is done in full;
+    one's own repeat engineer may be used partly ("A INŽENÝŘI")."""
+    s = with_board(new_game(4, engineer_row=ROW_REPEAT), 0, doublers=7, extra_workers=1)
+    s = act(s, "take_space", 0, space="doubler", workers=1)
+    assert board_of(s, 0).doublers == 8
+    for p in (1, 2, 3):
+        s = act(s, "pass", p)
+    # the only action to repeat is a doubler, and all eight spaces are full
+    refused(s, "take_space", 0, "cannot be done in full", space="engineer_repeat_action",
+            workers=1)  # fmt: skip
+    keys = [c.key for c in GAME.choices(s)]
+    assert "space-engineer_repeat_action" not in keys and "space-coins" in keys
+    # with a second action to repeat, the space is taken and only that one is offered
+    t = act(s, "take_space", 0, space="coins", workers=1)
+    t = act(t, "take_space", 0, space="engineer_repeat_action", workers=1)
+    refused(t, "take_space", 0, "cannot be done in full", space="doubler")
+    refused(t, "decline", 0, "still owed")  # the repeat is owed: the coins can be taken
+    # repeating the repeat itself is no action of its own: the repeat names the action
+    refused(t, "take_space", 0, "not the repeat engineer", space="engineer_repeat_action")
+    offered = [leaf.action for _, leaf in leaves(GAME.choices(t))]
+    assert offered == [Action("take_space", 0, {"space": "coins"})]
+    t = act(t, "take_space", 0, space="coins")
+    assert board_of(t, 0).coins == 5 and t.pending == ()
+    # one's own repeat engineer may take the doubler that cannot be placed (partly: nothing)
+    own = with_board(s, 0, engineers=(Engineer(5, "repeat_action"),))
+    own = act(own, "take_space", 0, space="own_engineer_5", workers=1)
+    own = act(own, "take_space", 0, space="doubler")
+    assert board_of(own, 0).doublers == 8 and own.pending == ()
+
+
 # --- 5. the "?" card engineer ----------------------------------------------------------------
 
 
@@ -180,10 +247,13 @@ def test_the_question_card_engineer_is_named_and_its_space_can_be_used() -> None
     s = act(s, "take_space", 0, space="black_3", workers=2)
     s = act(s, "build", 0, moves=moves((SP, "black", 1), (KV, "black", 2)))
     s = act(s, "use_token", 0, token="question_card")
+    # issue 47 point 5: the engine takes the tile by its name (refused before the fix) ...
+    s_named = act(s, "question_card", 0, card="engineer_and_coin", ability="two_black", number=15)
+    # ... and the tree offers it by name, then the printed number
     tree = GAME.choices(s)
     engineer = node_at(tree, "question-card-engineer/engineer-two_black")
-    assert len(engineer.expand()) == 15  # then the printed number
-    s = act(s, "question_card", 0, card="engineer_and_coin", ability="two_black", number=15)
+    assert len(engineer.expand()) == 15
+    s = s_named
     assert board_of(s, 0).engineers == (Engineer(15, "two_black"),)
     s = act(s, "decline", 0)  # no final bonus card
     s = act(s, "pass", 1)
