@@ -89,3 +89,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
     if workers > 1:
         items[:] = longest_first(items, workers)
+
+
+# -- where the time goes (issue 44): TRACKSIDE_CPU_REPORT=path writes one JSON line per test -----
+# with its wall time and the CPU its worker spent on it (and on the children it waited for: a
+# service started for the test, a subprocess). Chromium renders in its own processes, shared by
+# the whole run: its CPU is in none of these lines.
+CPU_REPORT = os.environ.get("TRACKSIDE_CPU_REPORT")
+if CPU_REPORT:
+    import json
+    import resource
+    import time
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+        def cpu() -> tuple[float, float]:
+            own = resource.getrusage(resource.RUSAGE_SELF)
+            kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+        start, (own, kids) = time.monotonic(), cpu()
+        yield
+        wall, (own2, kids2) = time.monotonic() - start, cpu()
+        line = {"test": item.nodeid, "wall": wall, "cpu": own2 - own, "children": kids2 - kids}
+        with open(CPU_REPORT, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
