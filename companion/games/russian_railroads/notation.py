@@ -3,6 +3,7 @@ the problems of an impossible table."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import Any
 
@@ -373,7 +374,16 @@ def find_problems(s: RussianRailroadsState) -> tuple[Problem, ...]:
 def _point_json(category: str, points: int, why: Text) -> JsonObject:
     """A scored point's record: ``why`` in English (what tools read), and the message itself
     (``why_message``) for every reader's language."""
-    data: JsonObject = {"category": category, "points": points, "why": render_text(why)}
-    if isinstance(why, Message):
-        data["why_message"] = why.to_json()
+    text, message = _why(why)
+    data: JsonObject = {"category": category, "points": points, "why": text}
+    if message is not None:
+        data["why_message"] = message
     return data
+
+
+@functools.lru_cache(maxsize=16384)
+def _why(why: Text) -> tuple[str, JsonValue | None]:
+    """A point's reason in English and as JSON, remembered: a board's points are kept from
+    round to round and written again with every snapshot (half of one snapshot's cost at the
+    end of a game). Reasons are immutable messages; nobody alters a snapshot once written."""
+    return render_text(why), why.to_json() if isinstance(why, Message) else None
