@@ -450,6 +450,7 @@ def _turn(state: TtrState) -> tuple[Choice, ...]:
                 msg("{player}: build a station", player=name),
                 p,
                 children=lambda: tuple(_stations(state, p, first_only=False)),
+                by_name=True,  # cities: listed in the reader's collation, looked up by name
             )
         )
     return tuple(found)
