@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -46,10 +47,28 @@ def has_choices(game: object) -> bool:
     return callable(getattr(game, "choices", None))
 
 
+_TREES: dict[tuple[int, int | None], tuple[Any, tuple[Choice, ...]]] = {}
+"""The last game trees built, by state and viewer: a tree is a function of the (immutable)
+state and the viewer alone, and one tap asks for it several times (the page's step, its
+fingerprint, the one-option look-ahead, the screens that follow the table); a Russian
+Railroads turn tries every space's payments to build its top level."""
+_TREES_KEPT = 8
+_TREES_LOCK = threading.Lock()
+
+
 def game_tree(session: TableSession, state: Any, viewer: int | None) -> tuple[Choice, ...]:
     if not has_choices(session.game):
         return ()
+    key = (id(state), viewer)
+    with _TREES_LOCK:
+        cached = _TREES.get(key)
+    if cached is not None and cached[0] is state:
+        return cached[1]
     tree: tuple[Choice, ...] = session.game.choices(state, viewer)
+    with _TREES_LOCK:
+        if len(_TREES) >= _TREES_KEPT:
+            _TREES.pop(next(iter(_TREES)))
+        _TREES[key] = (state, tree)
     return tree
 
 
