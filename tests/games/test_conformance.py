@@ -83,8 +83,10 @@ def check_public_view(game: Game[Any], state: Any) -> None:
     assert json.loads(json.dumps(data)) == data
 
 
-def play(game: Game[Any], golden: dict[str, Any]) -> list[str]:
-    """Replay the golden steps; return a transcript of canonical snapshots."""
+def play(game: Game[Any], golden: dict[str, Any], checked: bool = True) -> list[str]:
+    """Replay the golden steps; return a transcript of canonical snapshots. ``checked``: every
+    state's sheet, problems, public view and snapshot round trip checked too (a second replay
+    for determinism compares transcripts and totals only: the checks ran on the first)."""
     state = setup(game, golden)
     transcript = [dumps(game.to_json(state))]
     for n, step in enumerate(golden["steps"]):
@@ -103,12 +105,13 @@ def play(game: Game[Any], golden: dict[str, Any]) -> list[str]:
             continue
         state = game.apply(state, action)
         sheet = game.score(state)
-        check_sheet(game, sheet, state)
         assert list(sheet.totals) == step["totals"], f"step {n}: totals"
-        assert game.problems(state) == (), f"step {n}: a legal play produced problems"
-        check_public_view(game, state)
-        # every state survives the snapshot round trip
-        assert game.to_json(game.from_json(game.to_json(state))) == game.to_json(state)
+        if checked:
+            check_sheet(game, sheet, state)
+            assert game.problems(state) == (), f"step {n}: a legal play produced problems"
+            check_public_view(game, state)
+            # every state survives the snapshot round trip
+            assert game.to_json(game.from_json(game.to_json(state))) == game.to_json(state)
         transcript.append(dumps(game.to_json(state)))
     final = golden["final"]
     assert game.is_over(state) is final["over"]
@@ -144,7 +147,7 @@ def test_golden_playthrough_replays_deterministically(name: str) -> None:
     game = find_game(name)
     golden = load_golden(name)
     assert any("refused" in s for s in golden["steps"]), "the golden file must show a refusal"
-    assert play(game, golden) == play(game, golden)
+    assert play(game, golden) == play(game, golden, checked=False)
 
 
 @pytest.mark.parametrize("name", ALL)
