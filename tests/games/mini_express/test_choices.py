@@ -296,6 +296,30 @@ def test_two_experienced_no_second_action_ends_the_turn(table: Any, game: Any) -
     assert after.phase == "play"
 
 
+def test_a_second_action_offers_no_compensation_that_empties_a_supply(
+    table: Any, game: Any
+) -> None:
+    # HRA PRO 2 ZKUŠENÉ HRÁČE B.: the second action may not end the game; a compensation train
+    # that leaves a supply empty exhausts its company (Pořízení akcie, Pamatujte; Stavba trati
+    # 4.), which ends this game. The tree offered such compensation steps with nothing under
+    # them (random games, seeds 105-262 of bench_tree_hunt).
+    state = _drafted(game, table.new(2, variant="two_experienced"))
+    state = replace(state, turns_taken=3, actions_this_turn=("lumber",))
+    state = table.company(state, "cotton", trains_on_field=2)
+    state = table.company(state, "steel", trains_on_field=0, trains_in_supply=1)
+    state = table.company(state, "leather", trains_on_field=0, trains_in_supply=2)
+    # Steel's last supply train would exhaust it: not offered; Leather gives 1, not 2
+    path = "build-cotton/2/steel-steel"
+    assert "comp-steel" not in keys(game, state, path)
+    assert keys(game, state, f"{path}/comp-leather") == {"1"}
+    after = play(game, state, f"{path}/comp-leather/1/open")
+    assert after.phase == "play" and after.company("leather").trains_in_supply == 1
+    # the first action of a turn may end the game: the same compensation is offered
+    first = replace(state, actions_this_turn=())
+    assert "comp-steel" in keys(game, first, path)
+    assert play(game, first, f"{path}/comp-steel/open").phase == "over"
+
+
 def test_no_second_action_is_refused_while_an_action_is_possible(table: Any, game: Any) -> None:
     state = _experienced_dead_end(table)
     with_trains = table.company(state, "cotton", trains_on_field=1)
