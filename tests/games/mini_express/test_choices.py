@@ -373,6 +373,8 @@ def _features(action: Any) -> set[str]:
 class Tally:
     def __init__(self) -> None:
         self.features: set[str] = set()
+        self.paths: dict[str, str] = {}
+        """The first tree path that reached each feature."""
         self.taps: list[int] = []
         self.slowest = (0.0, "")
 
@@ -407,7 +409,10 @@ def playout(game: Any, players: int, options: dict[str, Any], seed: int, tally: 
             assert nodes, path
         if state.phase == "play":
             tally.taps.append(len(path))
-        tally.features |= _features(pick.action)
+        found = _features(pick.action)
+        tally.features |= found
+        for feature in found:
+            tally.paths.setdefault(feature, "/".join(path))
         try:
             state = game.apply(state, pick.action)
         except IllegalActionError as exc:
@@ -464,9 +469,16 @@ def test_every_kind_of_move_is_reached_through_the_tree(table: Any, game: Any) -
         for seed in range(SEEDS):
             playout(game, players, options, seed, tally)
     spike = table.playing(4, map="usa", golden_spike=True)
-    for event in ("omaha", "san_francisco"):
-        tally.features |= _features(leaf(game, spike, f"build-steel/2/steel-steel/{event}/open"))
-    tally.features |= _features(leaf(game, _experienced_dead_end(table), "no-second-action"))
+    scripted = [(spike, f"build-steel/2/steel-steel/{e}/open") for e in ("omaha", "san_francisco")]
+    scripted.append((_experienced_dead_end(table), "no-second-action"))
+    for state, path in scripted:
+        game.apply(state, leaf(game, state, path))  # offered and accepted
+        for feature in _features(leaf(game, state, path)):
+            tally.features.add(feature)
+            tally.paths.setdefault(feature, path)
+    # the kinds are the engine's own: apply refuses any kind not in ACTIONS
     assert set(ACTIONS) <= EXPECTED
     missing = EXPECTED - tally.features
     assert not missing, f"only the advanced form reaches {sorted(missing)}"
+    for feature in sorted(EXPECTED):
+        print(f"{feature}: {tally.paths[feature]}")  # pytest -s: the path that reached it
