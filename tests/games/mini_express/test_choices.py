@@ -454,6 +454,8 @@ EXPECTED = {
     "automa_turn:refresh",
     "automa_turn:draw_again",
     "automa_turn:golden_spike:omaha",
+    "automa_turn:golden_spike:san_francisco",
+    "automa_turn:golden_spike:joined",
     "automa_turn:harbour",
 }
 
@@ -471,6 +473,13 @@ def test_every_kind_of_move_is_reached_through_the_tree(table: Any, game: Any) -
     spike = table.playing(4, map="usa", golden_spike=True)
     scripted = [(spike, f"build-steel/2/steel-steel/{e}/open") for e in ("omaha", "san_francisco")]
     scripted.append((_experienced_dead_end(table), "no-second-action"))
+    # the Mašinfíra's Golden Spike events (Zlatý hřeb, Pozn.): San Francisco first, the join
+    waiting = table.company(
+        solo(table, game, map="usa", golden_spike=True), "steel", trains_on_field=3
+    )
+    scripted.append((waiting, "top-1/bottom-1/1/none/san_francisco/done"))
+    east = replace(waiting, golden_spike_state="east", golden_spike_east="lumber")
+    scripted.append((east, "top-1/bottom-1/1/none/joined/steel/done"))
     for state, path in scripted:
         game.apply(state, leaf(game, state, path))  # offered and accepted
         for feature in _features(leaf(game, state, path)):
