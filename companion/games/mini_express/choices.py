@@ -418,6 +418,11 @@ class _Build:
             plain = self.make({**args, "city_full": full} if demand else args)
             if self._end_ok(action, plain, bool(paid)):
                 found.append(Choice(key, label, self.player, action=action))
+        strict = self._second_of_two()
+        if strict and not found:
+            # compensation only takes trains from supplies: a build refused without more of it
+            # is refused with more (see _second_of_two)
+            return ()
         trains = args["trains"]
         assert isinstance(trains, int)
         after = COMPANIES.index(paid[-1][0]) + 1 if paid else 0
@@ -429,6 +434,15 @@ class _Build:
             cap = self._compensation_cap(other, trains)
             if cap == 0 or (lone_paid and self.state.company(other).trains_on_map == 1):
                 continue
+            top = cap
+            if strict:
+                # more spaces, more trains from its supply: offered up to the last count that
+                # leaves the build accepted
+                top = 0
+                while top < cap and self._ends_ok(args, (*paid, (other, top + 1))):
+                    top += 1
+                if top == 0:
+                    continue
             spaces = tuple(
                 Choice(
                     str(n),
@@ -438,7 +452,7 @@ class _Build:
                         "n",
                         n=n,
                     )
-                    if n < cap or cap == trains
+                    if n < cap or cap == trains or top < cap
                     else plural(
                         "on {n} or more spaces of the new track ({n} train fits on its field)",
                         "on {n} or more spaces of the new track ({n} trains fit on its field)",
@@ -448,7 +462,7 @@ class _Build:
                     self.player,
                     children=self._lazy_last(args, (*paid, (other, n))),
                 )
-                for n in range(1, cap + 1)
+                for n in range(1, top + 1)
             )
             label = msg(
                 "{company} already had trains on the track (compensation)",
@@ -466,6 +480,31 @@ class _Build:
                 Choice(f"comp-{other}", label, self.player, children=below, swatches=_sw(other))
             )
         return tuple(found)
+
+    def _second_of_two(self) -> bool:
+        """HRA PRO 2 ZKUŠENÉ HRÁČE B.: nobody may end the game with the second action of a turn.
+        A train taken from a supply that leaves it empty exhausts the company's share offer at
+        once (Pořízení akcie, Pamatujte), which ends this game: in a second action a
+        compensation (Stavba trati 4.), a harbour or a Golden Spike train that empties a supply
+        is refused. The tree offers only what leaves a leaf below (the variant's random games
+        met compensation steps with nothing under them)."""
+        state = self.state
+        return (
+            state.variant == TWO_EXPERIENCED_VARIANT
+            and len(state.actions_this_turn) == 1
+            and state.turns_taken > 0
+        )
+
+    def _ends_ok(self, args: JsonObject, paid: tuple[tuple[str, int], ...]) -> bool:
+        """Whether a build with the compensation ``paid`` and no more is accepted with one of
+        its last steps (the city full or not)."""
+        full_args: JsonObject = {**args, "compensated": {c: n for c, n in paid}}
+        fulls = (False, True) if args["demand"] else (None,)
+        for full in fulls:
+            action = self.make(full_args if full is None else {**full_args, "city_full": full})
+            if _ok(self.state, action):
+                return True
+        return False
 
     def _lazy_last(self, args: JsonObject, paid: tuple[tuple[str, int], ...]) -> Stage:
         return _once(lambda: self._last(args, paid))

@@ -15,6 +15,8 @@ cited are the Czech headings of the rulebook ("Jízdenky, prosím! Evropa").
   keeping a ticket is offered only in that player's own view (``viewer``); the table sees only
   "done" once enough are kept.
 - "STAVBA NÁDRAŽÍ": the free cities, with the card sets the station costs.
+- With no train card and no ticket left to draw, a player whose hand pays for nothing passes
+  the turn (``rules._pass_turn``, our reading where the rulebook is silent).
 """
 
 from __future__ import annotations
@@ -453,6 +455,15 @@ def _turn(state: TtrState) -> tuple[Choice, ...]:
                 by_name=True,  # cities: listed in the reader's collation, looked up by name
             )
         )
+    if not draw and not state.tickets_deck:
+        # LÍZNUTÍ KARET VAGÓNŮ: no train card and no ticket left to draw; when the hand pays
+        # for no route and no station either, the turn passes (rules._pass_turn)
+        passing = Action("pass_turn", p)
+        if _ok(state, passing):
+            label = msg(
+                "{player}: no route or station the hand can pay for: pass the turn", player=name
+            )
+            found.append(Choice("pass", label, p, action=passing))
     return tuple(found)
 
 

@@ -104,6 +104,7 @@ _GENERIC: Mapping[str, Message] = {
     "declare_hand": msg("{player} tells Trackside the cards in hand, for the tunnel odds"),
     "done_tickets": msg("{player} has chosen destination tickets"),
     "build_station": msg("{player} builds a station"),
+    "pass_turn": msg("{player} can make no move and passes the turn"),
 }
 
 

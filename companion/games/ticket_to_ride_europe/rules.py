@@ -28,6 +28,7 @@ from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
 from companion.core.snapshot import Field
 from companion.games.ticket_to_ride_europe import cards as tc
 from companion.games.ticket_to_ride_europe.board import (
+    CITIES,
     CITY_BY_ID,
     LOCOMOTIVE,
     ROUTE_BY_ID,
@@ -190,6 +191,8 @@ class TtrState:
     """Turns left once the last round was triggered ("KONEC HRY")."""
     tunnel: Tunnel | None = None
     ticket_draw: TicketDraw | None = None
+    passes: int = 0
+    """Turns passed in a row by players who could do nothing (:func:`_pass_turn`)."""
 
 
 _UNSURE = "unsure"  # the camera's word for a card it could not read (vision.palette.UNSURE)
@@ -855,6 +858,7 @@ class TicketToRideEurope:
                 "discard": dict(tc.to_json(state.discard)),
                 "tickets_deck": state.tickets_deck,
                 "final_turns": state.final_turns,
+                "passes": state.passes,
                 "hands": [
                     {"cards": p.hand, "known": dict(tc.to_json(p.known)), "ready": p.ready}
                     for p in state.players
@@ -952,6 +956,7 @@ class TicketToRideEurope:
             "discard",
             "tickets_deck",
             "final_turns",
+            "passes",
             "hands",
             "tunnel",
             "ticket_draw",
@@ -1016,6 +1021,7 @@ class TicketToRideEurope:
             final_turns=None if final.value is None else final.int(lo=0, hi=n),
             tunnel=tunnel,
             ticket_draw=draw,
+            passes=table.get("passes", 0).int(lo=0, hi=n - 1),
         )
         _check_card_count(state, table)
         return state
@@ -1081,6 +1087,7 @@ def _end_turn(state: TtrState) -> TtrState:
         final_turns=final,
         phase=phase,
         ticket_draw=None,
+        passes=0,
     )
     # a face-up slot left empty when no card was left is filled once discards exist again
     # (they are shuffled into a new deck, "LÍZNUTÍ KARET VAGÓNŮ")
@@ -2032,6 +2039,74 @@ def _station_prompt(state: TtrState, who: int, city_id: str) -> Prompt:
     )
 
 
+# -- a turn with no move left --------------------------------------------------------------------
+def _pass_turn(state: TtrState, player: int | None, args: Field) -> TtrState:
+    """LÍZNUTÍ KARET VAGÓNŮ: "Pokud nastane nepravděpodobná situace, že je balíček dolízaný a
+    žádné odhozené karty nejsou k dispozici (protože hráči drží karty v ruce), hráč nemá
+    možnost líznout si další karty vagonů. Musí tedy obsadit trať, líznout si kartu cílové
+    stanice nebo postavit nádraží." The rulebook is silent when none of the three is possible
+    either (no destination ticket is left, and the hand pays for no route and no station).
+    Our reading: the turn passes. The hand lies face down, so the player says so; the table
+    refuses only while a card or a ticket can be drawn, or when the cards it saw the player
+    take pay for a route or a station. A pass changes nothing, so passes all round would go
+    on for ever: when every player has passed in a row, the game ends (KONEC HRY, our
+    reading: nobody can move any more)."""
+    args.only()
+    p = _expect_fresh_turn(state, player, msg("pass the turn"))
+    rule = msg(
+        "with no train card to draw, a player claims a route, draws tickets or builds a station"
+    )
+    if any(c is not None for c in state.face_up) or state.deck or tc.total(state.discard):
+        raise _refuse(msg("A train card can still be drawn."), rule, S_DRAW)
+    if state.tickets_deck:
+        raise _refuse(msg("Destination tickets can still be drawn."), rule, S_DRAW)
+    what = _move_with_known_cards(state, p)
+    if what is not None:
+        raise _refuse(
+            msg(
+                "The table saw {player} take cards that pay for {what}.",
+                player=state.players[p].name,
+                what=what,
+            ),
+            rule,
+            S_DRAW,
+        )
+    passes = state.passes + 1
+    state = replace(_end_turn(state), passes=passes)
+    if passes >= len(state.players) and state.phase != "over":
+        state = replace(state, phase="over")
+    return state
+
+
+def _move_with_known_cards(state: TtrState, p: int) -> Text | None:
+    """A route or a station that the cards the table saw player ``p`` take pay for (the
+    engine's own checks decide), or None."""
+    from companion.games.ticket_to_ride_europe.choices import payments
+
+    known = state.players[p].known
+
+    def held(pay: dict[str, int]) -> bool:
+        return all(known[tc.INDEX[kind]] >= n for kind, n in pay.items())
+
+    for route in ROUTES:
+        if not route_open(state, p, route):
+            continue
+        for pay in payments(route.colour, route.length, route.ferry_locomotives):
+            action = Action("claim_route", p, {"route": route_ref(route), "cards": pay})
+            if held(pay) and accepts(GAME.apply, state, action):
+                return route_name(route)
+    built = len(state.players[p].stations)
+    if built < STATIONS_PER_PLAYER:
+        for pay in payments("any", STATION_COSTS[built], 0):
+            if not held(pay):
+                continue
+            for c in CITIES:
+                action = Action("build_station", p, {"city": c.id, "cards": pay})
+                if accepts(GAME.apply, state, action):
+                    return msg("a station in {city}", city=city_name(c.id))
+    return None
+
+
 _HANDLERS = {
     "reveal_face_up": _reveal_face_up,
     "draw_blind": _draw_blind,
@@ -2045,6 +2120,7 @@ _HANDLERS = {
     "declare_hand": _declare_hand,
     "done_tickets": _done_tickets,
     "build_station": _build_station,
+    "pass_turn": _pass_turn,
 }
 
 GAME = TicketToRideEurope()

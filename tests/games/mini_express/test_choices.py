@@ -296,6 +296,30 @@ def test_two_experienced_no_second_action_ends_the_turn(table: Any, game: Any) -
     assert after.phase == "play"
 
 
+def test_a_second_action_offers_no_compensation_that_empties_a_supply(
+    table: Any, game: Any
+) -> None:
+    # HRA PRO 2 ZKUŠENÉ HRÁČE B.: the second action may not end the game; a compensation train
+    # that leaves a supply empty exhausts its company (Pořízení akcie, Pamatujte; Stavba trati
+    # 4.), which ends this game. The tree offered such compensation steps with nothing under
+    # them (random games, seeds 105-262 of bench_tree_hunt).
+    state = _drafted(game, table.new(2, variant="two_experienced"))
+    state = replace(state, turns_taken=3, actions_this_turn=("lumber",))
+    state = table.company(state, "cotton", trains_on_field=2)
+    state = table.company(state, "steel", trains_on_field=0, trains_in_supply=1)
+    state = table.company(state, "leather", trains_on_field=0, trains_in_supply=2)
+    # Steel's last supply train would exhaust it: not offered; Leather gives 1, not 2
+    path = "build-cotton/2/steel-steel"
+    assert "comp-steel" not in keys(game, state, path)
+    assert keys(game, state, f"{path}/comp-leather") == {"1"}
+    after = play(game, state, f"{path}/comp-leather/1/open")
+    assert after.phase == "play" and after.company("leather").trains_in_supply == 1
+    # the first action of a turn may end the game: the same compensation is offered
+    first = replace(state, actions_this_turn=())
+    assert "comp-steel" in keys(game, first, path)
+    assert play(game, first, f"{path}/comp-steel/open").phase == "over"
+
+
 def test_no_second_action_is_refused_while_an_action_is_possible(table: Any, game: Any) -> None:
     state = _experienced_dead_end(table)
     with_trains = table.company(state, "cotton", trains_on_field=1)
@@ -349,6 +373,8 @@ def _features(action: Any) -> set[str]:
 class Tally:
     def __init__(self) -> None:
         self.features: set[str] = set()
+        self.paths: dict[str, str] = {}
+        """The first tree path that reached each feature."""
         self.taps: list[int] = []
         self.slowest = (0.0, "")
 
@@ -383,7 +409,10 @@ def playout(game: Any, players: int, options: dict[str, Any], seed: int, tally: 
             assert nodes, path
         if state.phase == "play":
             tally.taps.append(len(path))
-        tally.features |= _features(pick.action)
+        found = _features(pick.action)
+        tally.features |= found
+        for feature in found:
+            tally.paths.setdefault(feature, "/".join(path))
         try:
             state = game.apply(state, pick.action)
         except IllegalActionError as exc:
@@ -425,6 +454,8 @@ EXPECTED = {
     "automa_turn:refresh",
     "automa_turn:draw_again",
     "automa_turn:golden_spike:omaha",
+    "automa_turn:golden_spike:san_francisco",
+    "automa_turn:golden_spike:joined",
     "automa_turn:harbour",
 }
 
@@ -440,9 +471,23 @@ def test_every_kind_of_move_is_reached_through_the_tree(table: Any, game: Any) -
         for seed in range(SEEDS):
             playout(game, players, options, seed, tally)
     spike = table.playing(4, map="usa", golden_spike=True)
-    for event in ("omaha", "san_francisco"):
-        tally.features |= _features(leaf(game, spike, f"build-steel/2/steel-steel/{event}/open"))
-    tally.features |= _features(leaf(game, _experienced_dead_end(table), "no-second-action"))
+    scripted = [(spike, f"build-steel/2/steel-steel/{e}/open") for e in ("omaha", "san_francisco")]
+    scripted.append((_experienced_dead_end(table), "no-second-action"))
+    # the Mašinfíra's Golden Spike events (Zlatý hřeb, Pozn.): San Francisco first, the join
+    waiting = table.company(
+        solo(table, game, map="usa", golden_spike=True), "steel", trains_on_field=3
+    )
+    scripted.append((waiting, "top-1/bottom-1/1/none/san_francisco/done"))
+    east = replace(waiting, golden_spike_state="east", golden_spike_east="lumber")
+    scripted.append((east, "top-1/bottom-1/1/none/joined/steel/done"))
+    for state, path in scripted:
+        game.apply(state, leaf(game, state, path))  # offered and accepted
+        for feature in _features(leaf(game, state, path)):
+            tally.features.add(feature)
+            tally.paths.setdefault(feature, path)
+    # the kinds are the engine's own: apply refuses any kind not in ACTIONS
     assert set(ACTIONS) <= EXPECTED
     missing = EXPECTED - tally.features
     assert not missing, f"only the advanced form reaches {sorted(missing)}"
+    for feature in sorted(EXPECTED):
+        print(f"{feature}: {tally.paths[feature]}")  # pytest -s: the path that reached it

@@ -6,7 +6,11 @@ offered leaf accepted."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
+import pytest
+
+from companion.core import IllegalActionError
 from companion.core.choices import check_tree, leaves
 from companion.games.ticket_to_ride_europe import cards as tc
 from companion.games.ticket_to_ride_europe.choices import choices
@@ -116,3 +120,60 @@ def test_the_deadlock_states_play_to_the_end_through_the_tree() -> None:
     for seed in range(2):
         assert play_to_the_end(fifth_locomotive(), seed) > 0
         assert play_to_the_end(ten_cards_six_locomotives(), seed) > 0
+
+
+def nothing_to_draw(**hands: Any) -> TtrState:
+    """No train card face up, in the deck or in the discards (the other player holds them),
+    no destination ticket left; P0 holds ``hands`` (default: no card) and it is P0's turn."""
+    mine = hands or {"cards": 0, "known": {}}
+    return edit(started(), face_up=[None] * 5, deck=0, discard={}, tickets_deck=0, hands=[mine])
+
+
+def test_a_player_who_can_draw_nothing_and_pay_for_nothing_passes() -> None:
+    """LÍZNUTÍ KARET VAGÓNŮ: with no train card to draw a player "musí tedy obsadit trať,
+    líznout si kartu cílové stanice nebo postavit nádraží". The rulebook is silent when the
+    hand pays for no route and no station and no ticket is left; our reading: the turn passes
+    (the tree used to offer nothing at all here)."""
+    state = nothing_to_draw()
+    assert [c.key for c in choices(state, 0)] == ["pass"]
+    assert every_leaf_is_accepted(state) == 1
+    after = act(state, "pass_turn", 0)
+    assert after.turn == 1 and after.phase == "play" and after.passes == 1
+    assert GAME.from_json(GAME.to_json(after)) == after
+    # P1 holds every other card, unseen: the table cannot tell, so P1 may claim or pass
+    assert {"claim", "station", "pass"} <= {c.key for c in choices(after, 1)}
+    # a move that is not a pass starts the count again
+    claimed = act(after, "claim_route", 1, route="danzig-warszawa", cards={"black": 2})
+    assert claimed.passes == 0
+
+
+def test_a_pass_is_refused_while_a_move_is_possible() -> None:
+    """The pass is for a turn with no move: a card or a ticket to draw, or cards the table saw
+    the player take that pay for a station (STAVBA NÁDRAŽÍ: the first costs one card), refuse
+    it."""
+    with pytest.raises(IllegalActionError, match="train card can still be drawn"):
+        act(started(), "pass_turn", 0)
+    with pytest.raises(IllegalActionError, match="tickets can still be drawn"):
+        act(edit(nothing_to_draw(), tickets_deck=2), "pass_turn", 0)
+    seen_red = nothing_to_draw(cards=1, known={"red": 1})
+    with pytest.raises(IllegalActionError, match="pay for"):
+        act(seen_red, "pass_turn", 0)
+    assert "pass" not in {c.key for c in choices(seen_red, 0)}
+    # one card the table did not see: only the player knows whether it pays for a station
+    unseen = nothing_to_draw(cards=1, known={})
+    assert {"station", "pass"} <= {c.key for c in choices(unseen, 0)}
+
+
+def test_when_every_player_passes_in_a_row_the_game_ends() -> None:
+    """A pass changes nothing: passes all round would repeat for ever. Our reading (KONEC HRY
+    is silent): when every player has passed in a row, nobody can move any more and the game
+    ends, then is scored as usual."""
+    state = act(nothing_to_draw(), "pass_turn", 0)
+    over = act(state, "pass_turn", 1)
+    assert over.phase == "over" and GAME.is_over(over)
+    assert choices(over, 0) == ()
+
+
+def test_a_table_with_nothing_to_draw_plays_to_the_end_through_the_tree() -> None:
+    for seed in range(2):
+        assert play_to_the_end(nothing_to_draw(), seed) > 0
