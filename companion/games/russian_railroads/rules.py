@@ -185,6 +185,20 @@ def refuse(message: Text, rule: Text = "", section: Text = "") -> IllegalActionE
     return IllegalActionError(message, rule=rule, section=section)
 
 
+def _not_in_full(space: ActionSpace, grant: str) -> IllegalActionError:
+    """A space whose action (``grant``) this board cannot do in full ("POPIS JEDNOHO TAHU
+    HRÁČE": an action is done at once and in full)."""
+    return refuse(
+        msg(
+            "the action of “{space}” ({what}) cannot be done in full on this board",
+            space=space_title(space),
+            what=grant_message(grant),
+        ),
+        msg("an action is done at once and in full, never partly"),
+        S_WORKERS,
+    )
+
+
 class RussianRailroads:
     name = NAME
     title = "Russian Railroads"
@@ -1185,30 +1199,14 @@ class RussianRailroads:
                         S_DOUBLERS,
                     )
             if grant.kind == "repeat" and not own and not self._repeatable(state, p):
-                raise refuse(
-                    msg(
-                        "the action of “{space}” ({what}) cannot be done in full on this board",
-                        space=space_title(space),
-                        what=grant_message(g),
-                    ),
-                    msg("an action is done at once and in full, never partly"),
-                    S_WORKERS,
-                )
+                raise _not_in_full(space, g)
             if grant.immediate or grant.up_to:
                 continue
             if grant.kind == "steps":
                 steps.append((grant.colours, grant.count))
                 continue
             if not grant_doable(state, p, g):
-                raise refuse(
-                    msg(
-                        "the action of “{space}” ({what}) cannot be done in full on this board",
-                        space=space_title(space),
-                        what=grant_message(g),
-                    ),
-                    msg("an action is done at once and in full, never partly"),
-                    S_WORKERS,
-                )
+                raise _not_in_full(space, g)
         token_space = self._token_space(state)
         if steps and not steps_doable(state.players[p], p, steps, token_space):
             what = [g for g in space.grants if parse_grant(g).kind == "steps"]
