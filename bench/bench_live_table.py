@@ -208,6 +208,12 @@ def main() -> None:
                         break
                     began = time.perf_counter()  # the lag is the leaf's: from its tap
                     path = nxt
+                ended = service.engine.session()
+                if ended is not None and ended.is_ended:
+                    # the last move ended the game by its rules: the table pages load whole
+                    # (a new game's form) and /me signs its player out: not a live update
+                    moves += 1
+                    break
                 version = service.latest()[0]
                 for screen in screens:
                     screen.wait_for_function(
