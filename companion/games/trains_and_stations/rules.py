@@ -57,6 +57,7 @@ from companion.games.trains_and_stations.data import (
     STATION_CAPACITIES,
     STRIKE_LOCKED,
     STRIKE_LOSS,
+    TASK_POINTS_MAX,
     TITLE,
     TOP_GOODS,
     TRAIN_FACES,
@@ -815,7 +816,7 @@ class TrainsAndStations:
                 section,
             )
         a, b = (c.str() for c in args.get("cities").list())
-        points = args.get("points").int(lo=1)
+        points = args.get("points").int(lo=1, hi=TASK_POINTS_MAX)
         if not _connected(t.deliveries, a, b):
             raise refuse(
                 msg("{a} and {b} are not joined by this turn's deliveries", a=a, b=b),

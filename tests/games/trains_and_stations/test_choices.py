@@ -10,11 +10,14 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
+import pytest
+
 from companion.core import Action
 from companion.core.choices import Choice, check_tree, children_at, leaves, node_at
+from companion.core.errors import TracksideError
 from companion.core.jsonvalue import thaw
 from companion.games.trains_and_stations import GAME, TSState
-from companion.games.trains_and_stations.data import GOODS
+from companion.games.trains_and_stations.data import GOODS, TASK_POINTS_MAX
 from companion.games.trains_and_stations.state import Offer, Speculation, Station, counts
 from tests.games.trains_and_stations.helpers import act, at_deliver, give, table
 
@@ -283,13 +286,32 @@ def test_the_rulebook_task_seattle_detroit_in_saras_own_view() -> None:
     assert "task" not in keys(state, "")
     # this turn's cities: Billings, Detroit, Los Angeles, Seattle
     assert node_at(GAME.choices(state, 2), "task/from-1").label.render() == "Detroit"
-    task = tap(state, "task/from-1/to-3/points-11-20/points-12", viewer=2)
+    task = tap(state, "task/from-1/to-3/points-10-19/points-12", viewer=2)
     assert task == Action("complete_task", 2, {"cities": ["Detroit", "Seattle"], "points": 12})
     after = GAME.apply(state, task)
     assert after.players[2].task_points == 12
     # the same pair once per turn ("Pokud hráč má dvě stejné karty úkolu, může vyložit pouze
     # jednu z nich")
     assert "to-3" not in keys(after, "task/from-1", viewer=2)
+
+
+def test_every_task_value_the_engine_takes_is_offered() -> None:
+    """Ukončení úkolů: "na konci hry za ní dostane její hodnotu ve VB" — the value printed on the
+    card, which the rulebook does not list: the tree offers every value the engine takes (1–99,
+    the tens first), and the engine refuses what the tree does not offer."""
+    state = seattle_billings_detroit()
+    state = GAME.apply(state, tap(state, "deliver/cities-3/c0/b-special/c1/b-die/c2/b-vp/dice-2/dice-1/bonus-0/done"))  # fmt: skip
+    tree = GAME.choices(state, 2)
+    tens = children_at(tree, "task/from-0/to-1")
+    assert [c.key for c in tens][:3] == ["points-1-9", "points-10-19", "points-20-29"]
+    assert all(len(c.expand()) <= 10 for c in tens)
+    offered = {thaw(a.args)["points"] for a in leaf_actions(tens)}
+    assert offered == set(range(1, TASK_POINTS_MAX + 1))
+    for points in (1, TASK_POINTS_MAX):
+        GAME.apply(state, Action("complete_task", 2, {"cities": ["Los Angeles", "Seattle"], "points": points}))  # fmt: skip
+    for points in (0, TASK_POINTS_MAX + 1):
+        with pytest.raises(TracksideError):
+            GAME.apply(state, Action("complete_task", 2, {"cities": ["Los Angeles", "Seattle"], "points": points}))  # fmt: skip
 
 
 # -- every kind of move, through the tree -----------------------------------------------------
