@@ -24,7 +24,9 @@ game.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -187,7 +189,9 @@ def _end(session: TableSession) -> tuple[Choice, ...]:
 _LISTED: dict[tuple[int, int | None], tuple[TableSession, tuple[Choice, ...]]] = {}
 """The last correction listings built, by session and viewer: a path under ``table-correct``
 (``?at=table-correct/seq-12/claim``) lists the lines again at every step, and a session never
-changes (a new entry makes a new one)."""
+changes (a new entry makes a new one). Each line keeps what it has found out (which leaves keep
+the later actions legal, which nodes have such a leaf), so a deeper step does not search again
+what the steps above it searched."""
 _LISTED_KEPT = 8
 
 
@@ -211,21 +215,25 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
         before = session.states[index]
         if applied.action.kind in private_actions(session.game) and viewer != applied.action.player:
             continue  # a secret action is corrected on its player's own view
-        tree = game_tree(session, before, viewer)
-        check = _still_legal(session, index, viewer)
+        line = _Line(
+            game_tree(session, before, viewer),
+            applied.seq,
+            _still_legal(session, index, viewer),
+            applied.action,
+        )
         # a line is listed (``more: true``) only when some correction under it is legal: the
         # action in the log may not be one the tree offers (a scan, the camera's five cards at
         # once, a move whose player the rules do not read, a table corrected since), and when
         # no other choice keeps every later action legal the line would open on nothing
         # (choices.md: "a node listed with more: true has children at ?at=")
-        if not any(_any_leaf(node, check) for node in tree):
+        if not line.any_leaf(line.tree, ()):
             continue
         found.append(
             Choice(
                 f"seq-{applied.seq}",
                 msg("#{seq} {line}", seq=applied.seq, line=describe(session, applied.action)),
                 applied.action.player,
-                children=_rewrap(tree, applied.seq, check),
+                children=line.rewrap(line.tree, ()),
             )
         )
     return tuple(found)
@@ -267,19 +275,110 @@ def _still_legal(
     return check
 
 
-def _rewrap(
-    nodes: tuple[Choice, ...], target: int, check: Callable[[Action], bool]
-) -> Callable[[], tuple[Choice, ...]]:
-    """The game's nodes with each leaf turned into a ``correct`` command for ``target``."""
+Path = tuple[str, ...]
 
-    def build() -> tuple[Choice, ...]:
-        found: list[Choice] = []
-        for node in nodes:
-            if node.action is not None:
-                if check(node.action):
+
+class _Line:
+    """One line of the log under ``table-correct``: the game's nodes before that action, with
+    each leaf turned into a ``correct`` command and only the nodes kept that have a leaf under
+    them passing ``check`` (every later action still legal).
+
+    What is offered is exactly that; how fast it is found is this class's business. Whether a
+    node has a passing leaf is searched best first: the leaves most like the action in the log
+    (their arguments counted as features, see :func:`_features`) are tried first, since the
+    action in the log itself passes at the cost of one ``apply`` and a correction like it is
+    the likeliest to keep the later actions legal; a node's place among its siblings is the
+    likeness of its first leaf. Every answer is kept (by path and by action), so each step
+    deeper searches only what is new."""
+
+    def __init__(
+        self,
+        tree: tuple[Choice, ...],
+        target: int,
+        check: Callable[[Action], bool],
+        original: Action,
+    ) -> None:
+        self.tree = tree
+        self.target = target
+        self.check = check
+        self.goal = _features(original.to_json())
+        self.original = original
+        self.passed: dict[str, bool] = {}
+        self.found: dict[Path, bool] = {}
+        self.below: dict[Path, tuple[Choice, ...]] = {}
+        self.first: dict[Path, Choice | None] = {}
+
+    # -- the pieces, each built once -----------------------------------------------------
+    def children(self, node: Choice, path: Path) -> tuple[Choice, ...]:
+        known = self.below.get(path)
+        if known is None:
+            known = self.below[path] = node.expand()
+        return known
+
+    def passes(self, action: Action) -> bool:
+        if action == self.original:
+            return True  # the action in the log: the table as it was
+        key = json.dumps(action.to_json(), sort_keys=True)
+        known = self.passed.get(key)
+        if known is None:
+            known = self.passed[key] = self.check(action)
+        return known
+
+    def first_leaf(self, node: Choice, path: Path) -> Choice | None:
+        if path in self.first:
+            return self.first[path]
+        found: Choice | None = None
+        if node.is_leaf:
+            found = node
+        else:
+            for child in self.children(node, path):
+                found = self.first_leaf(child, (*path, child.key))
+                if found is not None:
+                    break
+        self.first[path] = found
+        return found
+
+    def distance(self, node: Choice, path: Path) -> int:
+        leaf = self.first_leaf(node, path)
+        if leaf is None or leaf.action is None:
+            return 1 << 30
+        if leaf.action == self.original:
+            return -1
+        return _distance(self.goal, _features(leaf.action.to_json()))
+
+    # -- the search ------------------------------------------------------------------------
+    def has_leaf(self, node: Choice, path: Path) -> bool:
+        """Whether some leaf under ``node`` (at ``path``; itself, for a leaf) passes ``check``:
+        depth first, the children most like the action in the log first."""
+        known = self.found.get(path)
+        if known is not None:
+            return known
+        if node.is_leaf:
+            ok = node.action is not None and self.passes(node.action)
+        else:
+            ok = self.any_leaf(self.children(node, path), path)
+        self.found[path] = ok
+        return ok
+
+    def any_leaf(self, nodes: tuple[Choice, ...], parent: Path) -> bool:
+        """Whether some leaf under ``nodes`` (the children of ``parent``) passes ``check``."""
+        paths = [(*parent, node.key) for node in nodes]
+        ranked = sorted(range(len(nodes)), key=lambda i: (self.distance(nodes[i], paths[i]), i))
+        return any(self.has_leaf(nodes[i], paths[i]) for i in ranked)
+
+    def rewrap(self, nodes: tuple[Choice, ...], parent: Path) -> Callable[[], tuple[Choice, ...]]:
+        """The game's nodes with each leaf turned into a ``correct`` command for the line."""
+
+        def build() -> tuple[Choice, ...]:
+            found: list[Choice] = []
+            for node in nodes:
+                path = (*parent, node.key)
+                if not self.has_leaf(node, path):
+                    continue
+                if node.action is not None:
                     command: JsonObject = {
                         "command": "correct",
-                        "target_seq": target,
+                        "target_seq": self.target,
                         "action": node.action.to_json(),
                     }
                     found.append(
@@ -291,25 +390,44 @@ def _rewrap(
                             swatches=node.swatches,
                         )
                     )
-            elif not node.is_leaf and _any_leaf(node, check):
-                below = _rewrap(node.expand(), target, check)
-                found.append(
-                    Choice(
-                        node.key, node.label, node.player, children=below, swatches=node.swatches
+                else:
+                    below = self.rewrap(self.children(node, path), path)
+                    found.append(
+                        Choice(
+                            node.key,
+                            node.label,
+                            node.player,
+                            children=below,
+                            swatches=node.swatches,
+                        )
                     )
-                )
-        return tuple(found)
+            return tuple(found)
 
-    return build
+        return build
 
 
-def _any_leaf(node: Choice, check: Callable[[Action], bool]) -> bool:
-    """Whether some leaf under ``node`` passes ``check`` (stops at the first)."""
-    if node.action is not None:
-        return check(node.action)
-    if node.is_leaf:
-        return False
-    return any(_any_leaf(child, check) for child in node.expand())
+LENGTH_WEIGHT = 3
+
+
+def _features(value: object, at: str = "") -> Counter[str]:
+    """An action's JSON as a bag of (place, value) features; a list's items are counted, not
+    ordered (five dice rolled, the cards paid)."""
+    found: Counter[str] = Counter()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.update(_features(item, f"{at}.{key}"))
+    elif isinstance(value, list | tuple):
+        # how many (five dice or six, two bonus dice or none) weighs more than any one item
+        found[f"{at}#"] += LENGTH_WEIGHT * len(value)
+        for item in value:
+            found.update(_features(item, f"{at}[]"))
+    else:
+        found[f"{at}={value!r}"] += 1
+    return found
+
+
+def _distance(a: Counter[str], b: Counter[str]) -> int:
+    return sum(abs(a[k] - b[k]) for k in a.keys() | b.keys())
 
 
 def tree_seq(session: TableSession) -> int:
