@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, cast
@@ -333,21 +334,23 @@ class _Shape:
 _SHAPES: dict[tuple[int, int | None], tuple[Any, _Shape]] = {}
 """The shapes of the lines listed lately, by the table state before the line's action and the
 viewer (the state is kept with it, so its id names it)."""
-_SHAPES_KEPT = 256
+_SHAPES_KEPT = 128
+_SHAPES_LOCK = threading.Lock()
 
 
 def _shape(session: TableSession, index: int, viewer: int | None) -> _Shape:
     before = session.states[index]
     original = session.applied[index].action
     key = (id(before), viewer)
-    cached = _SHAPES.pop(key, None)
-    if cached is not None and cached[0] is before and cached[1].original == original:
-        shape = cached[1]
-    else:
-        shape = _Shape(game_tree(session, before, viewer), original)
-    _SHAPES[key] = (before, shape)  # the most recent last
-    while len(_SHAPES) > _SHAPES_KEPT:
-        del _SHAPES[next(iter(_SHAPES))]
+    with _SHAPES_LOCK:  # the web answers from several threads
+        cached = _SHAPES.pop(key, None)
+        if cached is not None and cached[0] is before and cached[1].original == original:
+            shape = cached[1]
+        else:
+            shape = _Shape(game_tree(session, before, viewer), original)
+        _SHAPES[key] = (before, shape)  # the most recent last
+        while len(_SHAPES) > _SHAPES_KEPT:
+            del _SHAPES[next(iter(_SHAPES))]
     return shape
 
 
