@@ -15,7 +15,8 @@ speculation), as ``GET /api/choices?at=…`` answers a fresh request:
 
 Each figure is the CPU time (``time.process_time``) of ``children_at(table_tree(...), path)``,
 the work one request does, in ms; printed: count, median, p99 and max per kind, and the slowest
-node with its path. The machine may be shared: CPU time, not wall time.
+node with its path; each listing as it is measured (a long run shows its progress). The machine
+may be shared: CPU time, not wall time.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def measure(session: TableSession, viewer: int | None, rng: random.Random, paths
     table_choices._LISTED.clear()  # a table just changed: nothing listed yet
     ms, lines = timed(session, viewer, "table-correct")
     figures.add("list", ms, f"{where} table-correct")
+    print(f"  {where}: table-correct {ms:.1f} ms, {len(lines)} lines", flush=True)
     for node in lines:
         path = f"table-correct/{node.key}"
         ms, below = timed(session, viewer, path)
