@@ -73,8 +73,10 @@ def timed(session: TableSession, viewer: int | None, path: str) -> tuple[float, 
     return (time.process_time() - start) * 1000, nodes
 
 
-def measure(session: TableSession, viewer: int | None, rng: random.Random, paths: int,
-            figures: Figures, where: str) -> None:  # fmt: skip
+def measure(
+    session: TableSession, viewer: int | None, *, rng: random.Random, paths: int,
+    figures: Figures, where: str,
+) -> None:  # fmt: skip
     table_choices._LISTED.clear()  # a table just changed: nothing listed yet
     ms, lines = timed(session, viewer, "table-correct")
     figures.add("list", ms, f"{where} table-correct")
@@ -102,7 +104,7 @@ def play(name: str, seed: int, every: int, paths: int, figures: Figures) -> int:
     started = GameStarted(name, tuple(PlayerSpec(n) for n in PLAYERS))
     session = TableSession.start(game, LogEntry(1, started))
     steps = 0
-    for steps in range(5000):  # noqa: B007
+    for steps in range(5000):
         if game.is_over(session.state):
             break
         active = game.status(session.state).active_players
