@@ -112,9 +112,8 @@ def play(name: str, seed: int, every: int, paths: int, figures: Figures) -> int:
         pending = getattr(session.state, "speculation", None) is not None
         if session.applied and (steps % every == 0 or pending):
             tag = "speculation" if pending else "play"
-            measure(
-                session, viewer, rng, paths, figures, f"{name} seed {seed} step {steps} ({tag})"
-            )
+            where = f"{name} seed {seed} step {steps} ({tag})"
+            measure(session, viewer, rng=rng, paths=paths, figures=figures, where=where)
         tree = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
         nodes, pick = tree, None
         while nodes:
