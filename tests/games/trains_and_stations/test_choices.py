@@ -102,8 +102,8 @@ def test_a_locked_bonus_die_stays_locked_in_a_reroll() -> None:
     state = give(table("Erik", "Bohouš", "Sára"), 0, bonus_dice=2)
     state = act(state, "roll", 0, dice=["coin"] * 5, bonus=["locked", "mine"])
     rerolls = leaf_actions(children_at(GAME.choices(state), "reroll/coin-5"))
-    assert rerolls and all(thaw(a.args)["bonus"].count("locked") >= 1 for a in rerolls)
-    assert any(thaw(a.args)["bonus"] == ["train", "locked"] for a in rerolls)
+    assert rerolls and all(args(a)["bonus"].count("locked") >= 1 for a in rerolls)
+    assert any(args(a)["bonus"] == ["train", "locked"] for a in rerolls)
 
 
 def test_ten_bonus_dice_are_entered_in_small_fast_steps() -> None:
@@ -153,7 +153,7 @@ def test_the_rulebook_speculations_with_mixed_goods() -> None:
 def test_an_odd_trade_is_never_offered_and_the_table_sees_no_trade() -> None:
     state = at_speculation(give(table("Erik", "Bohouš", "Sára"), 1, goods={"cattle": 1, "coal": 2}))
     offered = leaf_actions(children_at(GAME.choices(state, 1), "speculate/trade"))
-    given = sorted(tuple(sorted(thaw(a.args)["goods"].items())) for a in offered)
+    given = sorted(tuple(sorted(args(a)["goods"].items())) for a in offered)
     assert given == [(("cattle", 1), ("coal", 1)), (("coal", 2),)]
     # the table's own view (and another player's) never shows Bohouš's goods or his trade
     assert "speculate" not in [c.key for c in GAME.choices(state)]
@@ -195,7 +195,7 @@ def test_every_share_out_of_a_short_deck_is_offered_player_by_player() -> None:
     legal = {given for given in product(*(range(w + 1) for w in wanted)) if sum(given) == food}
     tree = GAME.choices(state)
     check_tree(tree)
-    offered = {tuple(thaw(a.args)["cards"]) for a in leaf_actions(children_at(tree, "allocate"))}
+    offered = {tuple(args(a)["cards"]) for a in leaf_actions(children_at(tree, "allocate"))}
     assert offered == legal and len(legal) > 60
     for path, leaf in leaves(children_at(tree, "allocate"), "allocate"):
         assert leaf.action is not None
@@ -305,7 +305,7 @@ def test_every_task_value_the_engine_takes_is_offered() -> None:
     tens = children_at(tree, "task/from-0/to-1")
     assert [c.key for c in tens][:3] == ["points-1-9", "points-10-19", "points-20-29"]
     assert all(len(c.expand()) <= 10 for c in tens)
-    offered = {thaw(a.args)["points"] for a in leaf_actions(tens)}
+    offered = {args(a)["points"] for a in leaf_actions(tens)}
     assert offered == set(range(1, TASK_POINTS_MAX + 1))
     for points in (1, TASK_POINTS_MAX):
         GAME.apply(state, Action("complete_task", 2, {"cities": ["Los Angeles", "Seattle"], "points": points}))  # fmt: skip
