@@ -12,6 +12,7 @@ line has nothing under it and is not listed.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -19,9 +20,10 @@ from companion.core.actions import Action
 from companion.core.choices import Choice
 from companion.core.events import ActionApplied, ActionCorrected, GameStarted, LogEntry
 from companion.core.game import PlayerSpec
+from companion.core.privacy import private_actions
 from companion.core.session import TableSession
 from companion.games import find_game
-from companion.service.table_choices import table_tree
+from companion.service.table_choices import _still_legal, game_tree, table_tree
 
 TTR = "ticket-to-ride-europe"
 
@@ -122,3 +124,78 @@ def test_a_long_ticket_to_ride_with_corrections_never_lists_an_empty_line() -> N
     before an earlier line was corrected: the tunnel's line was listed and opened on nothing.
     (Played to step 560: a whole game with corrections this often takes a minute.)"""
     assert table_playout(TTR, 1, steps=560) == 560
+
+
+def naive_has_leaf(node: Choice, check: Callable[[Action], bool]) -> bool:
+    """The definition, searched in the tree's own order: some leaf under ``node`` passes."""
+    if node.action is not None:
+        return check(node.action)
+    return any(naive_has_leaf(child, check) for child in node.expand())
+
+
+def tree_playout(name: str, seed: int, steps: int) -> list[TableSession]:
+    """The table after each entry of a random playout through the tree."""
+    rng = random.Random(seed)
+    game = find_game(name)
+    session = start(name, 3)
+    sessions = [session]
+    for _ in range(steps):
+        active = game.status(session.state).active_players
+        viewer = rng.choice(active) if active else None
+        nodes = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
+        pick = None
+        while nodes:
+            pick = rng.choice(nodes)
+            if pick.is_leaf:
+                break
+            nodes = pick.expand()
+        assert pick is not None and pick.action is not None
+        session = enter(session, pick.action)
+        sessions.append(session)
+    return sessions
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # a hang guard
+@pytest.mark.parametrize(("name", "seed", "steps"), [(TTR, 1, 40), ("trains-and-stations", 1, 30)])
+def test_the_fast_listing_offers_exactly_what_the_definition_does(
+    name: str, seed: int, steps: int
+) -> None:
+    """The listing searches the leaves most like the action in the log first and keeps what it
+    found (issue 48: a node took 40–300 ms, a listing at a speculation minutes); what it offers
+    is unchanged: the lines, and at every step down (random paths) the nodes with a leaf under
+    them that keeps every later action legal, in the game's order (after the listings of the
+    entries before it, whose searches it partly reuses)."""
+    rng = random.Random(seed)
+    sessions = tree_playout(name, seed, steps)
+    session = sessions[-1]
+    for viewer in (None, 0):
+        for earlier in sessions[-4:-1]:  # what an earlier listing kept is used again
+            correction_lines(earlier, viewer)
+        lines = correction_lines(session, viewer)
+        expected = []
+        for index in range(len(session.applied) - 1, -1, -1):
+            applied = session.applied[index]
+            if applied.action.kind in private_actions(session.game) and viewer != applied.action.player:  # fmt: skip
+                continue
+            check = _still_legal(session, index, viewer)
+            tree = game_tree(session, session.states[index], viewer)
+            if any(naive_has_leaf(node, check) for node in tree):
+                expected.append((f"seq-{applied.seq}", tree, check))
+        assert [line.key for line in lines] == [key for key, _, _ in expected]
+        for line, (_, tree, check) in zip(lines, expected, strict=True):
+            for _ in range(2):
+                offered, own = line.expand(), tree
+                while offered:
+                    assert [c.key for c in offered] == [
+                        c.key for c in own if naive_has_leaf(c, check)
+                    ], line.key
+                    pick = rng.choice(offered)
+                    if pick.is_leaf:
+                        assert pick.command is not None
+                        mine = next(c for c in own if c.key == pick.key)
+                        assert mine.action is not None
+                        assert pick.command["action"] == mine.action.to_json()
+                        break
+                    own = next(c for c in own if c.key == pick.key).expand()
+                    offered = pick.expand()

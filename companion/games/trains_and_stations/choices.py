@@ -43,6 +43,7 @@ from companion.games.trains_and_stations.data import (
     MAX_COINS,
     SET_SIZE,
     STATION_CAPACITIES,
+    TASK_POINTS_MAX,
     WITHDRAW_MIN,
 )
 from companion.games.trains_and_stations.names import BONUS_LABELS, building_name, place_name
@@ -569,11 +570,6 @@ def _order(
 
 
 # -- "Ukončení úkolů": a task card, in its owner's own view -----------------------------------
-MAX_TASK_POINTS = 30
-"""The task cards' printed values are not in the rulebook: the tree offers 1 to this (staged
-by tens); the advanced form takes any value."""
-
-
 def _task(state: TSState, viewer: int) -> Choice | None:
     """ "Pokud některý hráč má speciální kartu úkolu, na které jsou uvedena dvě nově spojená
     města, může ji ukázat": any player, dice on the route or not; the card is one of their
@@ -621,10 +617,12 @@ def _task_pairs(state: TSState, viewer: int) -> list[tuple[str, str]]:
 
 
 def _lazy_points(state: TSState, viewer: int, a: str, b: str) -> Callable[[], tuple[Choice, ...]]:
+    """The card's printed value (not in the rulebook: any value the engine takes, 1 to
+    ``TASK_POINTS_MAX``), in two taps: its tens (1–9, 10–19, …), then the value."""
+
     def build() -> tuple[Choice, ...]:
         tens: list[Choice] = []
-        for low in range(1, MAX_TASK_POINTS + 1, 10):
-            high = min(low + 9, MAX_TASK_POINTS)
+        for low in range(0, TASK_POINTS_MAX + 1, 10):
             values = tuple(
                 Choice(
                     f"points-{v}",
@@ -632,10 +630,11 @@ def _lazy_points(state: TSState, viewer: int, a: str, b: str) -> Callable[[], tu
                     viewer,
                     Action("complete_task", viewer, {"cities": [a, b], "points": v}),
                 )
-                for v in range(low, high + 1)
+                for v in range(max(1, low), min(low + 9, TASK_POINTS_MAX) + 1)
             )
-            label = msg("{low}–{high} points", low=low, high=high)
-            tens.append(Choice(f"points-{low}-{high}", label, viewer, children=values))
+            first, last = values[0].key[len("points-") :], values[-1].key[len("points-") :]
+            label = msg("{low}–{high} points", low=int(first), high=int(last))
+            tens.append(Choice(f"points-{first}-{last}", label, viewer, children=values))
         return tuple(tens)
 
     return build

@@ -108,3 +108,9 @@ TOP_GOODS: Final = "gold"
 
 # "Krok 4: Doručení!": the bonus printed on a city (extra VP, a special card, a bonus die).
 CITY_BONUSES: Final = ("vp", "special", "die")
+
+# "Ukončení úkolů": a task card is worth "její hodnotu ve VB", the value printed on it; the
+# rulebook lists no card's value (the 20 special cards' faces are not in the seed). Not a card
+# figure but the bound of what the table enters: a value of one or two digits (every VP card in
+# the game together is 60–80 VP). The engine and the tree take the same 1–99.
+TASK_POINTS_MAX: Final = 99

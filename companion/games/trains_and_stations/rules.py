@@ -57,6 +57,7 @@ from companion.games.trains_and_stations.data import (
     STATION_CAPACITIES,
     STRIKE_LOCKED,
     STRIKE_LOSS,
+    TASK_POINTS_MAX,
     TITLE,
     TOP_GOODS,
     TRAIN_FACES,
@@ -165,28 +166,12 @@ def _pair_key(pair: Pair) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
-ACTION_KINDS = (
-    "roll",
-    "reroll",
-    "withdraw",
-    "resolve",
-    "deliver",
-    "complete_task",
-    "end_turn",
-    "speculate",
-    "allocate_speculation",
-    "report_special_goods",
-)
-"""Every kind of move the engine takes (``apply``'s handlers, in the same order)."""
-
-
 class TrainsAndStations:
     name = NAME
     title = TITLE
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     hidden = False
-    action_kinds = ACTION_KINDS
     private_actions = frozenset({"speculate", "report_special_goods"})
     """Actions whose arguments are the player's secret: the speculation is made "tajně"
     (secretly) and the goods and special cards are face down ("Veřejná informace"; "Spekulace
@@ -272,12 +257,9 @@ class TrainsAndStations:
 
         return describe_private(action, names)
 
-    def apply(self, state: TSState, action: Action) -> TSState:
-        if state.over and action.kind != "report_special_goods":
-            raise refuse(
-                msg("the game is over"), msg("the game ends before the conductor's turn"), S_END
-            )
-        handlers: dict[str, Callable[[TSState, int, Field], TSState]] = {
+    def _handlers(self) -> dict[str, Callable[[TSState, int, Field], TSState]]:
+        """``apply``'s handler for each kind of move: the one list of what the engine takes."""
+        return {
             "roll": self._roll,
             "reroll": self._reroll,
             "withdraw": self._withdraw,
@@ -289,7 +271,18 @@ class TrainsAndStations:
             "allocate_speculation": self._allocate,
             "report_special_goods": self._report_special_goods,
         }
-        assert tuple(handlers) == ACTION_KINDS
+
+    @property
+    def action_kinds(self) -> tuple[str, ...]:
+        """Every kind of move the engine takes, read from ``apply``'s own handlers."""
+        return tuple(self._handlers())
+
+    def apply(self, state: TSState, action: Action) -> TSState:
+        if state.over and action.kind != "report_special_goods":
+            raise refuse(
+                msg("the game is over"), msg("the game ends before the conductor's turn"), S_END
+            )
+        handlers = self._handlers()
         handler = handlers.get(action.kind)
         if handler is None:
             raise refuse(
@@ -815,7 +808,7 @@ class TrainsAndStations:
                 section,
             )
         a, b = (c.str() for c in args.get("cities").list())
-        points = args.get("points").int(lo=1)
+        points = args.get("points").int(lo=1, hi=TASK_POINTS_MAX)
         if not _connected(t.deliveries, a, b):
             raise refuse(
                 msg("{a} and {b} are not joined by this turn's deliveries", a=a, b=b),

@@ -10,11 +10,14 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
+import pytest
+
 from companion.core import Action
 from companion.core.choices import Choice, check_tree, children_at, leaves, node_at
+from companion.core.errors import TracksideError
 from companion.core.jsonvalue import thaw
 from companion.games.trains_and_stations import GAME, TSState
-from companion.games.trains_and_stations.data import GOODS
+from companion.games.trains_and_stations.data import GOODS, TASK_POINTS_MAX
 from companion.games.trains_and_stations.state import Offer, Speculation, Station, counts
 from tests.games.trains_and_stations.helpers import act, at_deliver, give, table
 
@@ -99,8 +102,8 @@ def test_a_locked_bonus_die_stays_locked_in_a_reroll() -> None:
     state = give(table("Erik", "Bohouš", "Sára"), 0, bonus_dice=2)
     state = act(state, "roll", 0, dice=["coin"] * 5, bonus=["locked", "mine"])
     rerolls = leaf_actions(children_at(GAME.choices(state), "reroll/coin-5"))
-    assert rerolls and all(thaw(a.args)["bonus"].count("locked") >= 1 for a in rerolls)
-    assert any(thaw(a.args)["bonus"] == ["train", "locked"] for a in rerolls)
+    assert rerolls and all(args(a)["bonus"].count("locked") >= 1 for a in rerolls)
+    assert any(args(a)["bonus"] == ["train", "locked"] for a in rerolls)
 
 
 def test_ten_bonus_dice_are_entered_in_small_fast_steps() -> None:
@@ -150,7 +153,7 @@ def test_the_rulebook_speculations_with_mixed_goods() -> None:
 def test_an_odd_trade_is_never_offered_and_the_table_sees_no_trade() -> None:
     state = at_speculation(give(table("Erik", "Bohouš", "Sára"), 1, goods={"cattle": 1, "coal": 2}))
     offered = leaf_actions(children_at(GAME.choices(state, 1), "speculate/trade"))
-    given = sorted(tuple(sorted(thaw(a.args)["goods"].items())) for a in offered)
+    given = sorted(tuple(sorted(args(a)["goods"].items())) for a in offered)
     assert given == [(("cattle", 1), ("coal", 1)), (("coal", 2),)]
     # the table's own view (and another player's) never shows Bohouš's goods or his trade
     assert "speculate" not in [c.key for c in GAME.choices(state)]
@@ -192,7 +195,7 @@ def test_every_share_out_of_a_short_deck_is_offered_player_by_player() -> None:
     legal = {given for given in product(*(range(w + 1) for w in wanted)) if sum(given) == food}
     tree = GAME.choices(state)
     check_tree(tree)
-    offered = {tuple(thaw(a.args)["cards"]) for a in leaf_actions(children_at(tree, "allocate"))}
+    offered = {tuple(args(a)["cards"]) for a in leaf_actions(children_at(tree, "allocate"))}
     assert offered == legal and len(legal) > 60
     for path, leaf in leaves(children_at(tree, "allocate"), "allocate"):
         assert leaf.action is not None
@@ -283,13 +286,32 @@ def test_the_rulebook_task_seattle_detroit_in_saras_own_view() -> None:
     assert "task" not in keys(state, "")
     # this turn's cities: Billings, Detroit, Los Angeles, Seattle
     assert node_at(GAME.choices(state, 2), "task/from-1").label.render() == "Detroit"
-    task = tap(state, "task/from-1/to-3/points-11-20/points-12", viewer=2)
+    task = tap(state, "task/from-1/to-3/points-10-19/points-12", viewer=2)
     assert task == Action("complete_task", 2, {"cities": ["Detroit", "Seattle"], "points": 12})
     after = GAME.apply(state, task)
     assert after.players[2].task_points == 12
     # the same pair once per turn ("Pokud hráč má dvě stejné karty úkolu, může vyložit pouze
     # jednu z nich")
     assert "to-3" not in keys(after, "task/from-1", viewer=2)
+
+
+def test_every_task_value_the_engine_takes_is_offered() -> None:
+    """Ukončení úkolů: "na konci hry za ní dostane její hodnotu ve VB" — the value printed on the
+    card, which the rulebook does not list: the tree offers every value the engine takes (1–99,
+    the tens first), and the engine refuses what the tree does not offer."""
+    state = seattle_billings_detroit()
+    state = GAME.apply(state, tap(state, "deliver/cities-3/c0/b-special/c1/b-die/c2/b-vp/dice-2/dice-1/bonus-0/done"))  # fmt: skip
+    tree = GAME.choices(state, 2)
+    tens = children_at(tree, "task/from-0/to-1")
+    assert [c.key for c in tens][:3] == ["points-1-9", "points-10-19", "points-20-29"]
+    assert all(len(c.expand()) <= 10 for c in tens)
+    offered = {args(a)["points"] for a in leaf_actions(tens)}
+    assert offered == set(range(1, TASK_POINTS_MAX + 1))
+    for points in (1, TASK_POINTS_MAX):
+        GAME.apply(state, Action("complete_task", 2, {"cities": ["Los Angeles", "Seattle"], "points": points}))  # fmt: skip
+    for points in (0, TASK_POINTS_MAX + 1):
+        with pytest.raises(TracksideError):
+            GAME.apply(state, Action("complete_task", 2, {"cities": ["Los Angeles", "Seattle"], "points": points}))  # fmt: skip
 
 
 # -- every kind of move, through the tree -----------------------------------------------------
@@ -322,8 +344,10 @@ def drained(seed: int) -> TSState:
 
 def test_every_action_kind_the_engine_takes_is_reached_through_the_tree() -> None:
     """Random playouts through the tree (a random player's own view at each step) reach every
-    kind of move the engine accepts: nothing needs the advanced form at a real table."""
+    kind of move the engine accepts (read from ``apply``'s own handlers): nothing needs the
+    advanced form at a real table. The path that first reached each kind is printed (-s)."""
     kinds = set(GAME.action_kinds)
+    assert "complete_task" in kinds and "no-such-move" not in kinds
     seen: dict[str, str] = {}
     starts = [*(short_speculation() for _ in range(5)), *(drained(seed) for seed in range(20))]
     for seed, start in enumerate(starts):
@@ -346,6 +370,8 @@ def test_every_action_kind_the_engine_takes_is_reached_through_the_tree() -> Non
             seen.setdefault(pick.action.kind, "/".join(path))
         if set(seen) >= kinds:
             break
+    for kind in sorted(seen):
+        print(f"{kind}: {seen[kind]}")
     assert set(seen) >= kinds, (sorted(kinds - set(seen)), seen)
 
 

@@ -1,0 +1,145 @@
+"""The table's correction nodes (``table-correct`` and every step under it), per node, over long
+games (on demand, never a timed test).
+
+    .venv/bin/python bench/bench_corrections.py [--games ticket-to-ride-europe,trains-and-stations]
+        [--seeds 1,2] [--every 10] [--paths 3]
+
+For each game and seed: a whole random game through the table's own tree (a random active
+player's view at each step, as ``tests/service/test_correction_listing.py`` plays it). Every
+``--every`` entries (and at every step a secret choice is pending: a Trains & Stations
+speculation), as ``GET /api/choices?at=…`` answers a fresh request:
+
+- ``list``: ``table-correct`` opened on a table just changed (the listing is built anew);
+- ``line``: each listed line opened (``table-correct/seq-N``);
+- ``deep``: ``--paths`` random walks from each line down to a leaf, every node on the way.
+
+Each figure is the CPU time (``time.process_time``) of ``children_at(table_tree(...), path)``,
+the work one request does, in ms; printed: count, median, p99 and max per kind, and the slowest
+node with its path; each listing as it is measured (a long run shows its progress). The machine
+may be shared: CPU time, not wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from companion.core.choices import Choice, children_at
+from companion.core.events import ActionApplied, GameStarted, LogEntry
+from companion.core.game import PlayerSpec
+from companion.core.session import TableSession
+from companion.games import find_game
+from companion.service import table_choices
+from companion.service.table_choices import table_tree
+
+PLAYERS = ("Ann", "Ben", "Cat")
+
+
+@dataclass
+class Figures:
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    slowest: tuple[float, str] = (0.0, "")
+
+    def add(self, kind: str, ms: float, where: str) -> None:
+        self.samples.setdefault(kind, []).append(ms)
+        if ms > self.slowest[0]:
+            self.slowest = (ms, where)
+
+    def report(self, title: str) -> None:
+        print(title)
+        every: list[float] = []
+        for kind, values in self.samples.items():
+            every += values
+            print("  " + line(kind, values))
+        print("  " + line("all", every))
+        print(f"  slowest {self.slowest[0]:.1f} ms at {self.slowest[1]}")
+
+
+def line(kind: str, values: list[float]) -> str:
+    values = sorted(values)
+    p99 = values[min(len(values) - 1, int(0.99 * len(values)))]
+    return (
+        f"{kind:5} n={len(values):5}  median {statistics.median(values):7.2f}  "
+        f"p99 {p99:7.2f}  max {values[-1]:7.2f} ms"
+    )
+
+
+def timed(session: TableSession, viewer: int | None, path: str) -> tuple[float, tuple[Choice, ...]]:
+    start = time.process_time()
+    nodes = children_at(table_tree(session, viewer), path)
+    return (time.process_time() - start) * 1000, nodes
+
+
+def measure(
+    session: TableSession, viewer: int | None, *, rng: random.Random, paths: int,
+    figures: Figures, where: str,
+) -> None:  # fmt: skip
+    table_choices._LISTED.clear()  # a table just changed: nothing listed yet
+    ms, lines = timed(session, viewer, "table-correct")
+    figures.add("list", ms, f"{where} table-correct")
+    print(f"  {where}: table-correct {ms:.1f} ms, {len(lines)} lines", flush=True)
+    for node in lines:
+        path = f"table-correct/{node.key}"
+        ms, below = timed(session, viewer, path)
+        figures.add("line", ms, f"{where} {path}")
+        assert below, f"{where} {path}: listed but empty"
+        for _ in range(paths):
+            nodes, walk = below, path
+            while nodes:
+                pick = rng.choice(nodes)
+                if pick.is_leaf:
+                    break
+                walk = f"{walk}/{pick.key}"
+                ms, nodes = timed(session, viewer, walk)
+                figures.add("deep", ms, f"{where} {walk}")
+                assert nodes, f"{where} {walk}: listed but empty"
+
+
+def play(name: str, seed: int, every: int, paths: int, figures: Figures) -> int:
+    rng = random.Random(seed)
+    game = find_game(name)
+    started = GameStarted(name, tuple(PlayerSpec(n) for n in PLAYERS))
+    session = TableSession.start(game, LogEntry(1, started))
+    steps = 0
+    for steps in range(5000):
+        if game.is_over(session.state):
+            break
+        active = game.status(session.state).active_players
+        viewer = rng.choice(active) if active else None
+        pending = getattr(session.state, "speculation", None) is not None
+        if session.applied and (steps % every == 0 or pending):
+            tag = "speculation" if pending else "play"
+            where = f"{name} seed {seed} step {steps} ({tag})"
+            measure(session, viewer, rng=rng, paths=paths, figures=figures, where=where)
+        tree = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
+        nodes, pick = tree, None
+        while nodes:
+            pick = rng.choice(nodes)
+            if pick.is_leaf:
+                break
+            nodes = pick.expand()
+        assert pick is not None and pick.action is not None, f"{name} seed {seed}: empty tree"
+        session = session.append(LogEntry(session.next_seq, ActionApplied(pick.action)))
+    return steps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", default="ticket-to-ride-europe,trains-and-stations")
+    parser.add_argument("--seeds", default="1,2")
+    parser.add_argument("--every", type=int, default=10)
+    parser.add_argument("--paths", type=int, default=3)
+    args = parser.parse_args()
+    for name in args.games.split(","):
+        figures = Figures()
+        lengths = []
+        for seed in (int(s) for s in args.seeds.split(",")):
+            lengths.append(play(name, seed, args.every, args.paths, figures))
+        figures.report(f"{name}: seeds {args.seeds}, {lengths} entries (CPU ms per request)")
+
+
+if __name__ == "__main__":
+    main()
