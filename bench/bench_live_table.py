@@ -242,6 +242,8 @@ def main() -> None:
                 assert session is not None
             ms, size = page_load(host)
             loads.append((moves, ms, size))
+            session = service.engine.session()
+            assert session is not None
             sixth = max(1, len(loads) // 6)
             first = statistics.median(m for _n, m, _s in loads[:sixth])
             last = statistics.median(m for _n, m, _s in loads[-sixth:])
