@@ -282,14 +282,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             cached = boards.get(key)
         if cached is not None:
             return cached
-        html = render_template(
-            "_board.html",
-            s=snapshot,
-            version=version,
-            table_url=url_for("table", _external=True),
-            **scoreboard_view(snapshot),
-            **join_context(service, snapshot),
-        )
+        html = draw_board(service, version, snapshot)
         with boards_lock:
             if len(boards) >= BOARD_CACHE:
                 boards.pop(next(iter(boards)))
@@ -1132,6 +1125,19 @@ def _game_log(
             }
         )
     return rows, bool(record.get("more"))
+
+
+def draw_board(service: Any, version: int, snapshot: dict[str, Any]) -> str:
+    """The scoreboard's board (``/partials/scoreboard``) for one version, in this request's
+    language: drawn once per version, language and address, then served from memory."""
+    return render_template(
+        "_board.html",
+        s=snapshot,
+        version=version,
+        table_url=url_for("table", _external=True),
+        **scoreboard_view(snapshot),
+        **join_context(service, snapshot),
+    )
 
 
 def _source_name(by: str) -> str:
