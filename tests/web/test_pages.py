@@ -285,10 +285,14 @@ def test_russian_railroads_rail_steps_and_the_round_chart(
             )
     _, snapshot = service.latest()
     assert [p["total"] for p in snapshot["players"]] == golden["final"]["totals"]
-    page.goto(f"{base}/")
-    expect(page.locator(".chart polyline.series")).to_have_count(4)
-    expect(page.locator(".chart .end-label").first).to_have_text(
+    # the TV is another screen (the table page loads itself whole as the rules end the game:
+    # navigating it away at that moment would race its own reload)
+    tv = browser.new_page(viewport=TV)
+    tv.goto(f"{base}/")
+    expect(tv.locator(".chart polyline.series")).to_have_count(4)
+    expect(tv.locator(".chart .end-label").first).to_have_text(
         f"Red {golden['final']['totals'][0]}"
     )
-    shoot(page, "scoreboard-russian-railroads")
+    shoot(tv, "scoreboard-russian-railroads")
+    tv.close()
     page.close()
