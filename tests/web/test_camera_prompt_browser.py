@@ -67,8 +67,15 @@ def test_a_card_the_camera_is_not_sure_of_is_one_tap_on_the_phone(
         assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
         page.screenshot(path=str(ARTIFACTS / f"camera-question-{name}.png"), full_page=True)
         if size is PHONE:
+            version_before = service.latest()[0]
             page.locator("#enter button.choice", has_text="yellow").first.click()
-            page.wait_for_load_state("domcontentloaded")
+            # the tap's answer is drawn in place: the page shows the table after the answer
+            # (the question was already off the top level once it was opened: waiting for
+            # that raced the tap's own request)
+            page.wait_for_function(
+                "v => parseInt(document.getElementById('live-meta').dataset.version, 10) > v",
+                arg=version_before,
+            )
             expect(page.locator("#enter .choice", has_text=question)).to_have_count(0)
         page.close()
     session = service.engine.session()
