@@ -812,8 +812,9 @@ class Engine:
             return _Plan(InputOutcome("selected", f"game {game_id}", game_id), select=game_id)
         if command == "reopen_game":
             return self._plan_reopen(doc, obs)
-        if command == "end_game" and self._ended_by_rules(doc):
-            # a second device's "end the game" after the rules ended it: nothing to do
+        if command == "end_game" and self._already_finished(doc):
+            # "end the game" for a game already filed as finished (by its rules, or by
+            # another device a moment before): nothing to do
             return _Plan(
                 _outcome(
                     "logged", msg("The game is already over: it was filed as finished"), active
@@ -1208,7 +1209,7 @@ class Engine:
             result=game_result(new_session) if isinstance(event, GameEnded) else None,
         )
 
-    def _ended_by_rules(self, doc: Field) -> bool:
+    def _already_finished(self, doc: Field) -> bool:
         """The shown game was filed as finished and ``doc`` asks to finish it (again)."""
         active = self._state.active
         session = None if active is None else self._state.sessions.get(active)
