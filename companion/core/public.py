@@ -109,7 +109,9 @@ class PublicPlayer:
 class Moment:
     """Something to announce once: ``kind`` (``MOMENT_KINDS``), a ``key`` unique in the game,
     the ``round`` it belongs to, each player's lines for a scored round (in player order, with
-    ``categories``: each line's sheet category, in the same shape), and a short ``text``.
+    ``categories``: each line's sheet category, in the same shape), and a short ``text``. A
+    moment about one player names them (``player``, an index); a tunnel's verdict says how many
+    more cards its player owes (``extra_cards``, 0 when the tunnel was claimed at once).
 
     In JSON a line names its ``category`` (its name is the sheet's) and carries its ``note``
     only when the player's line in the sheet does not already say the same (no field twice)."""
@@ -120,11 +122,17 @@ class Moment:
     lines: tuple[tuple[Item, ...], ...] = ()
     categories: tuple[tuple[str, ...], ...] = ()
     text: Text = ""
+    player: int | None = None
+    extra_cards: int | None = None
 
     def to_json(self, sheet: Sequence[Category] = ()) -> JsonObject:
         data: JsonObject = {"kind": self.kind, "key": self.key}
         if self.round is not None:
             data["round"] = self.round
+        if self.player is not None:
+            data["player"] = self.player
+        if self.extra_cards is not None:
+            data["extra_cards"] = self.extra_cards
         by_id = {c.id: c for c in sheet}
         if self.lines:
             rows: list[JsonValue] = []

@@ -252,6 +252,9 @@ class _State:
     cues: deque[JsonObject] = field(default_factory=lambda: deque(maxlen=CUES_KEPT))
     rounds: dict[GameId, tuple[int | None, bool]] = field(default_factory=dict)
     """Per game, the round and game-over flag last published (a change is a round end)."""
+    moments: dict[GameId, frozenset[str]] = field(default_factory=dict)
+    """Per game, the keys of the public view's moments last published (a new one is announced
+    once: an LED cue, a Home Assistant event)."""
     private_notes: dict[tuple[GameId, int], deque[JsonObject]] = field(default_factory=dict)
     """Per (game, player), the messages told only to that player (companion.core.privacy);
     in memory only: a restart empties them (the raw inputs stay in the store)."""
@@ -466,9 +469,6 @@ class Engine:
         outcome = plan.outcome
         self._state.cues.extend(plan.cues)
         if plan.session is not None and game_id is not None:
-            old = self._state.sessions.get(game_id)
-            if old is not None and isinstance(plan.entry, LogEntry):
-                self._state.cues.extend(_tunnel_cues(old, plan.session, plan.entry))
             self._state.sessions[game_id] = plan.session
             # an ended game stays on the scoreboard (its final sheet) until the next one starts
             self._state.active = game_id
@@ -1344,6 +1344,7 @@ class Engine:
             ):
                 state.cues.append({"kind": "round_end", "round": before[0], "at_s": now})
             state.rounds[state.active] = (turn.round, over)
+            state.cues.extend(_moment_cues(session, view, state.moments, state.active, now))
         if session.is_ended:
             status.update(
                 active_players=[],
@@ -1417,26 +1418,35 @@ def _seat_cue(obs: Observation, exc: Exception) -> JsonObject:
     return {"kind": "error", "seat": obs.seat, "message": str(exc), "at_s": time.time()}
 
 
-def _tunnel_cues(old: TableSession, new: TableSession, entry: LogEntry) -> list[JsonObject]:
-    """Ticket to Ride's tunnel verdict, once the last tunnel card is turned: the claimer's seat
-    flashes green (no extra cards: the tunnel is claimed at once) or amber (1–3 owed)."""
-    event = entry.event
-    if not isinstance(event, ActionApplied) or event.action.kind != "reveal_tunnel":
-        return []
-    before = getattr(old.state, "tunnel", None)
+def _moment_cues(
+    session: TableSession,
+    view: JsonObject,
+    published: dict[GameId, frozenset[str]],
+    game_id: GameId,
+    now: float,
+) -> list[JsonObject]:
+    """The LED cues of the public view's new moments (DESIGN.md, "Screens show": the cues read
+    the view, they never work a game out): a tunnel's verdict flashes its claimer's seat green
+    (no extra cards: claimed at once) or amber (1–3 owed). A game seen for the first time (a
+    restart, another game selected) announces nothing: its moments are old news."""
+    listed = view.get("moments")
+    moments = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
+    keys = frozenset(str(m.get("key")) for m in moments)
+    before = published.get(game_id)
+    published[game_id] = keys
     if before is None:
         return []
-    after = getattr(new.state, "tunnel", None)
-    if after is None:
-        extra = 0
-    elif len(getattr(after, "revealed", ())) >= int(getattr(after, "reveal", 3)):
-        extra = int(getattr(after, "extra", -1))
-    else:
-        return []  # more cards to turn: no verdict yet
-    if not 0 <= extra <= 3:
-        return []
-    seat = _seat_of(new, int(before.player))
-    return [{"kind": "tunnel", "seat": seat, "extra_cards": extra, "at_s": time.time()}]
+    cues: list[JsonObject] = []
+    for m in moments:
+        if m.get("kind") != "tunnel" or str(m.get("key")) in before:
+            continue
+        extra, player = m.get("extra_cards"), m.get("player")
+        if not isinstance(extra, int) or not 0 <= extra <= 3 or not isinstance(player, int):
+            continue
+        cues.append(
+            {"kind": "tunnel", "seat": _seat_of(session, player), "extra_cards": extra, "at_s": now}
+        )
+    return cues
 
 
 def _recent_from(

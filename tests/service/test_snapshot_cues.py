@@ -9,6 +9,7 @@ from typing import Any
 
 from companion.core import Observation, ObservationKind
 from companion.service.engine import Engine
+from companion.service.store import EventStore
 from firmware_bridge.leds import AMBER, RED, scene
 
 from .conftest import command
@@ -79,6 +80,38 @@ def test_ticket_to_ride_tunnel_verdict_is_amber_at_the_claimers_seat(engine: Eng
     assert cue["kind"] == "tunnel" and cue["seat"] == 2 and cue["extra_cards"] == 2
     frame = scene(seen[-1], seats=2, leds_per_seat=4, now_s=cue["at_s"] + 0.1)
     assert frame.zone(2, 4) == (AMBER,) * 4
+
+
+def test_the_tunnel_cue_comes_from_the_view_once_per_verdict(engine: Engine) -> None:
+    """The strip reads the public view's tunnel moment (DESIGN.md, "Screens show"): one cue
+    when the verdict appears, none when the claimer then pays (the same moment); and none when
+    the service restarts on the same table (an old verdict is not news, the next test)."""
+    seen = play_golden(engine, "ticket-to-ride-europe")
+    tunnel_cues = {
+        (c["seat"], c["at_s"]) for snap in seen for c in snap["cues"] if c["kind"] == "tunnel"
+    }
+    verdicts = [
+        m["key"]
+        for snap in seen
+        if snap["view"]
+        for m in snap["view"]["moments"]
+        if m["kind"] == "tunnel"
+    ]
+    assert verdicts and len(tunnel_cues) == len(dict.fromkeys(verdicts))
+
+
+def test_an_old_tunnel_verdict_is_no_news_after_a_restart(
+    engine: Engine, store: EventStore
+) -> None:
+    seen = play_golden(
+        engine,
+        "ticket-to-ride-europe",
+        stop=lambda step, snap: any(m["kind"] == "tunnel" for m in snap["view"]["moments"]),
+    )
+    assert seen[-1]["cues"][-1]["kind"] == "tunnel"
+    _, snap = Engine(store).latest()  # the service restarted on the same table
+    assert any(m["kind"] == "tunnel" for m in snap["view"]["moments"])
+    assert not [c for c in snap["cues"] if c["kind"] == "tunnel"]
 
 
 def test_unknown_tag_and_refused_scan_blink_at_that_seat(engine: Engine) -> None:

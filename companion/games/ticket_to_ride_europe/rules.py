@@ -20,7 +20,7 @@ from companion.core.actions import Action, Prompt
 from companion.core.choices import Choice, accepts
 from companion.core.errors import IllegalActionError, SnapshotError, UnknownComponentError
 from companion.core.game import Component, PlayerSpec, TurnStatus
-from companion.core.jsonvalue import JsonObject, thaw
+from companion.core.jsonvalue import JsonObject, JsonValue, thaw
 from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.problems import Problem
 from companion.core.public import PublicView
@@ -161,6 +161,19 @@ class Tunnel:
 
 
 @dataclass(frozen=True, slots=True)
+class TunnelVerdict:
+    """The last tunnel's verdict, once its cards were all turned ("TUNELY"): how many more
+    cards ``player`` owes for ``route`` (0: claimed at once). ``number`` counts the tunnels
+    turned in the game (1, 2, …), so the announcement of each one has its own key. It stays
+    until the next turn begins (a screen or an LED strip announces it once)."""
+
+    player: int
+    route: str
+    extra: int
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
 class TicketDraw:
     """Destination tickets being chosen: ``offered`` drawn, ``kept`` so far."""
 
@@ -193,6 +206,10 @@ class TtrState:
     ticket_draw: TicketDraw | None = None
     passes: int = 0
     """Turns passed in a row by players who could do nothing (:func:`_pass_turn`)."""
+    tunnels: int = 0
+    """Tunnels whose cards were all turned so far (the last one's :class:`TunnelVerdict`
+    numbers it)."""
+    tunnel_verdict: TunnelVerdict | None = None
 
 
 _UNSURE = "unsure"  # the camera's word for a card it could not read (vision.palette.UNSURE)
@@ -518,6 +535,8 @@ class TicketToRideEurope:
                 S_TURN,
             )
         args = Field(thaw(action.args), "args")
+        if action.kind in _TURN_STARTS and state.tunnel_verdict is not None:
+            state = replace(state, tunnel_verdict=None)  # announced: the next turn is on
         return handler(state, action.player, args)
 
     # -- scans ----------------------------------------------------------------------------
@@ -865,6 +884,7 @@ class TicketToRideEurope:
                 ],
                 "tunnel": tunnel,
                 "ticket_draw": draw,
+                **_verdict_json(state),
             },
         }
 
@@ -960,6 +980,8 @@ class TicketToRideEurope:
             "hands",
             "tunnel",
             "ticket_draw",
+            "tunnels",
+            "tunnel_verdict",
         )
         hands = table.get("hands").list()
         if len(hands) != n:
@@ -1022,9 +1044,41 @@ class TicketToRideEurope:
             tunnel=tunnel,
             ticket_draw=draw,
             passes=table.get("passes", 0).int(lo=0, hi=n - 1),
+            **_verdict_from(table, n),
         )
         _check_card_count(state, table)
         return state
+
+
+def _verdict_json(state: TtrState) -> JsonObject:
+    """The optional ``tunnels`` and ``tunnel_verdict`` fields: left out before any tunnel."""
+    if not state.tunnels:
+        return {}
+    v = state.tunnel_verdict
+    verdict: JsonValue = None
+    if v is not None:
+        verdict = {
+            "player": v.player,
+            "route": route_ref(ROUTE_BY_ID[v.route]),
+            "extra": v.extra,
+            "number": v.number,
+        }
+    return {"tunnels": state.tunnels, "tunnel_verdict": verdict}
+
+
+def _verdict_from(table: Field, n: int) -> dict[str, Any]:
+    tunnels = table.get("tunnels", 0).int(lo=0, hi=10_000)  # a bound, not a rule
+    field = table.get("tunnel_verdict", None)
+    if field.value is None:
+        return {"tunnels": tunnels, "tunnel_verdict": None}
+    field.only("player", "route", "extra", "number")
+    verdict = TunnelVerdict(
+        player=field.get("player").int(lo=0, hi=n - 1),
+        route=route_candidates(field.get("route"))[0].id,
+        extra=field.get("extra").int(lo=0, hi=tc.TUNNEL_REVEAL),
+        number=field.get("number").int(lo=1, hi=max(1, tunnels)),
+    )
+    return {"tunnels": tunnels, "tunnel_verdict": verdict}
 
 
 def _check_card_count(state: TtrState, table: Field) -> None:
@@ -1704,7 +1758,14 @@ def _reveal_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState
         )
     t = state.tunnel
     assert t is not None
-    if len(t.revealed) == t.reveal and t.extra == 0:
+    if len(t.revealed) < t.reveal:
+        return state
+    # "TUNELY": every card turned, the verdict is known: the public view announces it
+    number = state.tunnels + 1
+    state = replace(
+        state, tunnels=number, tunnel_verdict=TunnelVerdict(t.player, t.route, t.extra, number)
+    )
+    if t.extra == 0:
         return _complete_claim(state, t.player, ROUTE_BY_ID[t.route], t.played)
     return state
 
@@ -2106,6 +2167,11 @@ def _move_with_known_cards(state: TtrState, p: int) -> Text | None:
                     return msg("a station in {city}", city=city_name(c.id))
     return None
 
+
+_TURN_STARTS = frozenset(
+    {"draw_blind", "take_face_up", "claim_route", "draw_tickets", "build_station", "pass_turn"}
+)
+"""The moves a turn begins with (any of them ends a tunnel's announcement)."""
 
 _HANDLERS = {
     "reveal_face_up": _reveal_face_up,
