@@ -462,6 +462,40 @@ def round_end(
     return RoundEnd(str(moment.get("key", "")), _int(moment.get("round")), tuple(players))
 
 
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """A moment of the public view the TV tells once in a banner: ``tone`` is ``good`` (a
+    tunnel claimed at once), ``warn`` (cards owed) or ``info``."""
+
+    key: str
+    kind: str
+    text: str
+    tone: str
+
+
+def announcements(snapshot: Mapping[str, Any], render: Any = _text) -> tuple[Announcement, ...]:
+    """The view's tunnel verdict and the last round's start, in words: the tunnel as the game
+    words it (``text``), the last round in the screen's own words. A round scored has its own
+    page (:func:`round_end`); the game's end is the headline."""
+    out = []
+    for m in _view(snapshot).get("moments") or []:
+        if not isinstance(m, Mapping):
+            continue
+        kind = m.get("kind")
+        if kind == "tunnel":
+            extra = m.get("extra_cards")
+            tone = "good" if extra == 0 else "warn"
+            out.append(
+                Announcement(str(m.get("key")), "tunnel", unslug(render(m.get("text"))), tone)
+            )
+        elif kind == "last_round":
+            text = _("The last round has begun")
+            if m.get("round") is not None:
+                text = _("The last round has begun: round {n}", n=_int(m.get("round")))
+            out.append(Announcement(str(m.get("key")), "last_round", text, "info"))
+    return tuple(out)
+
+
 def view(snapshot: Mapping[str, Any], render: Any = _text) -> dict[str, Any]:
     """Everything the scoreboard templates draw from one snapshot; a picture that cannot be
     drawn is left out (logged), never drawn wrong."""
@@ -484,6 +518,7 @@ def view(snapshot: Mapping[str, Any], render: Any = _text) -> dict[str, Any]:
         "ranked": ranked,
         "sheet": sheet_rows(snapshot, ranked, render),
         "round_end": round_end(snapshot, ranked, render),
+        "announcements": announcements(snapshot, render),
         "moves": recent_moves(snapshot),
         "figures": figures(snapshot, [render(n) for n in snapshot.get("notes") or []]),
         "notes": tuple(unslug(render(n)) for n in other_notes(snapshot)),

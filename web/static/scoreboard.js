@@ -41,6 +41,27 @@
     }, ROUND_END_MS);
   }
 
+  // a tunnel's verdict or the last round begun: a banner, once per moment (ANNOUNCE_MS)
+  var ANNOUNCE_MS = 8000;
+  var banners = {};   // key -> the time its banner goes
+  function seen(key) {
+    try { return window.sessionStorage.getItem("announce:" + key) === "1"; } catch (e) { return key in banners; }
+  }
+  function announce() {
+    board.querySelectorAll(".announce").forEach(function (el) {
+      var key = el.dataset.key;
+      if (key in banners) { el.hidden = Date.now() >= banners[key]; return; }
+      if (seen(key)) { return; }
+      try { window.sessionStorage.setItem("announce:" + key, "1"); } catch (e) { /* private mode */ }
+      banners[key] = Date.now() + ANNOUNCE_MS;
+      el.hidden = false;
+      setTimeout(function () {
+        var now = board.querySelector('.announce[data-key="' + key + '"]');
+        if (now) { now.hidden = true; }
+      }, ANNOUNCE_MS);
+    });
+  }
+
   function setLive(state, key) {
     live.dataset.state = state;
     live.textContent = live.dataset[key] || key;
@@ -68,11 +89,13 @@
   }
 
   // one place that brings a freshly rendered board to the state the viewer chose
-  function apply() { showPanel(panel); pick(picked); roundEnd(); }
+  function apply() { showPanel(panel); pick(picked); roundEnd(); announce(); }
 
   board.addEventListener("click", function (event) {
     var over = event.target.closest(".round-end");
     if (over) { over.hidden = true; showUntil = 0; return; }
+    var banner = event.target.closest(".announce");
+    if (banner) { banner.hidden = true; banners[banner.dataset.key] = 0; return; }
     var tab = event.target.closest(".tab");
     if (tab) { showPanel(tab.dataset.panel); rotatedAt = Date.now(); return; }
     var row = event.target.closest(".standing");
