@@ -14,7 +14,8 @@ network), median and p99 in ms of:
   its change key and its JSON for the event stream, then ``GET /partials/scoreboard`` (the
   fragment the page fetches on that event, served from memory once drawn); and apart, the
   board drawn for a new version (``draw_board``), once per version, language and address
-  for all the screens;
+  for all the screens (each Russian Railroads player's board is drawn once as it stands and
+  kept: a move redraws one; the bench shows both), and the first screen's sum;
 
 then in Debian's Chromium (one page at 1920×1080): the page's own JS handling of one update
 (``scoreboardRender``: the new fragment in place and the viewer's panel and player re-applied),
@@ -41,7 +42,7 @@ from companion.core.i18n import translations  # noqa: E402
 from companion.core.messages import render_json  # noqa: E402
 from companion.service.config import parse_settings  # noqa: E402
 from companion.service.runtime import Trackside  # noqa: E402
-from web.app import _change_key, draw_board  # noqa: E402
+from web.app import _change_key, _rr_board, draw_board  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "games" / "golden"
 GAMES = (
@@ -100,13 +101,18 @@ def bench_server(service: Trackside, runs: int) -> tuple[list[float], list[float
     _, raw = service.latest()
     tr = translations("en")
     sse = []
-    parts: dict[str, list[float]] = {"render": [], "partial": [], "draw": []}
+    parts: dict[str, list[float]] = {"render": [], "partial": [], "draw": [], "drawn": []}
     version, snapshot = service.latest()
     with service.app.test_request_context("/partials/scoreboard"):
         for _ in range(runs):  # the board drawn for a new version (the cache cannot answer)
             start = time.perf_counter()
             draw_board(service, version, snapshot)
             parts["draw"].append((time.perf_counter() - start) * 1000)
+        for _ in range(runs):  # and with every Russian Railroads player's board drawn anew
+            _rr_board.cache_clear()
+            start = time.perf_counter()
+            draw_board(service, version, snapshot)
+            parts["drawn"].append((time.perf_counter() - start) * 1000)
     for _ in range(runs):
         start = time.perf_counter()
         rendered = render_json(raw, tr)  # a new version: the wrapper's cache cannot answer
@@ -124,8 +130,13 @@ def bench_server(service: Trackside, runs: int) -> tuple[list[float], list[float
         f"  (of which the snapshot in words {statistics.median(parts['render']):.2f} ms, "
         f"the partial {statistics.median(parts['partial']):.2f} ms, served from memory; "
         f"the board drawn once per version for every screen: "
-        f"{stats(parts['draw'])})"
+        f"{stats(parts['draw'])}; with every player's board drawn anew (a move redraws one): "
+        f"{stats(parts['drawn'])})"
     )
+    first = [
+        r + p + d for r, p, d in zip(parts["render"], parts["partial"], parts["draw"], strict=True)
+    ]
+    print(f"  the first screen of a version (words + board + partial): {stats(first)}")
     return page, sse
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gettext
 import json
 import logging
@@ -199,6 +200,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return i18n.t(name) if name is not None else colour
 
     app.jinja_env.globals["colour_name"] = colour_name
+    app.jinja_env.globals["rr_board"] = lambda board: _rr_board(board, i18n.language())
 
     @app.template_filter("game_title")
     def game_title(game: str) -> str:
@@ -1125,6 +1127,14 @@ def _game_log(
             }
         )
     return rows, bool(record.get("more"))
+
+
+@functools.lru_cache(maxsize=64)
+def _rr_board(board: Any, lang: str) -> Markup:
+    """One player's Russian Railroads board (a few hundred SVG shapes), drawn once per board
+    as it stands and language: a move changes one board, the other screens' boards and the
+    other players' are drawn from memory (the scoreboard's update stays a few ms on a Pi)."""
+    return Markup(render_template("_scoreboard_rr_board.html", bd=board))
 
 
 def draw_board(service: Any, version: int, snapshot: dict[str, Any]) -> str:

@@ -114,10 +114,12 @@ def _markup(message: Message) -> Markup:
     values = {
         k: escape(v.render(catalogue) if isinstance(v, Message) else v) for k, v in message.params
     }
+    # the values are escaped already, so plain str.format gives what Markup.format would (and
+    # takes a fraction of its time: a Russian Railroads board holds a hundred of these)
     try:
-        return Markup(message._template(catalogue)).format(**values)
+        return Markup(message._template(catalogue).format(**values))
     except (KeyError, IndexError, ValueError):  # as Message.render: the English text instead
-        return Markup(message._template(gettext.NullTranslations())).format(**values)
+        return Markup(message._template(gettext.NullTranslations()).format(**values))
 
 
 def t(value: Any) -> str:

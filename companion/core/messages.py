@@ -186,11 +186,79 @@ def is_message_json(value: Any) -> bool:
 
 def render_json(value: Any, translations: gettext.NullTranslations | None = None) -> Any:
     """A snapshot for one reader: every message in it (at any depth) replaced by its text in
-    the language of ``translations``; everything else as it is (copied where it holds one)."""
+    the language of ``translations``; everything else as it is (copied where it holds one).
+
+    Every live update renders the whole snapshot once per language, so JSON's own types take a
+    short path (no ``Message`` built for a well-formed message); anything else goes the long
+    way, with the same result."""
+    return _walk(value, translations or _NULL)
+
+
+def _walk(value: Any, tr: gettext.NullTranslations) -> Any:
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is dict:
+        if type(value.get("id")) is str and value.keys() <= _MESSAGE_KEYS:
+            text = _fast_text(value, tr)
+            if text is not None:
+                return text
+            if is_message_json(value):
+                return render_text(value, tr)
+        return {k: _walk(v, tr) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_walk(v, tr) for v in value]
     if is_message_json(value):
-        return render_text(value, translations)
+        return render_text(value, tr)
     if isinstance(value, Mapping):
-        return {k: render_json(v, translations) for k, v in value.items()}
+        return {k: _walk(v, tr) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [render_json(v, translations) for v in value]
+        return [_walk(v, tr) for v in value]
     return value
+
+
+def _fast_text(data: dict[str, Any], tr: gettext.NullTranslations) -> str | None:
+    """A well-formed message's JSON in words, as :meth:`Message.render` words it; ``None``
+    for anything it does not take (the long way then decides)."""
+    params = data.get("params")
+    values: dict[str, str] = {}
+    count: Any = None
+    counter = data.get("count", "")
+    if params is not None:
+        if type(params) is not dict:
+            return None
+        for key, v in params.items():
+            kind = type(v)
+            if kind is str:
+                values[key] = v
+            elif kind is int:
+                values[key] = str(v)
+            elif kind is dict and type(v.get("id")) is str and v.keys() <= _MESSAGE_KEYS:
+                inner = _fast_text(v, tr)
+                if inner is None:
+                    return None
+                values[key] = inner
+            else:
+                return None
+            if key == counter:
+                count = v
+    msgid = data["id"]
+    plural_id = data.get("plural", "")
+    context = data.get("context", "")
+    if type(plural_id) is not str or type(context) is not str or type(counter) is not str:
+        return None
+
+    def template(t: gettext.NullTranslations) -> str:
+        if plural_id:
+            number = count if type(count) is int else 0
+            if context:
+                return t.npgettext(context, msgid, plural_id, number)
+            return t.ngettext(msgid, plural_id, number)
+        if context:
+            return t.pgettext(context, msgid)
+        return t.gettext(msgid)
+
+    try:
+        return template(tr).format(**values)
+    except (KeyError, IndexError, ValueError):
+        return template(_NULL).format(**values)  # as Message.render falls back
