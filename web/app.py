@@ -353,8 +353,9 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             "log_older": older,
             "games": [find_game(n) for n in game_names(include_hidden=show_hidden)],
             # a player's private actions are entered on their own page (/me), never on the
-            # shared table screen, where everyone would read the arguments
-            "private_kinds": sorted(hidden_kinds),
+            # shared table screen, where everyone would read the arguments; once the game is
+            # filed there is none left to enter (the line would only be noise)
+            "private_kinds": sorted(hidden_kinds) if unfinished else [],
             "seat_colours": forms.SEAT_COLOURS,
             "enter": enter,
             # what decides the page's frame (the start form, the game switcher, the enrol

@@ -668,6 +668,9 @@ class Engine:
                 action = Action(action.kind, self._player_at(session, obs.seat), action.args)
             return self._plan_event(session, game_id, ActionApplied(action), obs, "applied")
         if kind in (ObservationKind.TAG_PRESENT, ObservationKind.TEXT, ObservationKind.CARDS):
+            if kind is not ObservationKind.CARDS and obs.tag:
+                # bounded first, whatever the game's state (an over-long scan is refused)
+                check_tag_length(obs.tag, "payload.uid" if "uid" in obs.payload else "payload.text")
             shown = self.session()
             if shown is not None and shown.is_ended:
                 # a card turned up after the last move (the face-up row refilled by habit) is

@@ -65,6 +65,10 @@ def test_a_second_end_and_a_late_scan_change_nothing_and_are_kept(
     abandon = engine.handle(command({"command": "end_game", "reason": "abandoned"}))
     assert abandon.outcome == "rejected"
     assert store.games()[0].end_reason == "finished"
+    # a scan longer than any tag is refused as such, over or not (the bound comes first)
+    huge = Observation("red-seat", ObservationKind.TAG_PRESENT, {"uid": "A" * 5000}, 1)  # type: ignore[arg-type]
+    refused = engine.handle(huge)
+    assert refused.outcome == "rejected" and "5000 characters" in refused.message
 
 
 def test_a_reopened_game_is_ended_by_the_table_after_its_correction(

@@ -320,6 +320,20 @@ def test_any_game_with_a_private_view_gets_the_page_and_the_redaction(
         games.find_game.cache_clear()
 
 
+def test_a_filed_game_no_longer_points_to_the_phones_for_secret_moves(
+    service: Trackside,
+) -> None:
+    """While a game runs, the table page says which moves go on the players' own phones; once
+    it is filed (here abandoned) there are none left to enter, and the line goes."""
+    client = at_speculation(service)
+    table = signed_in_table(service)
+    line = "each player enters these on their own phone"
+    assert line in table.get("/table").get_data(as_text=True)
+    end = {"command": "end_game", "reason": "abandoned"}
+    assert api(client, {"kind": "command", "payload": end})["outcome"] == "applied"
+    assert line not in table.get("/table").get_data(as_text=True)
+
+
 def test_the_shared_table_screen_does_not_take_private_actions(service: Trackside) -> None:
     """Typed on the table page, a speculation would be read by everyone at the table: the
     page does not offer it, points to /me, and refuses a crafted post without sending it."""
