@@ -351,17 +351,12 @@ def _city_name(city: Mapping[str, Any]) -> str:
 
 
 # -- Russian Railroads: each player's board ------------------------------------------------
-RR_TRACKS = (("trans_siberian", 15), ("st_petersburg", 9), ("kiev", 9))
-"""The three tracks and their spaces (docs/formats/russian-railroads.md, ``rails``)."""
-RR_RAIL_ORDER = ("black", "grey", "brown", "natural", "white")
-RR_INDUSTRY_LAST = 14
-RR_INDUSTRY_GAPS = (5, 7, 9, 11, 13)
-"""Industry steps 0–14; the factory gaps, filled left to right as factories are built."""
-RR_MAX_DOUBLERS = 8
 RR_CELL = 38.0
 RR_LABEL_W = 0.0
 RR_ROW_H = 44.0
-RR_BOARD_W = RR_LABEL_W + 15 * RR_CELL + 8
+RR_BOARD_SPACES = 15
+"""The drawing's width in spaces (the longest track; the industry track is drawn as wide)."""
+RR_BOARD_W = RR_LABEL_W + RR_BOARD_SPACES * RR_CELL + 8
 RR_BOARD_H = 4 * RR_ROW_H + 8
 
 
@@ -409,21 +404,40 @@ class RrBoard:
     engineers: int
 
 
-def rr_boards(snapshot: Mapping[str, Any]) -> tuple[RrBoard, ...] | None:
+def rr_boards(
+    snapshot: Mapping[str, Any], board_data: Mapping[str, Any] | None = None
+) -> tuple[RrBoard, ...] | None:
     """Each player's board as the table shows it: on each track the rails built (the best
-    colour on each space), how far the locomotives reach (spaces beyond score nothing), the
-    doublers over the first Trans-Siberian spaces; the industry track with its factories and
-    markers."""
+    colour on each space), how far the locomotives reach (the game's public view says it:
+    spaces beyond score nothing), the doublers over the first spaces of their track; the
+    industry track with its factories and markers. The board's figures (tracks, colours,
+    industry gaps) are the game's static data (``GameCatalogue.data``, fetched when
+    ``board_data`` is not given); nothing here knows the rules."""
     table = snapshot.get("table")
     if snapshot.get("game") != "russian-railroads" or not isinstance(table, Mapping):
         return None
     boards = table.get("players")
     if not isinstance(boards, list):
         return None
+    data: Mapping[str, Any] = (
+        board_data if board_data is not None else games.data("russian-railroads")
+    )
+    tracks_data = [t for t in data.get("tracks") or [] if isinstance(t, Mapping)]
+    colours = [str(c) for c in data.get("colours") or []]
+    industry_data = data.get("industry")
+    if not tracks_data or not colours or not isinstance(industry_data, Mapping):
+        return None
+    gaps = tuple(_int(g) for g in industry_data.get("gaps") or [])
+    last = _int(industry_data.get("last"))
+    view = snapshot.get("view")
+    picture = view.get("picture") if isinstance(view, Mapping) else None
+    reaches = picture.get("reach") if isinstance(picture, Mapping) else None
+    if not isinstance(reaches, list) or len(reaches) != len(boards):
+        return None  # a stored game from before the view said it: left out, never guessed
     players = snapshot.get("players") or []
     out = []
     for index, board in enumerate(boards):
-        if not isinstance(board, Mapping):
+        if not isinstance(board, Mapping) or not isinstance(reaches[index], list):
             return None
         spec = (
             players[index] if index < len(players) and isinstance(players[index], Mapping) else {}
@@ -432,14 +446,16 @@ def rr_boards(snapshot: Mapping[str, Any]) -> tuple[RrBoard, ...] | None:
         locos = board.get("locomotives") or {}
         doublers = _int(board.get("doublers"))
         tracks = []
-        for row, (key, length) in enumerate(RR_TRACKS):
+        for row, track in enumerate(tracks_data):
+            key, length = str(track.get("id")), _int(track.get("length"))
             positions = rails.get(key) or {}
             levels = tuple(_int(v) for v in locos.get(key) or [] if _int(v) > 0)
-            reach = min(sum(levels), length)
+            given = reaches[index]
+            reach = _int(given[row]) if row < len(given) else 0
             cells = []
             for space in range(1, length + 1):
                 rail = ""
-                for colour in RR_RAIL_ORDER:
+                for colour in colours:  # each colour follows the one before: the last is best
                     if _int(positions.get(colour)) >= space:
                         rail = colour
                 cells.append(
@@ -448,7 +464,7 @@ def rr_boards(snapshot: Mapping[str, Any]) -> tuple[RrBoard, ...] | None:
                         RR_LABEL_W + (space - 1) * RR_CELL + 4,
                         rail,
                         space <= reach,
-                        key == "trans_siberian" and space <= min(doublers, RR_MAX_DOUBLERS),
+                        key == data.get("doubler_track") and space <= doublers,
                     )
                 )
             tracks.append(
@@ -465,16 +481,16 @@ def rr_boards(snapshot: Mapping[str, Any]) -> tuple[RrBoard, ...] | None:
         factories = board.get("factories")
         built = len(factories) if isinstance(factories, list) else _int(factories)
         markers = {_int(m) for m in board.get("industry") or []}
-        step_w = 15 * RR_CELL / (RR_INDUSTRY_LAST + 1)
+        step_w = RR_BOARD_SPACES * RR_CELL / (last + 1)
         industry = tuple(
             RrIndustryStep(
                 step,
                 RR_LABEL_W + step * step_w + 4,
-                step in RR_INDUSTRY_GAPS,
-                step in RR_INDUSTRY_GAPS[:built],
+                step in gaps,
+                step in gaps[:built],
                 step in markers,
             )
-            for step in range(RR_INDUSTRY_LAST + 1)
+            for step in range(last + 1)
         )
         engineers = board.get("engineers")
         out.append(
@@ -485,7 +501,7 @@ def rr_boards(snapshot: Mapping[str, Any]) -> tuple[RrBoard, ...] | None:
                 RR_BOARD_H,
                 tuple(tracks),
                 industry,
-                3 * RR_ROW_H + 4,
+                len(tracks_data) * RR_ROW_H + 4,
                 doublers,
                 built,
                 len(engineers) if isinstance(engineers, list) else 0,

@@ -9,6 +9,10 @@ game module; the service, which may, hands it this catalogue).
   - ``ticket-to-ride-europe``: ``cities`` (``id``, ``name``, ``x_pct``, ``y_pct``: position in
     percent of the board picture) and ``routes`` (``id``, ``a``, ``b``, ``length``, ``colour``,
     ``tunnel``, ``ferry`` (locomotives needed), ``partner`` (the other route of a double pair));
+  - ``russian-railroads``: ``tracks`` (``id``, ``length``: spaces), ``colours`` (the rail
+    colours in the order they follow one another), ``doubler_track`` (where the doublers lie,
+    from space 1), ``industry`` (``last``: the industry track's last step, ``gaps``: the
+    factory gaps' steps);
   - ``trains-and-stations``: ``goods`` (the goods' ids);
   - any other game: ``{}``;
 * :meth:`GameCatalogue.share_values`: Mini Express's share values table API, for the owner's
@@ -55,6 +59,25 @@ def _ttr() -> JsonObject:
 
 
 @cache
+def _rr() -> JsonObject:
+    from companion.games.russian_railroads.board_data import (
+        COLOURS,
+        INDUSTRY_GAPS,
+        INDUSTRY_LAST,
+        TRACK_LENGTH,
+        TRACKS,
+        TRANS_SIBERIAN,
+    )
+
+    return {
+        "tracks": [{"id": t, "length": TRACK_LENGTH[t]} for t in TRACKS],
+        "colours": list(COLOURS),
+        "doubler_track": TRANS_SIBERIAN,
+        "industry": {"last": INDUSTRY_LAST, "gaps": list(INDUSTRY_GAPS)},
+    }
+
+
+@cache
 def _ts() -> JsonObject:
     from companion.games.trains_and_stations.data import GOODS
 
@@ -74,6 +97,8 @@ class GameCatalogue:
     def data(self, name: str) -> JsonObject:
         if name == "ticket-to-ride-europe":
             return _ttr()
+        if name == "russian-railroads":
+            return _rr()
         if name == "trains-and-stations":
             return _ts()
         return {}

@@ -110,7 +110,7 @@ def test_no_picture_for_other_games_or_no_game() -> None:
 
 def test_russian_railroads_boards_show_rails_reach_doublers_and_industry(tmp_path: Path) -> None:
     snapshot = played(tmp_path, "russian-railroads")
-    boards = rr_boards(snapshot)
+    boards = rr_boards(snapshot, CATALOGUE.data("russian-railroads"))
     assert boards is not None and [b.name for b in boards] == ["Red", "Blue", "Yellow", "Green"]
     red = boards[0]
     ts, stp, kiev = red.tracks
@@ -128,6 +128,22 @@ def test_russian_railroads_boards_show_rails_reach_doublers_and_industry(tmp_pat
     assert red.engineers == 1
     blue = boards[1]
     assert blue.factories == 5 and all(s.built for s in blue.industry if s.gap)
+    # the reach is the game's (its public view), never added up here: a view that says
+    # otherwise is drawn as it says, and a snapshot without it draws no boards
+    said = snapshot["view"]["picture"]["reach"]
+    assert said[0] == [12, 7, 3]
+    other = {
+        **snapshot["view"],
+        "picture": {**snapshot["view"]["picture"], "reach": [[5, 0, 0]] * 4},
+    }
+    redrawn = rr_boards({**snapshot, "view": other}, CATALOGUE.data("russian-railroads"))
+    assert redrawn is not None and redrawn[0].tracks[0].reach == 5
+    old = {
+        **snapshot["view"],
+        "picture": {"round_totals": snapshot["view"]["picture"]["round_totals"]},
+    }
+    assert rr_boards({**snapshot, "view": old}, CATALOGUE.data("russian-railroads")) is None
+    assert rr_boards(snapshot, {}) is None  # no board figures: no picture
 
 
 def test_the_chart_ends_at_the_running_totals_mid_round(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from companion.core.jsonvalue import JsonObject, JsonValue
 from companion.core.messages import Message, Text, join_texts, msg
 from companion.core.public import Category, Item, Moment, PublicView, build
+from companion.games.russian_railroads.board_data import TRACKS
 from companion.games.russian_railroads.scoring import ROUND_CATEGORIES
 
 if TYPE_CHECKING:
@@ -133,7 +134,13 @@ def public_view(game: RussianRailroads, state: RussianRailroadsState) -> PublicV
         moments.append(Moment("last_round", "last-round", round=state.round))
     if over:
         moments.append(Moment("game_over", "game-over", round=state.round))
-    picture: JsonObject = {"round_totals": [round_totals(b) for b in state.players]}
+    # the boards' picture: how far each player's locomotives reach on each track ("LOKOMOTIVY":
+    # rails beyond score nothing), the screens draw it and never add levels up themselves
+    reach: list[JsonValue] = [[b.reach(t) for t in TRACKS] for b in state.players]
+    picture: JsonObject = {
+        "round_totals": [round_totals(b) for b in state.players],
+        "reach": reach,
+    }
     sheet = game.score(state)
     status = game.status(state).waiting_for
     view = build(sheet, status, counts, moments, over=over, picture=picture)
