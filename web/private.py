@@ -149,6 +149,21 @@ def _running_game(snapshot: Mapping[str, Any]) -> tuple[int, Any] | None:
     return (game_id, game) if has_private_view(game) else None
 
 
+def _seat_game(snapshot: Mapping[str, Any]) -> tuple[int, Any] | None:
+    """(game id, game) of the game a signed-in player still sees: the running one, or the
+    game on the table once it is over by the rules (filed or not: its final scoring is on
+    the table, and every hand is shown then), until another game starts."""
+    running = _running_game(snapshot)
+    if running is not None or snapshot.get("over") is not True:
+        return running
+    game_id = snapshot.get("game_id")
+    try:
+        game = find_game(str(snapshot.get("game")))
+    except TracksideError:
+        return None
+    return (game_id, game) if isinstance(game_id, int) and has_private_view(game) else None
+
+
 def _players(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [p for p in snapshot.get("players") or [] if isinstance(p, dict)]
 
@@ -267,7 +282,7 @@ def private_pages(service: object) -> Blueprint:
         if not isinstance(bound, dict):
             return None, ""
         _version, snapshot = svc.latest()
-        running = _running_game(snapshot)
+        running = _seat_game(snapshot)
         sid = bound.get("sid")
         if not guard().sessions.valid(sid):
             session.pop(SESSION_KEY, None)
@@ -336,9 +351,14 @@ def private_pages(service: object) -> Blueprint:
         if view is None:
             return None
         game = str(snapshot.get("game"))
-        kinds = sorted(private_actions(find_game(game)))
+        # a filed game (over, its final scoring done) takes no more secret moves: the page
+        # shows what the player held and how it scored, and no form
+        filed = _running_game(snapshot) is None
+        kinds = [] if filed else sorted(private_actions(find_game(game)))
         status = snapshot.get("status") or {}
-        secret = secret_steps(seat, (request.args.get("at") or "")[:MAX_SECRET_PATH])
+        secret = (
+            None if filed else secret_steps(seat, (request.args.get("at") or "")[:MAX_SECRET_PATH])
+        )
         key_doc = [
             view,
             status.get("waiting_for"),
@@ -355,7 +375,7 @@ def private_pages(service: object) -> Blueprint:
             "s": snapshot,
             "game": game,
             "private_kinds": kinds,
-            "custom_forms": {k for g, k in FORMS if g == game},
+            "custom_forms": set() if filed else {k for g, k in FORMS if g == game},
             "goods_types": ts_goods(),
             "view_key": key,
             "version": version,

@@ -320,6 +320,50 @@ def test_any_game_with_a_private_view_gets_the_page_and_the_redaction(
         games.find_game.cache_clear()
 
 
+def test_a_player_still_sees_their_page_when_the_rules_end_the_game(
+    service: Trackside, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move that ends the game files it at once (the rules end it): a player signed in on
+    their phone keeps their page, now with the result and their own total, and no form for a
+    secret move (there is none left to make); the next game signs them out."""
+    monkeypatch.setitem(games._GAME_MODULES, "secret-race", "tests.web.secret_race")
+    games.find_game.cache_clear()
+    try:
+        client = service.app.test_client()
+        start = {**start_payload()["payload"], "game": "secret-race"}  # type: ignore[dict-item]
+        assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
+        red = service.app.test_client()
+        page = claim(red, 0, "4321")
+        assert 'action="/me/act/note"' in page and 'id="final"' not in page
+
+        def advance(player: int, steps: int) -> None:
+            move = {"kind": "advance", "player": player, "args": {"steps": steps}}
+            body = {"kind": "action", "payload": {"action": move}}
+            assert api(client, body)["outcome"] == "applied"
+
+        for player, steps in ((0, 3), (1, 1)) * 4:
+            advance(player, steps)
+            if service.latest()[1]["over"]:
+                break
+        snapshot = service.latest()[1]
+        assert snapshot["over"] and snapshot["winners"] == ["Red"]
+        assert snapshot["game_id"] not in snapshot["status"]["unfinished_games"]  # filed
+        page = red.get("/me").get_data(as_text=True)
+        assert "That game is over" not in page and "only you see this" in page
+        final = page[page.index('id="final"') :]
+        total = snapshot["players"][0]["total"]
+        assert "Game over — Red wins." in final and f"You scored {total} points." in final
+        assert 'action="/me/act/' not in page  # no secret move is left to make
+        assert red.get("/me/partial").status_code == 200
+        # another game on the table: the sign-in ends
+        assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
+        page = red.get("/me").get_data(as_text=True)
+        assert "That game is over or another one is on the table" in page
+        assert red.get("/me/partial").status_code == 401
+    finally:
+        games.find_game.cache_clear()
+
+
 def test_a_filed_game_no_longer_points_to_the_phones_for_secret_moves(
     service: Trackside,
 ) -> None:
