@@ -537,13 +537,27 @@ def load_palette(path: str | None) -> Palette:
     if path is None:
         return DEFAULT_PALETTE
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CALIBRATION_BYTES + 1)  # bounded before parsing
     except OSError as exc:
         raise SnapshotError(path, f"cannot read the calibration: {exc.strerror}") from None
+    if len(raw) > MAX_CALIBRATION_BYTES:
+        raise SnapshotError(
+            path, f"larger than {MAX_CALIBRATION_BYTES} bytes: not a calibration this table wrote"
+        )
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(
+            path, f"not UTF-8 text: byte {exc.start} is 0x{raw[exc.start]:02x}"
+        ) from None
     except json.JSONDecodeError as exc:
         raise SnapshotError(path, f"not JSON: {exc.msg} at line {exc.lineno}") from None
     return palette_from_json(data, path)
+
+
+MAX_CALIBRATION_BYTES = 64 * 1024
+"""A saved calibration is about a kilobyte; anything far larger is not one."""
 
 
 def save_palette(palette: Palette, path: str, measured_from: Sequence[str] = ()) -> None:

@@ -16,6 +16,7 @@ from vision.cards import read_train_cards
 from vision.palette import (
     CARD_CLASSES,
     DEFAULT_PALETTE,
+    MAX_CALIBRATION_BYTES,
     UNSURE,
     calibrated_palette,
     load_palette,
@@ -95,6 +96,14 @@ def test_a_missing_or_broken_calibration_file_is_an_error_not_the_default(tmp_pa
     broken.write_text("{")
     with pytest.raises(SnapshotError, match="not JSON"):
         load_palette(str(broken))
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"name": "stul \xe8"}')  # saved by an editor in Latin-2
+    with pytest.raises(SnapshotError, match="not UTF-8 text: byte 15 is 0xe8"):
+        load_palette(str(latin))
+    huge = tmp_path / "huge.json"
+    huge.write_bytes(b" " * (MAX_CALIBRATION_BYTES + 1))
+    with pytest.raises(SnapshotError, match="larger than"):
+        load_palette(str(huge))
 
 
 def test_ink_is_read_by_its_hue_only_when_tinted_and_near_one_class() -> None:
