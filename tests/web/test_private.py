@@ -5,6 +5,7 @@ or a reset PIN, and the private actions sent from the page."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -289,79 +290,80 @@ def test_a_game_without_hidden_cards_offers_no_private_view(service: Trackside) 
     assert "Your hidden cards" not in client.get("/").get_data(as_text=True)
 
 
-def test_any_game_with_a_private_view_gets_the_page_and_the_redaction(
-    service: Trackside, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def secret_race(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
+    """The test-only Secret Race offered by the registry; yields its start command."""
     monkeypatch.setitem(games._GAME_MODULES, "secret-race", "tests.web.secret_race")
     games.find_game.cache_clear()
     try:
-        client = service.app.test_client()
-        start = {**start_payload()["payload"], "game": "secret-race"}  # type: ignore[dict-item]
-        assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
-        advance = {
-            "kind": "action",
-            "payload": {"action": {"kind": "advance", "player": 0, "args": {"steps": 2}}},
-        }
-        assert api(client, advance)["outcome"] == "applied"
-        red = service.app.test_client()
-        page = claim(red, 0, "4321")
-        assert "<dt>position</dt><dd>2</dd>" in page and "<dt>name</dt><dd>Red</dd>" in page
-        assert 'action="/me/act/note"' in page
-        page = send(red, "note", args='{"text": "bluffing"}')
-        assert "Red: note text=bluffing" in page  # told in full to Red
-        page = send(red, "note", args="[1]")
-        assert "Not sent — args: expected a JSON object" in page
-        board = client.get("/partials/scoreboard").get_data(as_text=True)
-        assert "Red: note (private)" in board and "bluffing" not in board
-        table = signed_in_table(service).get("/table").get_data(as_text=True)
-        assert "Red: note (private)" in table and "bluffing" not in table
-        assert "bluffing" not in client.get("/api/games/1/export").get_data(as_text=True)
+        yield {**start_payload()["payload"], "game": "secret-race"}  # type: ignore[dict-item]
     finally:
         games.find_game.cache_clear()
 
 
+def test_any_game_with_a_private_view_gets_the_page_and_the_redaction(
+    service: Trackside, secret_race: dict[str, object]
+) -> None:
+    start = secret_race
+    client = service.app.test_client()
+    assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
+    advance = {
+        "kind": "action",
+        "payload": {"action": {"kind": "advance", "player": 0, "args": {"steps": 2}}},
+    }
+    assert api(client, advance)["outcome"] == "applied"
+    red = service.app.test_client()
+    page = claim(red, 0, "4321")
+    assert "<dt>position</dt><dd>2</dd>" in page and "<dt>name</dt><dd>Red</dd>" in page
+    assert 'action="/me/act/note"' in page
+    page = send(red, "note", args='{"text": "bluffing"}')
+    assert "Red: note text=bluffing" in page  # told in full to Red
+    page = send(red, "note", args="[1]")
+    assert "Not sent — args: expected a JSON object" in page
+    board = client.get("/partials/scoreboard").get_data(as_text=True)
+    assert "Red: note (private)" in board and "bluffing" not in board
+    table = signed_in_table(service).get("/table").get_data(as_text=True)
+    assert "Red: note (private)" in table and "bluffing" not in table
+    assert "bluffing" not in client.get("/api/games/1/export").get_data(as_text=True)
+
+
 def test_a_player_still_sees_their_page_when_the_rules_end_the_game(
-    service: Trackside, monkeypatch: pytest.MonkeyPatch
+    service: Trackside, secret_race: dict[str, object]
 ) -> None:
     """The move that ends the game files it at once (the rules end it): a player signed in on
     their phone keeps their page, now with the result and their own total, and no form for a
     secret move (there is none left to make); the next game signs them out."""
-    monkeypatch.setitem(games._GAME_MODULES, "secret-race", "tests.web.secret_race")
-    games.find_game.cache_clear()
-    try:
-        client = service.app.test_client()
-        start = {**start_payload()["payload"], "game": "secret-race"}  # type: ignore[dict-item]
-        assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
-        red = service.app.test_client()
-        page = claim(red, 0, "4321")
-        assert 'action="/me/act/note"' in page and 'id="final"' not in page
+    start = secret_race
+    client = service.app.test_client()
+    assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
+    red = service.app.test_client()
+    page = claim(red, 0, "4321")
+    assert 'action="/me/act/note"' in page and 'id="final"' not in page
 
-        def advance(player: int, steps: int) -> None:
-            move = {"kind": "advance", "player": player, "args": {"steps": steps}}
-            body = {"kind": "action", "payload": {"action": move}}
-            assert api(client, body)["outcome"] == "applied"
+    def advance(player: int, steps: int) -> None:
+        move = {"kind": "advance", "player": player, "args": {"steps": steps}}
+        body = {"kind": "action", "payload": {"action": move}}
+        assert api(client, body)["outcome"] == "applied"
 
-        for player, steps in ((0, 3), (1, 1)) * 4:
-            advance(player, steps)
-            if service.latest()[1]["over"]:
-                break
-        snapshot = service.latest()[1]
-        assert snapshot["over"] and snapshot["winners"] == ["Red"]
-        assert snapshot["game_id"] not in snapshot["status"]["unfinished_games"]  # filed
-        page = red.get("/me").get_data(as_text=True)
-        assert "That game is over" not in page and "only you see this" in page
-        final = page[page.index('id="final"') :]
-        total = snapshot["players"][0]["total"]
-        assert "Game over — Red wins." in final and f"You scored {total} points." in final
-        assert 'action="/me/act/' not in page  # no secret move is left to make
-        assert red.get("/me/partial").status_code == 200
-        # another game on the table: the sign-in ends
-        assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
-        page = red.get("/me").get_data(as_text=True)
-        assert "That game is over or another one is on the table" in page
-        assert red.get("/me/partial").status_code == 401
-    finally:
-        games.find_game.cache_clear()
+    for player, steps in ((0, 3), (1, 1)) * 4:
+        advance(player, steps)
+        if service.latest()[1]["over"]:
+            break
+    snapshot = service.latest()[1]
+    assert snapshot["over"] and snapshot["winners"] == ["Red"]
+    assert snapshot["game_id"] not in snapshot["status"]["unfinished_games"]  # filed
+    page = red.get("/me").get_data(as_text=True)
+    assert "That game is over" not in page and "only you see this" in page
+    final = page[page.index('id="final"') :]
+    total = snapshot["players"][0]["total"]
+    assert "Game over — Red wins." in final and f"You scored {total} points." in final
+    assert 'action="/me/act/' not in page  # no secret move is left to make
+    assert red.get("/me/partial").status_code == 200
+    # another game on the table: the sign-in ends
+    assert api(client, {"kind": "command", "payload": start})["outcome"] == "applied"
+    page = red.get("/me").get_data(as_text=True)
+    assert "That game is over or another one is on the table" in page
+    assert red.get("/me/partial").status_code == 401
 
 
 def test_a_filed_game_no_longer_points_to_the_phones_for_secret_moves(
