@@ -180,6 +180,14 @@ def standings(snapshot: Mapping[str, Any], render: Any = _text) -> list[Standing
     view = _view(snapshot)
     shown = {_int(p.get("index")): p for p in view.get("players") or [] if isinstance(p, Mapping)}
     winners = set(view.get("winners") or snapshot.get("winners") or [])
+    # a player the game scores who holds no seat (Mini Express's Mašinfíra) is ranked too, as
+    # the view names them: a solo player sees whether they beat it
+    seated = {int(p.get("index", position)) for position, p in enumerate(players)}
+    players += [
+        {"index": index, "name": mine.get("name", "")}
+        for index, mine in sorted(shown.items())
+        if index not in seated
+    ]
     rows = []
     for position, p in enumerate(players):
         index = int(p.get("index", position))
