@@ -76,7 +76,7 @@ READ_BOARD = (
   const board = document.getElementById('board');
   if (v !== null) await waitVersion(board, v);
   const out = {version: board.dataset.version, standings: {}, rows: [], totals: {}, order: [],
-               breakdown: {}, shares: null, holdings: null};
+               breakdown: {}, shares: null, holdings: null, roundEnd: null, round: null};
   for (const li of board.querySelectorAll('.ranked .standing')) {
     out.standings[li.dataset.index] = {
       rank: num(li.querySelector('.rank').textContent),
@@ -103,6 +103,19 @@ READ_BOARD = (
       shown: shown(card),
     };
   }
+  const over = board.querySelector('.round-end');
+  if (over) {  // a round just scored: each player's lines of the round
+    out.roundEnd = {
+      round: num(over.querySelector('h2').textContent),
+      players: Array.from(over.querySelectorAll('.round-player')).map(card => ({
+        name: card.querySelector('.name').textContent.trim(),
+        points: num(card.querySelector('header .pts').textContent),
+        lines: Array.from(card.querySelectorAll('li .pts')).map(p => num(p.textContent)),
+      })),
+    };
+  }
+  const round = board.querySelector('.sentence .round');
+  out.round = round ? num(round.textContent) : null;
   const ts = board.querySelector('.ts-table');
   const pub = board.querySelector('.rot-public .public-table');
   if (ts) {  // Trains & Stations: each player's public holdings, in player order
@@ -192,6 +205,22 @@ def check_board(got: dict[str, Any], service: Trackside, where: str) -> None:
     for i in range(n):
         column = sum(r["cells"][str(i)] or 0 for r in got["rows"])
         assert column == got["totals"][str(i)] == players[i].total, (where, i)
+    # the round the sentence names; a round just scored, each player's lines of it
+    status = game.status(state)
+    assert got["round"] == (status.round or None), where
+    scored = [m for m in view.moments if m.kind == "round_scored"]
+    if scored:
+        moment = scored[-1]
+        assert got["roundEnd"] is not None, where
+        assert got["roundEnd"]["round"] == moment.round, where
+        by_name = {p.name: i for i, p in enumerate(players)}
+        assert sorted(c["name"] for c in got["roundEnd"]["players"]) == sorted(by_name), where
+        for card in got["roundEnd"]["players"]:
+            items = [item.points for item in moment.lines[by_name[card["name"]]]]
+            assert card["lines"] == items, (where, card)
+            assert card["points"] == sum(items), (where, card)
+    else:
+        assert got["roundEnd"] is None, where
     counts = [dict(p.counts) for p in players]
     if got["holdings"] is not None:  # Trains & Stations: coins, tasks, buildings left, dice
         assert got["holdings"] == [
@@ -390,6 +419,9 @@ PLAYOUTS = [
     pytest.param(
         ("mini-express", 2, {"variant": "two_experienced"}, 0), id="mini-express-two-experienced"
     ),
+    pytest.param(
+        ("mini-express", 2, {"variant": "two_player_automa"}, 0), id="mini-express-with-automa"
+    ),
     pytest.param(("trains-and-stations", 3, {}, 0), id="trains-and-stations"),
 ]
 
@@ -406,6 +438,10 @@ def test_random_playout_on_the_tv_and_the_phones_after_every_input(
         table, browser, game, players=players, options=options, actions=actions
     )
     print(f"{game} {options}: {len(actions)} inputs, {screens.reads} page reads")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name, page in (("tv", screens.tv), ("phone", screens.phone)):
+        variant = str(options.get("variant", "standard")).replace(":", "-")
+        page.screenshot(path=str(SHOTS / f"playout-end-{game}-{variant}-{name}.png"))
     screens.close()
 
 
@@ -454,7 +490,7 @@ def test_ticket_to_ride_sheet_and_trains_on_the_tv_are_the_games(
         "mini-express",
         "trains-and-stations",
         "tiny-race",
-        "ticket-to-ride-europe",
+        pytest.param("ticket-to-ride-europe", marks=pytest.mark.slow),
     ],
 )
 def test_golden_games_on_the_tv_and_the_phones_after_every_input(
