@@ -75,7 +75,7 @@ READ_BOARD = (
     + r"""
   const board = document.getElementById('board');
   if (v !== null) await waitVersion(board, v);
-  const out = {version: board.dataset.version, standings: {}, rows: [], totals: {}, order: [],
+  const out = {version: board.dataset.version, loadedOnce: window.loadedOnce === true, standings: {}, rows: [], totals: {}, order: [],
                breakdown: {}, shares: null, holdings: null, roundEnd: null, round: null};
   for (const li of board.querySelectorAll('.ranked .standing')) {
     out.standings[li.dataset.index] = {
@@ -139,6 +139,7 @@ READ_ME = (
   const mine = box.querySelector('.public-mine p');
   return {
     version: box.dataset.version,
+    loadedOnce: window.loadedOnce === true,
     name: box.querySelector('.who-bar h1').firstChild.nextSibling.textContent.trim(),
     heading: heading ? heading.textContent : null,
     tickets: box.querySelectorAll('#holdings .tickets li').length,
@@ -280,8 +281,10 @@ class Screens:
     def check(self, service: Trackside, where: str) -> None:
         version = service.latest()[0]
         tv = self.tv.evaluate(READ_BOARD, version)
-        check_board(tv, service, f"TV, {where}")
         phone = self.phone.evaluate(READ_BOARD, version)
+        # each page followed the game by itself: never reloaded since it was opened
+        assert tv["loadedOnce"] and phone["loadedOnce"], where
+        check_board(tv, service, f"TV, {where}")
         check_board(phone, service, f"phone, {where}")
         # the phone shows one breakdown: the player tapped, kept across the live updates
         cards = phone["breakdown"]
@@ -296,6 +299,7 @@ class Screens:
                 self.me = None
             else:
                 got = self.me.evaluate(READ_ME, version)
+                assert got["loadedOnce"], where
                 check_me(got, service, self.me_player, f"/me, {where}")
                 self.reads += 1
 
@@ -332,12 +336,15 @@ def open_screens(
     phone.wait_for_selector("#board .ranked")
     phone.click(f'.ranked .standing[data-index="{picked}"]')  # tap a player: their breakdown
     screens = Screens(contexts, tv, phone, str(picked))
+    for page in (tv, phone):
+        page.evaluate("window.loadedOnce = true")  # gone if the page ever reloads
     session = service.engine.session()
     assert session is not None
     if me_player is not None and has_private_view(session.game):
         me_context = browser.new_context(viewport=PHONE)
         contexts.append(me_context)
         screens.me = sign_in(me_context, service, me_player)
+        screens.me.evaluate("window.loadedOnce = true")
         screens.me_player = me_player
     return screens
 
