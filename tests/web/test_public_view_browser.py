@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from companion.core import ObservationKind, PlayerSpec
 from companion.core.privacy import has_private_view
@@ -39,8 +39,8 @@ from .golden_feed import feed, running_table, submit
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "games" / "golden"
 SHOTS = ARTIFACTS
-TV = {"width": 1920, "height": 1080}
-PHONE = {"width": 390, "height": 844}
+TV: ViewportSize = {"width": 1920, "height": 1080}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 PLAYER_PIN = "2468"
 SSE_INTERVAL_S = 0.005
 """The event stream's rate limit here: a real table enters a move every few seconds, this one
@@ -382,13 +382,13 @@ def random_game(
     rng = random.Random(seed)
     specs = [PlayerSpec(p["name"], p["colour"], p["seat"]) for p in players]
     state = game.setup(specs, options)
-    actions = []
+    actions: list[dict[str, Any]] = []
     while True:
         if complete(game, state):  # the service files it: nothing more is entered
             return actions
         active = game.status(state).active_players
         viewer = rng.choice(active) if active else None
-        picked = table_leaf(state, game.choices(state, viewer), rng)  # type: ignore[attr-defined]
+        picked = table_leaf(state, game.choices(state, viewer), rng)
         if picked is None:
             assert game.is_over(state), (name, seed, len(actions))
             return actions

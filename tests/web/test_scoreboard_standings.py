@@ -28,6 +28,7 @@ def solo_snapshot() -> tuple[dict[str, Any], Any]:
             continue
         if "scan" in step:
             action = game.interpret(state, step["scan"].get("player"), step["scan"]["component"])
+            assert isinstance(action, Action), step
         else:
             action = Action.from_json(step["action"])
         state = game.apply(state, action)
