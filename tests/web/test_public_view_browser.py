@@ -156,18 +156,6 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trackside]:
         yield service
 
 
-def rerender(page: Page, service: Trackside) -> None:
-    """Wait for the page's own live update (the server-sent event, then the partial) to show
-    the newest snapshot. A fetch of our own would race the page's: an update the page started
-    for an older event may land after ours and put the older board back."""
-    version = service.latest()[0]
-    page.wait_for_function(
-        "v => document.getElementById('board').dataset.version === String(v)",
-        arg=version,
-        timeout=15_000,
-    )
-
-
 def check_board(got: dict[str, Any], service: Trackside, where: str) -> None:
     """One scoreboard as read (``READ_BOARD``) equals the game's public view and sheet: every
     player the game scores (a solo Mini Express's Mašinfíra too), ranked by total; their counts;
