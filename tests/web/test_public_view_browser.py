@@ -77,6 +77,7 @@ READ_BOARD = (
   if (v !== null) await waitVersion(board, v);
   const out = {version: board.dataset.version, loadedOnce: window.loadedOnce === true, standings: {}, rows: [], totals: {}, order: [],
                breakdown: {}, shares: null, holdings: null, roundEnd: null, round: null};
+  out.ranked = Array.from(board.querySelectorAll('.ranked .standing')).map(li => li.dataset.index);
   for (const li of board.querySelectorAll('.ranked .standing')) {
     out.standings[li.dataset.index] = {
       rank: num(li.querySelector('.rank').textContent),
@@ -169,7 +170,11 @@ def check_board(got: dict[str, Any], service: Trackside, where: str) -> None:
     players = view.players
     n = len(players)
     assert sorted(got["standings"], key=int) == [str(i) for i in range(n)], where
-    assert sorted(got["order"], key=int) == [str(i) for i in range(n)], where
+    # ranked: highest total first, the sheet's columns in the same order
+    assert [players[int(i)].total for i in got["ranked"]] == sorted(
+        (p.total for p in players), reverse=True
+    ), where
+    assert got["order"] == got["ranked"], where
     for i, p in enumerate(players):
         shown = got["standings"][str(i)]
         assert shown["name"] == p.name, (where, i)
