@@ -287,8 +287,8 @@ class Screens:
             session = service.engine.session()
             assert session is not None
             if session.is_ended:  # filed at its end: the private page signs out
-                expect(self.me.locator("#private-view")).to_have_count(0)
-                expect(self.me.locator("body")).to_contain_text("That game is over")
+                expect(self.me.locator("#private-view")).to_have_count(0, timeout=15_000)
+                expect(self.me.locator("body")).to_contain_text("That game is over", timeout=15_000)
                 self.me = None
             else:
                 got = self.me.evaluate(READ_ME, version)
