@@ -180,6 +180,14 @@ def standings(snapshot: Mapping[str, Any], render: Any = _text) -> list[Standing
     view = _view(snapshot)
     shown = {_int(p.get("index")): p for p in view.get("players") or [] if isinstance(p, Mapping)}
     winners = set(view.get("winners") or snapshot.get("winners") or [])
+    # a player the game scores who holds no seat (Mini Express's Mašinfíra) is ranked too, as
+    # the view names them: a solo player sees whether they beat it
+    seated = {int(p.get("index", position)) for position, p in enumerate(players)}
+    players += [
+        {"index": index, "name": mine.get("name", "")}
+        for index, mine in sorted(shown.items())
+        if index not in seated
+    ]
     rows = []
     for position, p in enumerate(players):
         index = int(p.get("index", position))
@@ -308,8 +316,21 @@ def public_table(snapshot: Mapping[str, Any]) -> PublicTable | None:
     if game == "mini-express":
         return _mini_express(table)
     if game == "trains-and-stations":
-        return _trains_and_stations(table)
+        return _trains_and_stations(table, _counts(snapshot))
     return None
+
+
+def _counts(snapshot: Mapping[str, Any]) -> dict[int, dict[str, int]]:
+    """Each player's counts as the game's public view gives them, by player index."""
+    out: dict[int, dict[str, int]] = {}
+    for p in _view(snapshot).get("players") or []:
+        if isinstance(p, Mapping):
+            out[_int(p.get("index"))] = {
+                str(c[0]): _int(c[1])
+                for c in p.get("counts") or []
+                if isinstance(c, list | tuple) and len(c) == 2
+            }
+    return out
 
 
 def _mini_express(table: Mapping[str, Any]) -> PublicTable | None:
@@ -346,7 +367,9 @@ def _mini_express(table: Mapping[str, Any]) -> PublicTable | None:
     return PublicTable("mini-express", tuple(rows), extra)
 
 
-def _trains_and_stations(table: Mapping[str, Any]) -> PublicTable | None:
+def _trains_and_stations(
+    table: Mapping[str, Any], counts: Mapping[int, Mapping[str, int]]
+) -> PublicTable | None:
     stations = table.get("stations")
     players = [p for p in table.get("players") or [] if isinstance(p, Mapping)]
     if not isinstance(stations, list):
@@ -371,16 +394,27 @@ def _trains_and_stations(table: Mapping[str, Any]) -> PublicTable | None:
                 "buildings": built,
             }
         )
-    holdings = [
-        {
-            "name": str(p.get("name", "")),
-            "coins": int(p.get("coins") or 0),
-            "tasks": len(p.get("tasks") or []),
-            "buildings_left": sum(int(v or 0) for v in (p.get("buildings_left") or {}).values()),
-            "dice": int(p.get("dice_on_board") or 0),
-        }
-        for p in players
-    ]
+    # each player's holdings are the view's counts (the table's own lists only for a record
+    # stored without a view)
+    holdings = []
+    for index, p in enumerate(players):
+        mine = counts.get(index)
+        if mine is not None:
+            coins, tasks = mine.get("coins", 0), mine.get("tasks", 0)
+            left, dice = mine.get("buildings", 0), mine.get("dice", 0)
+        else:
+            coins, tasks = int(p.get("coins") or 0), len(p.get("tasks") or [])
+            left = sum(int(v or 0) for v in (p.get("buildings_left") or {}).values())
+            dice = int(p.get("dice_on_board") or 0)
+        holdings.append(
+            {
+                "name": str(p.get("name", "")),
+                "coins": coins,
+                "tasks": tasks,
+                "buildings_left": left,
+                "dice": dice,
+            }
+        )
     extra = {
         "holdings": holdings,
         "vp_supply": table.get("vp_supply"),
