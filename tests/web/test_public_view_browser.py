@@ -145,6 +145,7 @@ READ_ME = (
     heading: heading ? heading.textContent : null,
     tickets: box.querySelectorAll('#holdings .tickets li').length,
     public: mine ? nums(mine.textContent) : null,
+    final: box.querySelector('#final .my-total') ? nums(box.querySelector('#final .my-total').textContent) : null,
   };
 }"""
 )
@@ -286,7 +287,8 @@ class Screens:
         if self.me is not None:
             session = service.engine.session()
             assert session is not None
-            if session.is_ended:  # filed at its end: the private page signs out
+            if session.is_ended and not session.game.is_over(session.state):
+                # abandoned: the private page signs out (its secrets stay secret)
                 expect(self.me.locator("#private-view")).to_have_count(0, timeout=15_000)
                 expect(self.me.locator("body")).to_contain_text("That game is over", timeout=15_000)
                 self.me = None
@@ -294,6 +296,10 @@ class Screens:
                 got = self.me.evaluate(READ_ME, version)
                 assert got["loadedOnce"], where
                 check_me(got, service, self.me_player, f"/me, {where}")
+                # over by the rules (filed or not): the page stays, with the player's total
+                over = session.game.is_over(session.state)
+                total = session.game.score(session.state).players[self.me_player].total
+                assert got["final"] == ([total] if over else None), (where, got["final"])
                 self.reads += 1
 
 
