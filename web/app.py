@@ -63,7 +63,7 @@ from web.i18n import _
 from web.join import join_context
 from web.limits import GONE_CHECK_S, PageCache, StreamSlots, cached_page, device_of
 from web.private import pin_matches, private_pages
-from web.scoreboard import history_snapshot
+from web.scoreboard import history_snapshot, player_name
 from web.scoreboard import view as scoreboard_view
 
 log = logging.getLogger(__name__)
@@ -200,6 +200,11 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         return i18n.t(name) if name is not None else colour
 
     app.jinja_env.globals["colour_name"] = colour_name
+
+    @app.template_filter("player")
+    def player(name: str, game: Any) -> str:
+        return player_name(game, str(name), i18n.t)
+
     app.jinja_env.globals["rr_board"] = lambda board: _rr_board(board, i18n.language())
 
     @app.template_filter("game_title")

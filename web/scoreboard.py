@@ -171,6 +171,13 @@ def _breakdown(view: Mapping[str, Any], index: int, render: Any) -> tuple[Line, 
     return tuple(out)
 
 
+def player_name(game: Any, name: str, render: Any = _text) -> str:
+    """A player as people read them: their own name, or a player the game names itself (Mini
+    Express's automa is the rulebook's Mašinfíra) in the reader's words."""
+    named = game_words(str(game), "player", name) if name else None
+    return render(named) if named is not None else name
+
+
 def standings(snapshot: Mapping[str, Any], render: Any = _text) -> list[Standing]:
     """Players ranked by total (ties share a rank), each with their counts and lines in words,
     as the game's public view gives them."""
@@ -210,7 +217,7 @@ def standings(snapshot: Mapping[str, Any], render: Any = _text) -> list[Standing
             Standing(
                 index=index,
                 rank=totals.index(total) + 1,
-                name=str(p.get("name", "")),
+                name=player_name(snapshot.get("game"), str(p.get("name", "")), render),
                 colour=str(p.get("colour") or ""),
                 seat=seat if isinstance(seat, int) and not isinstance(seat, bool) else None,
                 total=total,

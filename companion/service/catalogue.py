@@ -19,7 +19,8 @@ game module; the service, which may, hands it this catalogue).
   form that enters the box's printed table (``web/board_table.py``);
 * :meth:`GameCatalogue.words`: a game's thing by the name people read (a message each screen
   renders in its reader's language): Ticket to Ride's ``city`` and ``ticket`` by id, Trains &
-  Stations' ``good`` and ``place`` (a station or city as the table named it).
+  Stations' ``good`` and ``place`` (a station or city as the table named it), Mini Express's
+  ``player`` (the automa, by its name in the rulebook).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 
 from companion.core.game import Game
 from companion.core.jsonvalue import JsonObject
-from companion.core.messages import Text
+from companion.core.messages import Text, msg
 from companion.games import find_game, game_names
 
 
@@ -115,6 +116,11 @@ class GameCatalogue:
             if kind == "ticket":
                 spec = next((t for t in TICKETS if t.id == key), None)
                 return None if spec is None else ticket_name(spec)
+        if game == "mini-express" and kind == "player":
+            from companion.games.mini_express.data import AUTOMA_NAME
+
+            # the notation's "automa" is the rulebook's Mašinfíra (seed 002, "SÓLOVÁ HRA")
+            return msg("Mašinfíra", context="the automa's name") if key == AUTOMA_NAME else None
         if game == "trains-and-stations":
             from companion.games.trains_and_stations.names import good_name, place_name
 

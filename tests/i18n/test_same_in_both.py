@@ -59,6 +59,7 @@ PROPER_NAMES = (
     set(PLAYERS)
     | {"Trackside", "/me"}
     | {"Mini Express"}  # the Czech rulebook's own title (seed 002)
+    | {"Mašinfíra"}  # Mini Express's automa, by the name the Czech rulebook gives it (seed 002)
     | {"hotel"}  # a true cognate: Trains & Stations' Hotel is "Hotel" in the Czech rulebook
     | set(LANGUAGE_NAMES.values())
     | {"CS", "SK", "ES", "EN"}

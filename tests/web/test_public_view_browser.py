@@ -27,9 +27,11 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from companion.core import ObservationKind, PlayerSpec
+from companion.core.messages import render_text
 from companion.core.privacy import has_private_view
 from companion.games import find_game
 from companion.games.ticket_to_ride_europe.board import ROUTE_BY_ID, TRAINS_PER_PLAYER
+from companion.service.catalogue import CATALOGUE
 from companion.service.runtime import Trackside
 from tests.games.table_leaf import table_leaf
 
@@ -158,6 +160,13 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trackside]:
         yield service
 
 
+def shown_name(game: str, name: str) -> str:
+    """A player's name as the screens write it: their own, or the game's name for a player it
+    names itself (Mini Express's automa is the Mašinfíra)."""
+    named = CATALOGUE.words(game, "player", name)
+    return render_text(named) if named is not None else name
+
+
 def check_board(got: dict[str, Any], service: Trackside, where: str) -> None:
     """One scoreboard as read (``READ_BOARD``) equals the game's public view and sheet: every
     player the game scores (a solo Mini Express's Mašinfíra too), ranked by total; their counts;
@@ -178,7 +187,7 @@ def check_board(got: dict[str, Any], service: Trackside, where: str) -> None:
     assert got["order"] == got["ranked"], where
     for i, p in enumerate(players):
         shown = got["standings"][str(i)]
-        assert shown["name"] == p.name, (where, i)
+        assert shown["name"] == shown_name(game.name, p.name), (where, i)
         assert shown["total"] == p.total == sheet.players[i].total, (where, i)
         assert shown["rank"] == 1 + sum(q.total > p.total for q in players), (where, i)
         assert shown["winner"] == (p.name in view.winners), (where, i)

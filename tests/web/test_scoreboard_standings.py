@@ -9,9 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from flask import Flask
+
 from companion.core import Action, PlayerSpec
 from companion.games import find_game
-from web.scoreboard import sheet_rows, standings
+from companion.service.catalogue import CATALOGUE
+from web import games as web_games
+from web.scoreboard import player_name, sheet_rows, standings
 
 GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "games" / "golden"
 
@@ -58,3 +62,17 @@ def test_the_solo_automa_is_ranked_with_its_total_counts_and_sheet_column() -> N
     rows = sheet_rows(snapshot, ranked)
     for column, shown in enumerate(ranked):
         assert sum(r.cells[column] or 0 for r in rows) == shown.total
+
+
+def test_the_automa_is_named_as_the_rulebook_names_it() -> None:
+    """On a screen the notation's "automa" reads as the Czech rulebook's Mašinfíra ("SÓLOVÁ
+    HRA"), in the standings, the sheet's columns and the winners' line."""
+    snapshot, view = solo_snapshot()
+    app = Flask(__name__)
+    app.extensions[web_games.KEY] = CATALOGUE
+    with app.test_request_context("/"):
+        ranked = standings(snapshot)
+        names = {s.index: s.name for s in ranked}
+        assert names[1] == "Mašinfíra" and names[0] == view.players[0].name
+        assert player_name("mini-express", "Tomáš") == "Tomáš"
+        assert player_name("ticket-to-ride-europe", "automa") == "automa"
