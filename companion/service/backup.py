@@ -270,9 +270,7 @@ def check_calibration(content: bytes, work: Path) -> None:
     path = work / CALIBRATION
     path.write_bytes(content)
     try:
-        load_palette(str(path))
-    except UnicodeDecodeError:  # load_palette reads it as UTF-8 text, unchecked
-        raise RestoreRefusedError(f"{CALIBRATION} is not UTF-8 text") from None
+        load_palette(str(path))  # refuses a file not in UTF-8 itself, naming the byte
     except (SnapshotError, ValueError) as exc:
         reason = str(exc).replace(str(path), CALIBRATION)
         raise RestoreRefusedError(

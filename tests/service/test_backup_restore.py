@@ -412,7 +412,7 @@ def test_an_encrypted_archive_is_refused_not_raised(tmp_path: Path) -> None:
     ("calibration", "says"),
     [
         (b"not json", "calibration.json: not JSON"),
-        (b"\xff\xfe", "calibration.json is not UTF-8 text"),
+        (b"\xff\xfe", "calibration.json: not UTF-8 text: byte 0 is 0xff"),
         (b'{"x": 1}', "calibration.json.format: expected 1"),
     ],
 )

@@ -115,7 +115,8 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
     page.select_option("select[name=colour_1]", "blue")
     page.click("#start summary")
     page.fill("#start textarea[name=options]", '{"target": 5}')
-    page.click("#start button[type=submit]")
+    with page.expect_navigation(timeout=30_000):  # a whole-page post
+        page.click("#start button[type=submit]")
     expect(page.locator(".flash.ok")).to_have_text("Tiny Race (test game) started")
 
     def tap(path: str) -> None:
@@ -130,7 +131,9 @@ def test_tiny_race_played_through_the_table_page(service: Trackside, browser: Br
             page.click("#any-action summary")
         page.fill("#any-action input[name=kind]", kind)
         page.fill("#any-action textarea[name=args]", args)
-        page.click("#any-action button[type=submit]")
+        # a whole-page post: wait for the answer's page (a loaded machine takes seconds)
+        with page.expect_navigation(timeout=30_000):
+            page.click("#any-action button[type=submit]")
 
     advance(3)  # Red
     expect(page.locator(".flash.ok")).to_have_text("Red: advance steps=3")
