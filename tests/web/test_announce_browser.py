@@ -79,6 +79,10 @@ def test_a_tunnel_verdict_and_the_last_round_are_told_once_on_the_tv(
             shot = ARTIFACTS / f"ttr-tunnel-{tone}-1920x1080.png"
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shot))
+            page.set_viewport_size({"width": 390, "height": 844})  # the same banner on a phone
+            assert banner.is_visible()
+            page.screenshot(path=str(ARTIFACTS / f"ttr-tunnel-{tone}-390x844.png"))
+            page.set_viewport_size({"width": 1920, "height": 1080})
             page.clock.run_for(9_000)
             assert not banner.is_visible()
     assert told, "the golden game turned no tunnel"
