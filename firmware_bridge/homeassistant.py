@@ -186,7 +186,11 @@ def player_names(state: Mapping[str, Any] | None) -> tuple[str, ...]:
     )
 
 
-EVENT_TYPES = ("round_end", "tunnel", "game_over")
+EVENT_TYPES = ("round_end", "tunnel", "last_round", "game_over")
+
+
+CUE_EVENTS = ("round_end", "tunnel", "last_round")
+"""The snapshot's cues that are Home Assistant events (the rest light the strip only)."""
 
 
 def event_topic(table_id: str) -> str:
@@ -197,8 +201,8 @@ def event_topic(table_id: str) -> str:
 def event_entity_message(
     config: Any, *, configuration_url: str | None = None, sw_version: str | None = None
 ) -> tuple[str, dict[str, Any] | None]:
-    """The ``event`` entity "Table event": round end, tunnel verdict, game over — for
-    automations ("flash the room lights when a round ends")."""
+    """The ``event`` entity "Table event": round end, tunnel verdict, last round begun, game
+    over — for automations ("flash the room lights when a round ends")."""
     version = sw_version if sw_version is not None else software_version()
     node = node_id(config.table_id)
     return (
@@ -235,7 +239,7 @@ class TableEvents:
         cues = snapshot.get("cues")
         current: set[tuple[str, float, object]] = set()
         for cue in cues if isinstance(cues, list) else []:
-            if not isinstance(cue, Mapping) or cue.get("kind") not in ("round_end", "tunnel"):
+            if not isinstance(cue, Mapping) or cue.get("kind") not in CUE_EVENTS:
                 continue
             at = cue.get("at_s")
             if not isinstance(at, int | float) or isinstance(at, bool):
@@ -245,8 +249,9 @@ class TableEvents:
             if key in self._seen:
                 continue
             event: dict[str, Any] = {"event_type": cue["kind"], "game": snapshot.get("game")}
-            if cue["kind"] == "round_end":
-                event["round"] = cue.get("round")
+            if cue["kind"] in ("round_end", "last_round"):
+                if cue["kind"] == "round_end" or "round" in cue:
+                    event["round"] = cue.get("round")
             else:
                 event["seat"] = cue.get("seat")
                 event["extra_cards"] = cue.get("extra_cards")

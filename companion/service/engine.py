@@ -1431,7 +1431,9 @@ def _moment_cues(
     """The LED cues of the public view's new moments (DESIGN.md, "Screens show": the cues read
     the view, they never work a game out): a tunnel's verdict flashes its claimer's seat green
     (no extra cards: claimed at once) or amber (1–3 owed). A game seen for the first time (a
-    restart, another game selected) announces nothing: its moments are old news."""
+    restart, another game selected) announces nothing: its moments are old news. The last
+    round's start is a cue too (``last_round``): the strip shows nothing for it, Home
+    Assistant gets it as an event."""
     listed = view.get("moments")
     moments = [m for m in listed if isinstance(m, dict)] if isinstance(listed, list) else []
     keys = frozenset(str(m.get("key")) for m in moments)
@@ -1441,7 +1443,15 @@ def _moment_cues(
         return []
     cues: list[JsonObject] = []
     for m in moments:
-        if m.get("kind") != "tunnel" or str(m.get("key")) in before:
+        if str(m.get("key")) in before:
+            continue
+        if m.get("kind") == "last_round":  # for Home Assistant; the strip has no show for it
+            cue: JsonObject = {"kind": "last_round", "at_s": now}
+            if isinstance(m.get("round"), int):
+                cue["round"] = m["round"]
+            cues.append(cue)
+            continue
+        if m.get("kind") != "tunnel":
             continue
         extra, player = m.get("extra_cards"), m.get("player")
         if not isinstance(extra, int) or not 0 <= extra <= 3 or not isinstance(player, int):

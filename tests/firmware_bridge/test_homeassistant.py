@@ -207,7 +207,7 @@ def test_round_ends_tunnels_and_game_over_become_one_event_each(tmp_path: Path, 
         (c["kind"], c["at_s"])
         for snap in every
         for c in snap["cues"]
-        if c["kind"] in ("round_end", "tunnel")
+        if c["kind"] in ("round_end", "tunnel", "last_round")
     }
     assert len([e for e in sent if e["event_type"] != "game_over"]) == len(cues)
     over = [e for e in sent if e["event_type"] == "game_over"]
@@ -228,6 +228,10 @@ def test_round_end_cues_reach_home_assistant_for_russian_railroads(tmp_path: Pat
         sent += events.update(snapshot)
     rounds = [e["round"] for e in sent if e["event_type"] == "round_end"]
     assert rounds and rounds == sorted(rounds)
+    # the last round's start, once, from the game's view (round 7 of a 4-player game)
+    assert [e for e in sent if e["event_type"] == "last_round"] == [
+        {"event_type": "last_round", "game": "russian-railroads", "round": 7}
+    ]
 
 
 def test_the_event_entity_belongs_to_the_table_device() -> None:
