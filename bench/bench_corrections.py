@@ -11,12 +11,16 @@ speculation), as ``GET /api/choices?at=…`` answers a fresh request:
 
 - ``list``: ``table-correct`` opened on a table just changed (the listing is built anew);
 - ``line``: each listed line opened (``table-correct/seq-N``);
+- ``look``: what the table page does next with a line it shows (web/app.py ``_only_option``,
+  the one-option look-ahead): every step under it opened, when at most 12 are steps (the
+  whole work of showing the line is ``line`` + ``look``);
 - ``deep``: ``--paths`` random walks from each line down to a leaf, every node on the way.
 
 Each figure is the CPU time (``time.process_time``) of ``children_at(table_tree(...), path)``,
 the work one request does, in ms; printed: count, median, p99 and max per kind, and the slowest
 node with its path; each listing as it is measured (a long run shows its progress). The machine
-may be shared: CPU time, not wall time.
+may be shared: CPU time, not wall time. Interrupted (``timeout -s INT``), a game's figures so
+far are printed and the next game is played.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from companion.service import table_choices
 from companion.service.table_choices import table_tree
 
 PLAYERS = ("Ann", "Ben", "Cat")
+ONE_OPTION_SIBLINGS = 12
+"""web/app.py: the page looks into the steps it shows when there are at most this many."""
 
 
 @dataclass
@@ -86,6 +92,12 @@ def measure(
         ms, below = timed(session, viewer, path)
         figures.add("line", ms, f"{where} {path}")
         assert below, f"{where} {path}: listed but empty"
+        steps = [c for c in below if not c.is_leaf]
+        if len(steps) <= ONE_OPTION_SIBLINGS:
+            start = time.process_time()
+            for c in steps:
+                assert c.expand(), f"{where} {path}/{c.key}: listed but empty"
+            figures.add("look", (time.process_time() - start) * 1000, f"{where} {path} (look)")
         for _ in range(paths):
             nodes, walk = below, path
             while nodes:
@@ -128,7 +140,10 @@ def play(name: str, seed: int, every: int, paths: int, figures: Figures) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default="ticket-to-ride-europe,trains-and-stations")
+    parser.add_argument(
+        "--games",
+        default="ticket-to-ride-europe,trains-and-stations,mini-express,russian-railroads",
+    )
     parser.add_argument("--seeds", default="1,2")
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--paths", type=int, default=3)
@@ -136,9 +151,14 @@ def main() -> None:
     for name in args.games.split(","):
         figures = Figures()
         lengths = []
-        for seed in (int(s) for s in args.seeds.split(",")):
-            lengths.append(play(name, seed, args.every, args.paths, figures))
-        figures.report(f"{name}: seeds {args.seeds}, {lengths} entries (CPU ms per request)")
+        try:
+            for seed in (int(s) for s in args.seeds.split(",")):
+                lengths.append(play(name, seed, args.every, args.paths, figures))
+        except KeyboardInterrupt:  # (``timeout -s INT``): what was measured so far
+            print(f"{name}: stopped", flush=True)
+            lengths.append(-1)
+        if figures.samples:
+            figures.report(f"{name}: seeds {args.seeds}, {lengths} entries (CPU ms per request)")
 
 
 if __name__ == "__main__":

@@ -233,9 +233,7 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
         applied = session.applied[index]
         if applied.action.kind in private_actions(session.game) and viewer != applied.action.player:
             continue  # a secret action is corrected on its player's own view
-        line = _Line(
-            _shape(session, index, viewer), applied.seq, _still_legal(session, index, viewer)
-        )
+        line = _Line(session, index, viewer)
         # a line is listed (``more: true``) only when some correction under it is legal: the
         # action in the log may not be one the tree offers (a scan, the camera's five cards at
         # once, a move whose player the rules do not read, a table corrected since), and when
@@ -264,7 +262,10 @@ def _still_legal(
     that left such corrections out would tell the table about it (choices.md: "a correction's options do not change with
     another player's hidden hand or pending secret choice"); such a correction is offered,
     and if the secret move no longer holds the engine refuses it, telling why only to that
-    move's player (companion.core.privacy)."""
+    move's player (companion.core.privacy).
+
+    This is the definition (each call replays from the start); the listing answers the same
+    with what it kept from earlier entries (:class:`_Replays`)."""
     later = [a.action for a in session.applied[index + 1 :]]
     game = session.game
     before = session.states[index]
@@ -290,15 +291,106 @@ def _still_legal(
     return check
 
 
+_FAILED, _SAME, _OPEN = "failed", "same", "open"
+
+
+class _Replays:
+    """What replacing one line's action by another did to the later actions, kept across the
+    table's entries: each new entry lists the same older lines again with one more later
+    action, so a replacement whose replay was still going (``open``: the state after the
+    later actions replayed so far) costs one apply more, one that failed at a later action
+    (``failed``, at its index) or came back to the table as it was (``same``) costs nothing.
+
+    Valid for later actions that extend (or are a part of) the ones it was kept for, the same
+    objects in the same order (a correction or an undo after the line starts anew), and the
+    same secret kinds (they are passed over while the game is on)."""
+
+    def __init__(self, later: tuple[Action, ...], secret: frozenset[str]) -> None:
+        self.later = later
+        self.secret = secret
+        self.outcomes: dict[str, tuple[str, int, Any]] = {}
+
+    def fits(self, later: tuple[Action, ...], secret: frozenset[str]) -> bool:
+        n = min(len(later), len(self.later))
+        return secret == self.secret and all(
+            a is b for a, b in zip(later[:n], self.later[:n], strict=True)
+        )
+
+
+class _Check:
+    """:func:`_still_legal` for one line of one table, answered with what :class:`_Replays`
+    kept (and keeping what it finds)."""
+
+    def __init__(self, session: TableSession, index: int, viewer: int | None, shape: _Shape):
+        self.game = session.game
+        self.before = session.states[index]
+        self.logged = session.states[index + 1 :]
+        self.later = tuple(a.action for a in session.applied[index + 1 :])
+        self.viewer = viewer
+        secret = frozenset() if self.game.is_over(session.state) else private_actions(self.game)
+        self.replays = shape.replays_for(self.later, secret)
+        self.secret = secret
+
+    def __call__(self, action: Action, key: str) -> bool:
+        later = self.later
+        known = self.replays.outcomes.get(key)
+        if known is not None:
+            how, at, state = known
+            if how == _SAME or at >= len(later):
+                return True  # (a failure past these later actions: they all replayed)
+            if how == _FAILED:
+                return False
+        else:
+            try:
+                state = self.game.apply(self.before, action)
+            except TracksideError:
+                self.replays.outcomes[key] = (_FAILED, -1, None)
+                return False
+            at = 0
+        outcome = self._replay(state, at)
+        if outcome[1] >= len(self.replays.later) or outcome[0] != _OPEN:
+            self.replays.outcomes[key] = outcome  # (an older table's shorter replay is not kept)
+        return outcome[0] != _FAILED
+
+    def _replay(self, state: Any, at: int) -> tuple[str, int, Any]:
+        game, later, secret = self.game, self.later, self.secret
+        for step in range(at, len(later)):
+            if state == self.logged[step]:
+                # back on the table as it was: the rest replays as it did
+                return (_SAME, step, None)
+            a = later[step]
+            if a.kind in secret and a.player != self.viewer:
+                with contextlib.suppress(TracksideError):  # not read: see _still_legal
+                    state = game.apply(state, a)
+                continue
+            try:
+                state = game.apply(state, a)
+            except TracksideError:
+                return (_FAILED, step, None)
+        return (_OPEN, len(later), state)
+
+
 Path = tuple[str, ...]
+
+LEAVES_TRIED: int | None = 48
+"""How many leaves under a node (depth first, in the tree's own order; the action in the log,
+under the nodes on its way, first) are tried for one that keeps every later action legal before
+the node is left out (issue 48: no node over 50 ms). A correction offered is always one the
+engine accepts, and a node offered always opens on something; what this bounds is how hard a
+correction is looked for: one only found after more tries than this is not offered (the table
+can undo back to it and enter the move again). ``None``: no bound (the definition; tests)."""
+
+ORIGINAL_SEARCH_NODES = 4000
+"""How many nodes the search for the action in the log may open (most alike first) before it
+gives up: a logged action the tree does not offer (a scan) is not looked for in the whole tree."""
 
 
 class _Shape:
     """A line's tree as the game offered it before the action in the log, and what is known of
-    it that does not depend on the later actions: the nodes built so far (by path), each node's
-    first leaf, and how much it looks like the action in the log. Kept across the table's
-    entries (:data:`_SHAPES`), since each new entry lists the same older lines again with one
-    more later action to replay."""
+    it that does not depend on the later actions: the nodes built so far (by path) and the path
+    to the action in the log (found most alike first); and what replays of the later actions
+    found (:class:`_Replays`). Kept across the table's entries (:data:`_SHAPES`), since each
+    new entry lists the same older lines again with one more later action to replay."""
 
     def __init__(self, tree: tuple[Choice, ...], original: Action) -> None:
         self.tree = tree
@@ -313,6 +405,18 @@ class _Shape:
         self.below: dict[Path, tuple[Choice, ...]] = {}
         self.first: dict[Path, Choice | None] = {}
         self.likeness: dict[Path, int] = {}
+        self._original: Path | bool | None = False  # False: not looked for yet
+        self.replays: _Replays | None = None
+        self.lock = threading.Lock()
+
+    def replays_for(self, later: tuple[Action, ...], secret: frozenset[str]) -> _Replays:
+        with self.lock:
+            replays = self.replays
+            if replays is None or not replays.fits(later, secret):
+                replays = self.replays = _Replays(later, secret)
+            elif len(later) > len(replays.later):
+                replays.later = later
+            return replays
 
     def children(self, node: Choice, path: Path) -> tuple[Choice, ...]:
         known = self.below.get(path)
@@ -348,6 +452,52 @@ class _Shape:
         self.likeness[path] = known
         return known
 
+    def ranked(self, nodes: tuple[Choice, ...], parent: Path) -> Iterator[tuple[Choice, Path]]:
+        """``nodes`` with their paths, a node whose key names the action's own words first, then
+        by the likeness of their first leaves (worked out only when the search gets there)."""
+        paths = [(*parent, node.key) for node in nodes]
+        named = [i for i, node in enumerate(nodes) if node.key in self.words]
+        for i in named:
+            yield nodes[i], paths[i]
+        rest = [i for i in range(len(nodes)) if nodes[i].key not in self.words]
+        rest.sort(key=lambda i: (self.distance(nodes[i], paths[i]), i))
+        for i in rest:
+            yield nodes[i], paths[i]
+
+    def original_path(self) -> Path | None:
+        """The path to the leaf that is the action in the log, or ``None`` (not offered, or
+        not found within :data:`ORIGINAL_SEARCH_NODES`). Depth first, the children most like
+        it first; first following only that order, then leaving it at one step of the way,
+        then at two (limited discrepancy search): a child that only looked most alike (by its
+        first leaf) does not cost a whole search of its subtree first."""
+        with self.lock:
+            if self._original is False:
+                budget = [ORIGINAL_SEARCH_NODES]
+                found = None
+                for allowed in DISCREPANCIES:
+                    found = self._locate(self.tree, (), allowed, budget)
+                    if found is not None or budget[0] <= 0:
+                        break
+                self._original = found
+            return self._original if isinstance(self._original, tuple) else None
+
+    def _locate(
+        self, nodes: tuple[Choice, ...], parent: Path, allowed: int, budget: list[int]
+    ) -> Path | None:
+        for rank, (node, path) in enumerate(self.ranked(nodes, parent)):
+            left = allowed if rank == 0 else allowed - 1
+            if left < 0 or budget[0] <= 0:
+                return None
+            budget[0] -= 1
+            if node.is_leaf:
+                if node.action == self.original:
+                    return path
+                continue
+            found = self._locate(self.children(node, path), path, left, budget)
+            if found is not None:
+                return found
+        return None
+
 
 _SHAPES: dict[tuple[int, int | None], tuple[Any, _Shape]] = {}
 """The shapes of the lines listed lately, by the table state before the line's action and the
@@ -375,25 +525,30 @@ def _shape(session: TableSession, index: int, viewer: int | None) -> _Shape:
 class _Line:
     """One line of the log under ``table-correct``: the game's nodes before that action, with
     each leaf turned into a ``correct`` command and only the nodes kept that have a leaf under
-    them passing ``check`` (every later action still legal).
+    them passing :func:`_still_legal` (every later action still legal).
 
-    What is offered is exactly that; how fast it is found is this class's business. Whether a
-    node has a passing leaf is searched with the nodes most like the action in the
-    log first (best first over the subtree): a node whose key names the action's own words,
-    then by the likeness of its first leaf (arguments counted as features, see :func:`_features`). The action in the log
-    itself passes without a replay, and a correction like it is the likeliest to keep the later
-    actions legal. Every answer is kept (by path and by action), so each step deeper searches
-    only what is new; what does not depend on the later actions is kept across entries
-    (:class:`_Shape`)."""
+    What is offered is exactly that; how fast it is found is this class's business. The nodes
+    on the way to the action in the log pass at once (the action itself passes: the table as
+    it was); any other node is searched depth first, in the tree's own order, until a leaf
+    passes. Every answer is kept (by path and by action), so each step deeper searches only
+    what is new; what does not depend on the later actions, and the replays of earlier
+    entries, are kept across entries (:class:`_Shape`, :class:`_Replays`)."""
 
-    def __init__(self, shape: _Shape, target: int, check: Callable[[Action], bool]) -> None:
-        self.shape = shape
+    def __init__(self, session: TableSession, index: int, viewer: int | None) -> None:
+        self.shape = shape = _shape(session, index, viewer)
         self.tree = shape.tree
-        self.target = target
-        self.check = check
+        self.target = session.applied[index].seq
+        self.check = _Check(session, index, viewer, shape)
         self.original = shape.original
-        self.passed: dict[str, bool] = {}
+        self.tried = LEAVES_TRIED if LEAVES_TRIED is not None else 1 << 62
         self.found: dict[Path, bool] = {}
+        self.leaf_ok: dict[Path, bool] = {}
+        original = shape.original_path()
+        self.on_the_way: set[Path] = set()
+        if original is not None:
+            for depth in range(len(original) + 1):
+                self.on_the_way.add(original[:depth])
+                self.found[original[:depth]] = True
 
     def children(self, node: Choice, path: Path) -> tuple[Choice, ...]:
         return self.shape.children(node, path)
@@ -401,77 +556,58 @@ class _Line:
     def passes(self, action: Action) -> bool:
         if action == self.original:
             return True  # the action in the log: the table as it was
-        key = json.dumps(action.to_json(), sort_keys=True)
-        known = self.passed.get(key)
-        if known is None:
-            known = self.passed[key] = self.check(action)
-        return known
-
-    # -- the search ------------------------------------------------------------------------
-    def has_leaf(self, node: Choice, path: Path) -> bool:
-        """Whether some leaf under ``node`` (at ``path``; itself, for a leaf) passes ``check``."""
-        if node.is_leaf:
-            return bool(self._search(node, path, None))
-        return self.any_leaf(self.children(node, path), path)
+        return self.check(action, json.dumps(action.to_json(), sort_keys=True))
 
     def any_leaf(self, nodes: tuple[Choice, ...], parent: Path) -> bool:
-        """Whether some leaf under ``nodes`` (the children of ``parent``) passes ``check``.
-
-        Depth first, the children most like the action in the log first; first following only
-        that order (no discrepancy), then leaving it at one step of the way, then everywhere
-        (limited discrepancy search): a child that only looked most alike (by its first leaf)
-        does not cost a whole search of its subtree before the path to the action in the log is
-        tried. Only the last round decides that nothing passes."""
+        """Whether one of the first :data:`LEAVES_TRIED` leaves under ``nodes`` (the children
+        of ``parent``), the action in the log first, passes."""
         known = self.found.get(parent)
-        if known is not None:
-            return known
-        for allowed in (*DISCREPANCIES, None):
-            found = self._among(nodes, parent, allowed)
-            if found is not None:
-                self.found[parent] = found
-                return found
-        raise AssertionError("the last round always decides")  # pragma: no cover
+        if known is None:
+            known = self.found[parent] = self._first_pass(nodes, parent, [self.tried]) is True
+        return known
 
-    def _among(self, nodes: tuple[Choice, ...], parent: Path, allowed: int | None) -> bool | None:
-        unknown = False
-        for rank, (node, path) in enumerate(self.ranked(nodes, parent)):
-            left = allowed if rank == 0 or allowed is None else allowed - 1
-            if left is not None and left < 0:
-                unknown = True
-                break
-            found = self._search(node, path, left)
-            if found:
-                return True
-            unknown = unknown or found is None
-        return None if unknown else False
-
-    def ranked(self, nodes: tuple[Choice, ...], parent: Path) -> Iterator[tuple[Choice, Path]]:
-        """``nodes`` with their paths, a node whose key names the action's own words first, then
-        by the likeness of their first leaves (worked out only when the search gets there)."""
-        paths = [(*parent, node.key) for node in nodes]
-        words = self.shape.words
-        named = [i for i, node in enumerate(nodes) if node.key in words]
-        for i in named:
-            yield nodes[i], paths[i]
-        rest = [i for i in range(len(nodes)) if nodes[i].key not in words]
-        rest.sort(key=lambda i: (self.shape.distance(nodes[i], paths[i]), i))
-        for i in rest:
-            yield nodes[i], paths[i]
-
-    def _search(self, node: Choice, path: Path, allowed: int | None) -> bool | None:
-        """Whether a leaf under ``node`` passes; ``None`` when the search left undecided what
-        it was not allowed to try."""
+    def has_leaf(self, node: Choice, path: Path) -> bool:
+        """Whether one of the first :data:`LEAVES_TRIED` leaves under ``node`` (at ``path``;
+        itself, for a leaf), the action in the log first, passes."""
         known = self.found.get(path)
-        if known is not None:
-            return known
-        if node.is_leaf:
-            ok = node.action is not None and self.passes(node.action)
-            self.found[path] = ok
-            return ok
-        found = self._among(self.children(node, path), path, allowed)
-        if found is not None:
-            self.found[path] = found
-        return found
+        if known is None:
+            if node.is_leaf:
+                known = self._leaf(node, path)
+            else:
+                known = self._first_pass(self.children(node, path), path, [self.tried]) is True
+            self.found[path] = known
+        return known
+
+    def _first_pass(self, nodes: tuple[Choice, ...], parent: Path, left: list[int]) -> bool | None:
+        """Depth first in the tree's order: ``True`` at the first leaf that passes, ``False``
+        when none does, ``None`` when ``left`` (leaves still to try, shared down the search)
+        ran out first."""
+        for node in nodes:
+            path = (*parent, node.key)
+            if path in self.on_the_way:
+                return True  # the action in the log is under it: tried first
+            if node.is_leaf:
+                if left[0] <= 0:
+                    return None
+                left[0] -= 1
+                if self._leaf(node, path):
+                    return True
+                continue
+            # the game names the first leaf under it: tried without building the rest
+            unbuilt = node.first is not None and path not in self.shape.below
+            if unbuilt and left[0] > 0 and node.first is not None and self.passes(node.first):
+                left[0] -= 1
+                return True
+            below = self._first_pass(self.children(node, path), path, left)
+            if below is not False:
+                return below
+        return False
+
+    def _leaf(self, node: Choice, path: Path) -> bool:
+        known = self.leaf_ok.get(path)
+        if known is None:
+            known = self.leaf_ok[path] = node.action is not None and self.passes(node.action)
+        return known
 
     def rewrap(self, nodes: tuple[Choice, ...], parent: Path) -> Callable[[], tuple[Choice, ...]]:
         """The game's nodes with each leaf turned into a ``correct`` command for the line."""

@@ -541,6 +541,7 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[tuple[Route
                     p,
                     children=_payment_children(state, p, options),
                     swatches=(swatch(route.colour),),
+                    first=first,
                 ),
             )
         )
@@ -580,7 +581,8 @@ def _stations(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
     found: list[Choice] = []
     for c in sorted(CITIES, key=lambda c: c.name):
         options = [Action("build_station", p, {"city": c.id, "cards": pay}) for pay in held]
-        if not any(_ok(state, a) for a in options):
+        first = next((a for a in options if _ok(state, a)), None)
+        if first is None:
             continue
         found.append(
             Choice(
@@ -588,6 +590,7 @@ def _stations(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
                 msg("Station in {city}", city=city_name(c.id)),
                 p,
                 children=_payment_children(state, p, options),
+                first=first,
             )
         )
         if first_only:
