@@ -125,7 +125,9 @@ def play(name: str, seed: int, every: int, paths: int, figures: Figures) -> int:
         if session.applied and (steps % every == 0 or pending):
             tag = "speculation" if pending else "play"
             where = f"{name} seed {seed} step {steps} ({tag})"
-            measure(session, viewer, rng=rng, paths=paths, figures=figures, where=where)
+            walks = random.Random(seed * 100_003 + steps)  # the game played does not depend on
+            # what the listing offers (before and after a change play the same game)
+            measure(session, viewer, rng=walks, paths=paths, figures=figures, where=where)
         tree = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
         nodes, pick = tree, None
         while nodes:

@@ -246,7 +246,7 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
                 f"seq-{applied.seq}",
                 msg("#{seq} {line}", seq=applied.seq, line=describe(session, applied.action)),
                 applied.action.player,
-                children=line.rewrap(line.tree, ()),
+                children=line.rewrap(None, ()),
             )
         )
     return tuple(found)
@@ -399,9 +399,9 @@ class _Shape:
         self.goal = _features(data)
         # a key that names the action's own words (its kind's parts, a city, a route) is tried
         # before any likeness is worked out (which builds that node's first leaf)
-        self.words = set(original.kind.split("_")) | {
-            w.replace(":", "-") for w in _strings(data.get("args", {}))
-        }
+        texts = [w.replace(":", "-") for w in _strings(data.get("args", {}))]
+        self.words = set(original.kind.split("_")) | set(texts)
+        self.words |= {part for w in texts for part in w.split("-") if len(part) > 2}
         self.below: dict[Path, tuple[Choice, ...]] = {}
         self.first: dict[Path, Choice | None] = {}
         self.likeness: dict[Path, int] = {}
@@ -442,13 +442,17 @@ class _Shape:
         known = self.likeness.get(path)
         if known is not None:
             return known
-        leaf = self.first_leaf(node, path)
-        if leaf is None or leaf.action is None:
+        if node.first is not None and path not in self.below:
+            action: Action | None = node.first  # named by the game: nothing to build
+        else:
+            leaf = self.first_leaf(node, path)
+            action = None if leaf is None else leaf.action
+        if action is None:
             known = 1 << 30
-        elif leaf.action == self.original:
+        elif action == self.original:
             known = -1
         else:
-            known = _distance(self.goal, _features(leaf.action.to_json()))
+            known = _distance(self.goal, _features(action.to_json()))
         self.likeness[path] = known
         return known
 
@@ -609,11 +613,13 @@ class _Line:
             known = self.leaf_ok[path] = node.action is not None and self.passes(node.action)
         return known
 
-    def rewrap(self, nodes: tuple[Choice, ...], parent: Path) -> Callable[[], tuple[Choice, ...]]:
-        """The game's nodes with each leaf turned into a ``correct`` command for the line."""
+    def rewrap(self, above: Choice | None, parent: Path) -> Callable[[], tuple[Choice, ...]]:
+        """The game's nodes under ``above`` (``None``: the top) with each leaf turned into a
+        ``correct`` command for the line (built when opened: a node listed is not opened)."""
 
         def build() -> tuple[Choice, ...]:
             found: list[Choice] = []
+            nodes = self.tree if above is None else self.children(above, parent)
             for node in nodes:
                 path = (*parent, node.key)
                 if not self.has_leaf(node, path):
@@ -634,7 +640,7 @@ class _Line:
                         )
                     )
                 else:
-                    below = self.rewrap(self.children(node, path), path)
+                    below = self.rewrap(node, path)
                     found.append(
                         Choice(
                             node.key,
