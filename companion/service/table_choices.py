@@ -29,6 +29,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any, cast
 
 from companion.core.actions import Action, Prompt
@@ -72,6 +73,63 @@ def game_tree(session: TableSession, state: Any, viewer: int | None) -> tuple[Ch
             _TREES.pop(next(iter(_TREES)))
         _TREES[key] = (state, tree)
     return tree
+
+
+_OFFERED: dict[tuple[int, int | None], tuple[Any, dict[tuple[str, ...], Action]]] = {}
+"""The leaves the live tree offered (built for a page, a phone, a reader, a script), by table
+state and viewer: the path of each. The action entered is one of them when it was entered
+through the tree, so a correction of it knows at once where it is in the tree (finding it by
+searching builds many of the game's nodes: a Trains & Stations delivery's steps, Mini Express'
+demand). Leaves are recorded as the nodes are opened; never read but for that."""
+_OFFERED_KEPT = 256
+_OFFERED_LEAVES = 4000
+_OFFERED_LOCK = threading.Lock()
+
+
+def _recording(
+    nodes: tuple[Choice, ...], state: Any, viewer: int | None, parent: tuple[str, ...]
+) -> tuple[Choice, ...]:
+    """``nodes`` as they are, each step's children recorded in :data:`_OFFERED` when opened."""
+    key = (id(state), viewer)
+    leaves = [((*parent, n.key), n.action) for n in nodes if n.action is not None]
+    if leaves:
+        with _OFFERED_LOCK:
+            cached = _OFFERED.pop(key, None)
+            known = cached[1] if cached is not None and cached[0] is state else {}
+            if len(known) < _OFFERED_LEAVES:
+                known.update(leaves)
+            _OFFERED[key] = (state, known)  # the most recent last
+            while len(_OFFERED) > _OFFERED_KEPT:
+                del _OFFERED[next(iter(_OFFERED))]
+    return tuple(
+        n if n.is_leaf else replace(n, children=_recorded_below(n, state, viewer, (*parent, n.key)))
+        for n in nodes
+    )
+
+
+def _recorded_below(
+    node: Choice, state: Any, viewer: int | None, path: tuple[str, ...]
+) -> Callable[[], tuple[Choice, ...]]:
+    return lambda: _recording(node.expand(), state, viewer, path)
+
+
+def offered_paths(
+    state: Any, viewer: int | None, action: Action
+) -> list[tuple[tuple[str, ...], bool]]:
+    """Where the live trees of ``state`` offered ``action``, if they were opened down to it
+    (:data:`_OFFERED`), each with whether it was ``viewer``'s own view: that first, then the
+    other views' (the same step may be elsewhere in another player's view: their private steps
+    are among the table's)."""
+    with _OFFERED_LOCK:
+        views = [
+            (view, list(known.items()))
+            for (at, view), (kept, known) in _OFFERED.items()
+            if at == id(state) and kept is state
+        ]
+    views.sort(key=lambda v: v[0] != viewer)
+    return [
+        (path, view == viewer) for view, known in views for path, leaf in known if leaf == action
+    ]
 
 
 def _name(session: TableSession, player: int | None) -> str:
@@ -140,7 +198,7 @@ def table_tree(
         if leaves:
             question = msg("{question}", question=prompt.question)
             found.append(Choice("prompt", question, None, children=leaves))
-    found.extend(game_tree(session, session.state, viewer))
+    found.extend(_recording(game_tree(session, session.state, viewer), session.state, viewer, ()))
     if session.applied:
         last = session.applied[-1]
         found.append(
@@ -239,7 +297,7 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
         # once, a move whose player the rules do not read, a table corrected since), and when
         # no other choice keeps every later action legal the line would open on nothing
         # (choices.md: "a node listed with more: true has children at ?at=")
-        if not line.any_leaf(line.tree, ()):
+        if not line.listed():
             continue
         found.append(
             Choice(
@@ -372,7 +430,7 @@ class _Check:
 
 Path = tuple[str, ...]
 
-LEAVES_TRIED: int | None = 48
+LEAVES_TRIED: int | None = 24
 """How many leaves under a node (depth first, in the tree's own order; the action in the log,
 under the nodes on its way, first) are tried for one that keeps every later action legal before
 the node is left out (issue 48: no node over 50 ms). A correction offered is always one the
@@ -381,8 +439,16 @@ correction is looked for: one only found after more tries than this is not offer
 can undo back to it and enter the move again). ``None``: no bound (the definition; tests)."""
 
 ORIGINAL_SEARCH_NODES = 4000
-"""How many nodes the search for the action in the log may open (most alike first) before it
-gives up: a logged action the tree does not offer (a scan) is not looked for in the whole tree."""
+ORIGINAL_SEARCH_BUILDS = 120
+"""How many nodes the search for the action in the log may visit, and how many it may build
+(most alike first; each build is the game's work: a Trains & Stations delivery's next step
+tries its payouts), before it gives up: a logged action the tree does not offer (a scan, a
+task card in another player's view) is not looked for in the whole tree. Not found, the line's
+nodes are searched as any other (:data:`LEAVES_TRIED`)."""
+
+
+class _SearchSpentError(Exception):
+    """The search for the action in the log built as many nodes as it may."""
 
 
 class _Shape:
@@ -392,8 +458,14 @@ class _Shape:
     found (:class:`_Replays`). Kept across the table's entries (:data:`_SHAPES`), since each
     new entry lists the same older lines again with one more later action to replay."""
 
-    def __init__(self, tree: tuple[Choice, ...], original: Action) -> None:
-        self.tree = tree
+    def __init__(
+        self,
+        build: Callable[[], tuple[Choice, ...]],
+        original: Action,
+        offered: list[tuple[Path, bool]],
+    ) -> None:
+        self._build: Callable[[], tuple[Choice, ...]] | None = build
+        self._tree: tuple[Choice, ...] = ()
         self.original = original
         data = original.to_json()
         self.goal = _features(data)
@@ -405,9 +477,15 @@ class _Shape:
         self.below: dict[Path, tuple[Choice, ...]] = {}
         self.first: dict[Path, Choice | None] = {}
         self.likeness: dict[Path, int] = {}
-        self._original: Path | bool | None = False  # False: not looked for yet
+        # False: not looked for yet; the live tree's path (this very view's; another view's is
+        # walked to be sure) is taken without a search
+        own = [path for path, mine in offered if mine]
+        self._original: Path | bool | None = own[0] if own else False
+        self.offered = [path for path, mine in offered if not mine]
         self.replays: _Replays | None = None
         self.lock = threading.Lock()
+        self._builds_left: int | None = None
+        self._locating: int | None = None  # the thread looking for it (the others build freely)
 
     def replays_for(self, later: tuple[Action, ...], secret: frozenset[str]) -> _Replays:
         with self.lock:
@@ -421,8 +499,26 @@ class _Shape:
     def children(self, node: Choice, path: Path) -> tuple[Choice, ...]:
         known = self.below.get(path)
         if known is None:
+            if self._builds_left is not None and self._locating == threading.get_ident():
+                if self._builds_left <= 0:
+                    raise _SearchSpentError
+                self._builds_left -= 1
             known = self.below[path] = node.expand()
         return known
+
+    @property
+    def tree(self) -> tuple[Choice, ...]:
+        """The game's tree before the line's action (built when first needed: a line whose
+        action's path is known is listed without it)."""
+        build = self._build
+        if build is not None:
+            self._tree = build()
+            self._build = None
+        return self._tree
+
+    def looked_for(self) -> bool:
+        """Whether the action in the log was looked for already (found or not)."""
+        return self._original is not False
 
     def first_leaf(self, node: Choice, path: Path) -> Choice | None:
         if path in self.first:
@@ -476,14 +572,37 @@ class _Shape:
         first leaf) does not cost a whole search of its subtree first."""
         with self.lock:
             if self._original is False:
+                self._original = next((p for p in self.offered if self._leads_to(p)), False)
+            if self._original is False:
                 budget = [ORIGINAL_SEARCH_NODES]
                 found = None
-                for allowed in DISCREPANCIES:
-                    found = self._locate(self.tree, (), allowed, budget)
-                    if found is not None or budget[0] <= 0:
-                        break
+                self._builds_left = ORIGINAL_SEARCH_BUILDS
+                self._locating = threading.get_ident()
+                try:
+                    for allowed in DISCREPANCIES:
+                        found = self._locate(self.tree, (), allowed, budget)
+                        if found is not None or budget[0] <= 0:
+                            break
+                except _SearchSpentError:
+                    found = None
+                finally:
+                    self._builds_left = self._locating = None
                 self._original = found
             return self._original if isinstance(self._original, tuple) else None
+
+    def _leads_to(self, path: Path) -> bool:
+        """Whether ``path`` names the action in the log in this tree."""
+        nodes = self.tree
+        for depth, key in enumerate(path):
+            node = next((n for n in nodes if n.key == key), None)
+            if node is None:
+                return False
+            if depth == len(path) - 1:
+                return node.action == self.original
+            if node.is_leaf:
+                return False
+            nodes = self.children(node, path[: depth + 1])
+        return False
 
     def _locate(
         self, nodes: tuple[Choice, ...], parent: Path, allowed: int, budget: list[int]
@@ -519,11 +638,19 @@ def _shape(session: TableSession, index: int, viewer: int | None) -> _Shape:
         if cached is not None and cached[0] is before and cached[1].original == original:
             shape = cached[1]
         else:
-            shape = _Shape(game_tree(session, before, viewer), original)
+            offered = offered_paths(before, viewer, original)
+            shape = _Shape(_tree_builder(session, before, viewer), original, offered)
         _SHAPES[key] = (before, shape)  # the most recent last
         while len(_SHAPES) > _SHAPES_KEPT:
             del _SHAPES[next(iter(_SHAPES))]
     return shape
+
+
+def _tree_builder(
+    session: TableSession, state: Any, viewer: int | None
+) -> Callable[[], tuple[Choice, ...]]:
+    game = session.game
+    return lambda: tuple(game.choices(state, viewer)) if has_choices(game) else ()
 
 
 class _Line:
@@ -540,19 +667,49 @@ class _Line:
 
     def __init__(self, session: TableSession, index: int, viewer: int | None) -> None:
         self.shape = shape = _shape(session, index, viewer)
-        self.tree = shape.tree
         self.target = session.applied[index].seq
         self.check = _Check(session, index, viewer, shape)
         self.original = shape.original
         self.tried = LEAVES_TRIED if LEAVES_TRIED is not None else 1 << 62
         self.found: dict[Path, bool] = {}
         self.leaf_ok: dict[Path, bool] = {}
-        original = shape.original_path()
         self.on_the_way: set[Path] = set()
+        self.located = False
+
+    def locate(self) -> None:
+        """The nodes on the way to the action in the log pass (found once per line and kept
+        across entries, :meth:`_Shape.original_path`); known before any other node is searched."""
+        if self.located:
+            return
+        self.located = True
+        original = self.shape.original_path()
         if original is not None:
             for depth in range(len(original) + 1):
                 self.on_the_way.add(original[:depth])
                 self.found[original[:depth]] = True
+
+    def listed(self) -> bool:
+        """Whether the line has a correction under it. The tree's first leaf is tried before
+        the action in the log is looked for (which may open many nodes): most later actions do
+        not depend on the one corrected. (The line, opened, finds that leaf again first under
+        the node it is in.) A move entered through the tree is known where it is: the line is
+        listed without building the tree (a Russian Railroads turn's top level tries every
+        space's payments)."""
+        if self.shape.looked_for():
+            self.locate()
+        elif () not in self.found:
+            first = next(
+                (
+                    f
+                    for c in self.shape.tree
+                    if (f := self.shape.first_leaf(c, (c.key,))) is not None
+                ),
+                None,
+            )
+            if first is not None and first.action is not None and self.passes(first.action):
+                self.found[()] = True
+        known = self.found.get(())
+        return known if known is not None else self.any_leaf(self.shape.tree, ())
 
     def children(self, node: Choice, path: Path) -> tuple[Choice, ...]:
         return self.shape.children(node, path)
@@ -567,6 +724,9 @@ class _Line:
         of ``parent``), the action in the log first, passes."""
         known = self.found.get(parent)
         if known is None:
+            self.locate()
+            known = self.found.get(parent)
+        if known is None:
             known = self.found[parent] = self._first_pass(nodes, parent, [self.tried]) is True
         return known
 
@@ -574,6 +734,9 @@ class _Line:
         """Whether one of the first :data:`LEAVES_TRIED` leaves under ``node`` (at ``path``;
         itself, for a leaf), the action in the log first, passes."""
         known = self.found.get(path)
+        if known is None:
+            self.locate()
+            known = self.found.get(path)
         if known is None:
             if node.is_leaf:
                 known = self._leaf(node, path)
@@ -619,7 +782,7 @@ class _Line:
 
         def build() -> tuple[Choice, ...]:
             found: list[Choice] = []
-            nodes = self.tree if above is None else self.children(above, parent)
+            nodes = self.shape.tree if above is None else self.children(above, parent)
             for node in nodes:
                 path = (*parent, node.key)
                 if not self.has_leaf(node, path):

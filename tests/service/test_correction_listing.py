@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from companion.core.actions import Action
-from companion.core.choices import Choice, first_leaf
+from companion.core.choices import Choice, first_leaf, node_at
 from companion.core.errors import IllegalActionError
 from companion.core.events import ActionApplied, ActionCorrected, GameStarted, LogEntry
 from companion.core.game import PlayerSpec
@@ -315,3 +315,37 @@ def test_a_node_names_its_first_leaf_as_its_children_have_it() -> None:
                         assert leaf is not None and leaf.action == inner.first, inner.key
                         named += 1
     assert named > 100
+
+
+def test_a_move_entered_through_the_tree_is_known_where_it_was_offered() -> None:
+    """Each leaf the live tree offers is recorded with its path as its step is opened
+    (``table_choices._OFFERED``), so a correction of a move entered through the tree knows where
+    the move is without searching the tree for it (issue 48: the search built many of the
+    game's nodes, a Trains & Stations delivery's or a Mini Express demand's). Every recorded
+    path names that move in that view's own tree."""
+    rng = random.Random(5)
+    for name in (TTR, "trains-and-stations", "mini-express"):
+        game = find_game(name)
+        session = start(name, 3)
+        for _ in range(40):
+            active = game.status(session.state).active_players
+            viewer = rng.choice(active) if active else None
+            nodes = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
+            path: list[str] = []
+            while True:
+                pick = rng.choice(nodes)
+                path.append(pick.key)
+                if pick.is_leaf:
+                    break
+                nodes = pick.expand()
+            assert pick.action is not None
+            known = table_choices.offered_paths(session.state, viewer, pick.action)
+            assert (tuple(path), True) in known, f"{name}: {'/'.join(path)}"
+            own = game.choices(session.state, viewer)
+            for where, mine in known:
+                if mine:
+                    assert node_at(own, "/".join(where)).action == pick.action
+            before = session
+            session = enter(session, pick.action)
+            index = len(before.applied)
+            assert table_choices._shape(session, index, viewer).looked_for()
