@@ -741,18 +741,30 @@ class _Line:
             if node.is_leaf:
                 known = self._leaf(node, path)
             else:
-                known = self._first_pass(self.children(node, path), path, [self.tried]) is True
+                # itself among its siblings: the first leaf it names, then its children
+                known = self._first_pass((node,), path[:-1], [self.tried]) is True
             self.found[path] = known
         return known
 
     def _first_pass(self, nodes: tuple[Choice, ...], parent: Path, left: list[int]) -> bool | None:
-        """Depth first in the tree's order: ``True`` at the first leaf that passes, ``False``
-        when none does, ``None`` when ``left`` (leaves still to try, shared down the search)
-        ran out first."""
+        """``True`` at the first leaf that passes, ``False`` when none does, ``None`` when
+        ``left`` (leaves still to try, shared down the search) ran out first. The order: the
+        first leaves the game names (``Choice.first``: a route's first payment, tried without
+        building the payments), then depth first in the tree's order. (A leaf that passes is
+        so among the first tries of every node on its way too: a node offered opens on
+        something.)"""
+        for node in nodes:
+            if (*parent, node.key) in self.on_the_way:
+                return True  # the action in the log is under it: tried first
+        for node in nodes:
+            if node.first is not None and not node.is_leaf:
+                if left[0] <= 0:
+                    return None
+                left[0] -= 1
+                if self.passes(node.first):
+                    return True
         for node in nodes:
             path = (*parent, node.key)
-            if path in self.on_the_way:
-                return True  # the action in the log is under it: tried first
             if node.is_leaf:
                 if left[0] <= 0:
                     return None
@@ -760,11 +772,6 @@ class _Line:
                 if self._leaf(node, path):
                     return True
                 continue
-            # the game names the first leaf under it: tried without building the rest
-            unbuilt = node.first is not None and path not in self.shape.below
-            if unbuilt and left[0] > 0 and node.first is not None and self.passes(node.first):
-                left[0] -= 1
-                return True
             below = self._first_pass(self.children(node, path), path, left)
             if below is not False:
                 return below

@@ -297,8 +297,9 @@ def test_a_bound_of_one_leaf_offers_a_part_of_what_the_definition_does(
 
 def test_a_node_names_its_first_leaf_as_its_children_have_it() -> None:
     """``Choice.first`` (a route's or a station's first payment the engine accepts, named
-    without building the payments) is the first leaf under the node, as the correction
-    listing takes it: for every claimable route and station of a random Ticket to Ride game."""
+    without building the payments; the claim's and the station's, their first route's or
+    city's) is the first leaf under the node, as the correction listing takes it: for every
+    claimable route and station of a random Ticket to Ride game."""
     named = 0
     for session in tree_playout(TTR, 3, 120)[::6]:
         game = session.game
@@ -306,8 +307,8 @@ def test_a_node_names_its_first_leaf_as_its_children_have_it() -> None:
             for top in game_tree(session, session.state, viewer):
                 if top.key not in ("claim", "station") or top.is_leaf:
                     continue
-                for node in top.expand():
-                    below = node.expand() if not node.is_leaf else ()
+                for node in (top, *top.expand()):
+                    below = node.expand() if not node.is_leaf and node is not top else ()
                     for inner in (node, *below):
                         if inner.first is None:
                             continue
