@@ -10,7 +10,8 @@ is, in order:
 - ``table-undo`` / ``table-redo``: one tap each (the action they undo or redo is in the label).
 - ``table-correct``: pick a line of the log ("Anna: claim route …"), then the same guided choices
   the game offered before that action; the leaf is a ``correct`` command. Only corrections
-  under which every later action is still legal are offered.
+  under which every later action is still legal are offered, and a step only when such a
+  correction is found among its first :data:`LEAVES_TRIED` tries (no node over 50 ms, issue 48).
 - ``table-end``: end the game, as ``finished`` (final scoring; offered only when the rules say
   the game is over) or ``abandoned`` (no winner); each label says what happens.
 - ``table-reopen``: the only choice once the game on show has ended: take it up again (a
@@ -431,9 +432,10 @@ class _Check:
 Path = tuple[str, ...]
 
 LEAVES_TRIED: int | None = 24
-"""How many leaves under a node (depth first, in the tree's own order; the action in the log,
-under the nodes on its way, first) are tried for one that keeps every later action legal before
-the node is left out (issue 48: no node over 50 ms). A correction offered is always one the
+"""How many leaves under a node are tried for one that keeps every later action legal before
+the node is left out (issue 48: no node over 50 ms). The order: the action in the log, under
+the nodes on its way; at each step the first leaves the game names (``Choice.first``); then
+depth first in the tree's own order. A correction offered is always one the
 engine accepts, and a node offered always opens on something; what this bounds is how hard a
 correction is looked for: one only found after more tries than this is not offered (the table
 can undo back to it and enter the move again). ``None``: no bound (the definition; tests)."""
