@@ -15,6 +15,12 @@ turn it comes in.
 
 Printed per game: games, moves, taps per turn (median / p90 / max), taps per move (median /
 max), and the turn with the most taps.
+
+Run of 2026-11-29 (seeds 1-5, 3 players), taps per turn median / p90 / max (per move median /
+max): Ticket to Ride 6 / 9 / 22 (2 / 5; the most: the set-up's tickets and the five face-up
+cards), Russian Railroads 3 / 5 / 30 (1 / 3), Mini Express 4 / 7 / 9 (4 / 9), Trains & Stations
+12 / 27 / 93 (4 / 15; a random playout rerolls, delivers and shows task cards far more than
+people do).
 """
 
 from __future__ import annotations
