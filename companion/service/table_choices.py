@@ -353,6 +353,10 @@ def _still_legal(
 _FAILED, _SAME, _OPEN = "failed", "same", "open"
 
 
+REPLAYS_KEPT = 256
+"""The replays still going kept for one line (each keeps a table state; the others keep none)."""
+
+
 class _Replays:
     """What replacing one line's action by another did to the later actions, kept across the
     table's entries: each new entry lists the same older lines again with one more later
@@ -368,6 +372,7 @@ class _Replays:
         self.later = later
         self.secret = secret
         self.outcomes: dict[str, tuple[str, int, Any]] = {}
+        self.states = 0  # replays kept going (each keeps a table state)
 
     def fits(self, later: tuple[Action, ...], secret: frozenset[str]) -> bool:
         n = min(len(later), len(self.later))
@@ -407,8 +412,15 @@ class _Check:
                 return False
             at = 0
         outcome = self._replay(state, at)
-        if outcome[1] >= len(self.replays.later) or outcome[0] != _OPEN:
-            self.replays.outcomes[key] = outcome  # (an older table's shorter replay is not kept)
+        replays = self.replays
+        if outcome[0] != _OPEN:
+            replays.outcomes[key] = outcome
+        elif outcome[1] >= len(replays.later):  # (an older table's shorter one is not kept)
+            if key in replays.outcomes:
+                replays.outcomes[key] = outcome  # further on, in place of the one kept
+            elif replays.states < REPLAYS_KEPT:  # nor more states than this
+                replays.states += 1
+                replays.outcomes[key] = outcome
         return outcome[0] != _FAILED
 
     def _replay(self, state: Any, at: int) -> tuple[str, int, Any]:
