@@ -703,25 +703,16 @@ class _Line:
                 self.found[original[:depth]] = True
 
     def listed(self) -> bool:
-        """Whether the line has a correction under it. The tree's first leaf is tried before
-        the action in the log is looked for (which may open many nodes): most later actions do
-        not depend on the one corrected. (The line, opened, finds that leaf again first under
-        the node it is in.) A move entered through the tree is known where it is: the line is
+        """Whether the line has a correction under it. One leaf is tried (the first of the
+        order :meth:`_first_pass` takes) before the action in the log is looked for (which may
+        open many nodes): most later actions do not depend on the one corrected. (The line,
+        opened, finds that leaf again among the first tries of the node it is in.) A move entered through the tree is known where it is: the line is
         listed without building the tree (a Russian Railroads turn's top level tries every
         space's payments)."""
         if self.shape.looked_for():
             self.locate()
-        elif () not in self.found:
-            first = next(
-                (
-                    f
-                    for c in self.shape.tree
-                    if (f := self.shape.first_leaf(c, (c.key,))) is not None
-                ),
-                None,
-            )
-            if first is not None and first.action is not None and self.passes(first.action):
-                self.found[()] = True
+        elif () not in self.found and self._first_pass(self.shape.tree, (), [1]) is True:
+            self.found[()] = True  # the first try, in the order every node of the line takes
         known = self.found.get(())
         return known if known is not None else self.any_leaf(self.shape.tree, ())
 
