@@ -22,25 +22,30 @@ node with its path; each listing as it is measured (a long run shows its progres
 may be shared: CPU time, not wall time. Interrupted (``timeout -s INT``), a game's figures so
 far are printed and the next game is played.
 
-Run of 2026-11-29 (seed 1, ``--every 20``, 3 players; shared 2-core machine, load 6-8: CPU
-times are inflated a little), median / p99 / max ms, before (9b7c0c8) → after (issue 48):
+Run of 2026-11-29 (seed 1, ``--every 20``, 3 players; shared 2-core machine, load 3-13: CPU
+times vary by up to 2x from run to run), median / p99 / max ms, before (9b7c0c8) → after
+(issue 48):
 
-    Ticket to Ride    list  92 / 150 / 150      → 36 / 55 / 55
-                      line  0.04 / 482 / 851    → 0.22 / 20 / 93
-                      look  1.2 / 206 / 438     → 1.0 / 68 / 120
-                      deep  0.07 / 5 / 19       → 0.08 / 6 / 22
-    Trains & Stations list  119 / 54802 / 54802 → 30 / 95 / 95
-                      line  0.17 / 42058 / 65730 → 0.25 / 18 / 130
-                      look  2.4 / 7629 / 10824  → 1.5 / 74 / 174
-                      deep  0.15 / 455 / 22073  → 0.16 / 24 / 153
-    Mini Express      list  670 / 1140 / 1140   → 44 / 56 / 56
-                      line  763 / 6324 / 6324   → 17 / 183 / 183
-                      look  77 / 2044 / 2044    → 16 / 178 / 178
-                      deep  1.1 / 222 / 543     → 0.35 / 136 / 269
-    Russian Railroads list  148 / 180 / 180     → 100 / 166 / 166
-                      line  1.8 / 10 / 16       → 1.4 / 17 / 196
-                      look  0.01 / 35 / 66      → 0.01 / 37 / 114
-                      deep  0.06 / 5 / 38       → 0.07 / 0.7 / 18
+    Ticket to Ride    list  92 / 150 / 150       → 29 / 51 / 51
+                      line  0.04 / 482 / 851     → 0.21 / 19 / 87
+                      look  1.2 / 206 / 438      → 1.1 / 67 / 140
+                      deep  0.07 / 5 / 19        → 0.08 / 6 / 59
+    Trains & Stations list  119 / 54802 / 54802  → 31 / 102 / 102
+                      line  0.17 / 42058 / 65730 → 0.22 / 17 / 79
+                      look  2.4 / 7629 / 10824   → 1.6 / 51 / 104
+                      deep  0.15 / 455 / 22073   → 0.14 / 23 / 177
+    Mini Express      list  670 / 1140 / 1140    → 58 / 75 / 75
+                      line  763 / 6324 / 6324    → 20 / 166 / 166
+                      look  77 / 2044 / 2044     → 17 / 75 / 75
+                      deep  1.1 / 222 / 543      → 0.42 / 137 / 264
+    Russian Railroads list  148 / 180 / 180      → 105 / 264 / 264
+                      line  1.8 / 10 / 16        → 1.2 / 15 / 16
+                      look  0.01 / 35 / 66       → 0.01 / 31 / 96
+                      deep  0.06 / 5 / 38        → 0.06 / 0.4 / 17
+
+(A Russian Railroads listing builds, for each new line, the turn's top level, which tries every
+space's payments, ~10 ms: here each move is entered in its player's own view and listed in
+another's, whose tree is then needed to be sure of the move's place in it.)
 """
 
 from __future__ import annotations
