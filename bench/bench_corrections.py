@@ -11,12 +11,41 @@ speculation), as ``GET /api/choices?at=…`` answers a fresh request:
 
 - ``list``: ``table-correct`` opened on a table just changed (the listing is built anew);
 - ``line``: each listed line opened (``table-correct/seq-N``);
+- ``look``: what the table page does next with a line it shows (web/app.py ``_only_option``,
+  the one-option look-ahead): every step under it opened (not a list to look a name up in),
+  when at most 12 are steps (the whole work of showing the line is ``line`` + ``look``);
 - ``deep``: ``--paths`` random walks from each line down to a leaf, every node on the way.
 
 Each figure is the CPU time (``time.process_time``) of ``children_at(table_tree(...), path)``,
 the work one request does, in ms; printed: count, median, p99 and max per kind, and the slowest
 node with its path; each listing as it is measured (a long run shows its progress). The machine
-may be shared: CPU time, not wall time.
+may be shared: CPU time, not wall time. Interrupted (``timeout -s INT``), a game's figures so
+far are printed and the next game is played.
+
+Run of 2026-11-29 (seed 1, ``--every 20``, 3 players; shared 2-core machine, load 3-13: CPU
+times vary by up to 2x from run to run), median / p99 / max ms, before (9b7c0c8) → after
+(issue 48):
+
+    Ticket to Ride    list  92 / 150 / 150       → 29 / 51 / 51
+                      line  0.04 / 482 / 851     → 0.21 / 19 / 87
+                      look  1.2 / 206 / 438      → 1.1 / 67 / 140
+                      deep  0.07 / 5 / 19        → 0.08 / 6 / 59
+    Trains & Stations list  119 / 54802 / 54802  → 31 / 102 / 102
+                      line  0.17 / 42058 / 65730 → 0.22 / 17 / 79
+                      look  2.4 / 7629 / 10824   → 1.6 / 51 / 104
+                      deep  0.15 / 455 / 22073   → 0.14 / 23 / 177
+    Mini Express      list  670 / 1140 / 1140    → 58 / 75 / 75
+                      line  763 / 6324 / 6324    → 20 / 166 / 166
+                      look  77 / 2044 / 2044     → 17 / 75 / 75
+                      deep  1.1 / 222 / 543      → 0.42 / 137 / 264
+    Russian Railroads list  148 / 180 / 180      → 105 / 264 / 264
+                      line  1.8 / 10 / 16        → 1.2 / 15 / 16
+                      look  0.01 / 35 / 66       → 0.01 / 31 / 96
+                      deep  0.06 / 5 / 38        → 0.06 / 0.4 / 17
+
+(A Russian Railroads listing builds, for each new line, the turn's top level, which tries every
+space's payments, ~10 ms: here each move is entered in its player's own view and listed in
+another's, whose tree is then needed to be sure of the move's place in it.)
 """
 
 from __future__ import annotations
@@ -36,6 +65,8 @@ from companion.service import table_choices
 from companion.service.table_choices import table_tree
 
 PLAYERS = ("Ann", "Ben", "Cat")
+ONE_OPTION_SIBLINGS = 12
+"""web/app.py: the page looks into the steps it shows when there are at most this many."""
 
 
 @dataclass
@@ -86,6 +117,13 @@ def measure(
         ms, below = timed(session, viewer, path)
         figures.add("line", ms, f"{where} {path}")
         assert below, f"{where} {path}: listed but empty"
+        steps = [c for c in below if not c.is_leaf]
+        if len(steps) <= ONE_OPTION_SIBLINGS:
+            start = time.process_time()
+            for c in steps:
+                if not c.by_name:  # a list to look a name up in is never looked into
+                    assert c.expand(), f"{where} {path}/{c.key}: listed but empty"
+            figures.add("look", (time.process_time() - start) * 1000, f"{where} {path} (look)")
         for _ in range(paths):
             nodes, walk = below, path
             while nodes:
@@ -113,7 +151,9 @@ def play(name: str, seed: int, every: int, paths: int, figures: Figures) -> int:
         if session.applied and (steps % every == 0 or pending):
             tag = "speculation" if pending else "play"
             where = f"{name} seed {seed} step {steps} ({tag})"
-            measure(session, viewer, rng=rng, paths=paths, figures=figures, where=where)
+            walks = random.Random(seed * 100_003 + steps)  # the game played does not depend on
+            # what the listing offers (before and after a change play the same game)
+            measure(session, viewer, rng=walks, paths=paths, figures=figures, where=where)
         tree = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
         nodes, pick = tree, None
         while nodes:
@@ -128,7 +168,10 @@ def play(name: str, seed: int, every: int, paths: int, figures: Figures) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", default="ticket-to-ride-europe,trains-and-stations")
+    parser.add_argument(
+        "--games",
+        default="ticket-to-ride-europe,trains-and-stations,mini-express,russian-railroads",
+    )
     parser.add_argument("--seeds", default="1,2")
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--paths", type=int, default=3)
@@ -136,9 +179,14 @@ def main() -> None:
     for name in args.games.split(","):
         figures = Figures()
         lengths = []
-        for seed in (int(s) for s in args.seeds.split(",")):
-            lengths.append(play(name, seed, args.every, args.paths, figures))
-        figures.report(f"{name}: seeds {args.seeds}, {lengths} entries (CPU ms per request)")
+        try:
+            for seed in (int(s) for s in args.seeds.split(",")):
+                lengths.append(play(name, seed, args.every, args.paths, figures))
+        except KeyboardInterrupt:  # (``timeout -s INT``): what was measured so far
+            print(f"{name}: stopped", flush=True)
+            lengths.append(-1)
+        if figures.samples:
+            figures.report(f"{name}: seeds {args.seeds}, {lengths} entries (CPU ms per request)")
 
 
 if __name__ == "__main__":

@@ -75,6 +75,11 @@ class Choice:
     """Its children are a list people look a name up in (cities, routes): every screen lists
     them in the order of their labels in the reader's language (its collation), not the
     game's order."""
+    first: Action | None = field(default=None, compare=False)
+    """For a node whose children are built when it is opened: the action of its first leaf
+    (depth first), when the game knows it without building them (a route's first payment the
+    engine accepts). A search that needs only one leaf of many nodes (the correction listing)
+    tries it without opening the node. Never set on a leaf."""
 
     def __post_init__(self) -> None:
         if not self.key or PATH_SEPARATOR in self.key:
@@ -85,6 +90,8 @@ class Choice:
             raise ValueError(
                 f"choice {self.key!r}: needs exactly one of an action, a command or children"
             )
+        if self.first is not None and ends == 1 and not has_children:
+            raise ValueError(f"choice {self.key!r}: a leaf has no first leaf under it")
         check_swatches(self.swatches, f"choice {self.key!r}")
 
     @property

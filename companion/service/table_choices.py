@@ -10,7 +10,8 @@ is, in order:
 - ``table-undo`` / ``table-redo``: one tap each (the action they undo or redo is in the label).
 - ``table-correct``: pick a line of the log ("Anna: claim route …"), then the same guided choices
   the game offered before that action; the leaf is a ``correct`` command. Only corrections
-  under which every later action is still legal are offered.
+  under which every later action is still legal are offered, and a step only when such a
+  correction is found among its first :data:`LEAVES_TRIED` tries (no node over 50 ms, issue 48).
 - ``table-end``: end the game, as ``finished`` (final scoring; offered only when the rules say
   the game is over) or ``abandoned`` (no winner); each label says what happens.
 - ``table-reopen``: the only choice once the game on show has ended: take it up again (a
@@ -29,6 +30,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any, cast
 
 from companion.core.actions import Action, Prompt
@@ -72,6 +74,63 @@ def game_tree(session: TableSession, state: Any, viewer: int | None) -> tuple[Ch
             _TREES.pop(next(iter(_TREES)))
         _TREES[key] = (state, tree)
     return tree
+
+
+_OFFERED: dict[tuple[int, int | None], tuple[Any, dict[tuple[str, ...], Action]]] = {}
+"""The leaves the live tree offered (built for a page, a phone, a reader, a script), by table
+state and viewer: the path of each. The action entered is one of them when it was entered
+through the tree, so a correction of it knows at once where it is in the tree (finding it by
+searching builds many of the game's nodes: a Trains & Stations delivery's steps, Mini Express'
+demand). Leaves are recorded as the nodes are opened; never read but for that."""
+_OFFERED_KEPT = 256
+_OFFERED_LEAVES = 4000
+_OFFERED_LOCK = threading.Lock()
+
+
+def _recording(
+    nodes: tuple[Choice, ...], state: Any, viewer: int | None, parent: tuple[str, ...]
+) -> tuple[Choice, ...]:
+    """``nodes`` as they are, each step's children recorded in :data:`_OFFERED` when opened."""
+    key = (id(state), viewer)
+    leaves = [((*parent, n.key), n.action) for n in nodes if n.action is not None]
+    if leaves:
+        with _OFFERED_LOCK:
+            cached = _OFFERED.pop(key, None)
+            known = cached[1] if cached is not None and cached[0] is state else {}
+            if len(known) < _OFFERED_LEAVES:
+                known.update(leaves)
+            _OFFERED[key] = (state, known)  # the most recent last
+            while len(_OFFERED) > _OFFERED_KEPT:
+                del _OFFERED[next(iter(_OFFERED))]
+    return tuple(
+        n if n.is_leaf else replace(n, children=_recorded_below(n, state, viewer, (*parent, n.key)))
+        for n in nodes
+    )
+
+
+def _recorded_below(
+    node: Choice, state: Any, viewer: int | None, path: tuple[str, ...]
+) -> Callable[[], tuple[Choice, ...]]:
+    return lambda: _recording(node.expand(), state, viewer, path)
+
+
+def offered_paths(
+    state: Any, viewer: int | None, action: Action
+) -> list[tuple[tuple[str, ...], bool]]:
+    """Where the live trees of ``state`` offered ``action``, if they were opened down to it
+    (:data:`_OFFERED`), each with whether it was ``viewer``'s own view: that first, then the
+    other views' (the same step may be elsewhere in another player's view: their private steps
+    are among the table's)."""
+    with _OFFERED_LOCK:
+        views = [
+            (view, list(known.items()))
+            for (at, view), (kept, known) in _OFFERED.items()
+            if at == id(state) and kept is state
+        ]
+    views.sort(key=lambda v: v[0] != viewer)
+    return [
+        (path, view == viewer) for view, known in views for path, leaf in known if leaf == action
+    ]
 
 
 def _name(session: TableSession, player: int | None) -> str:
@@ -140,7 +199,7 @@ def table_tree(
         if leaves:
             question = msg("{question}", question=prompt.question)
             found.append(Choice("prompt", question, None, children=leaves))
-    found.extend(game_tree(session, session.state, viewer))
+    found.extend(_recording(game_tree(session, session.state, viewer), session.state, viewer, ()))
     if session.applied:
         last = session.applied[-1]
         found.append(
@@ -233,22 +292,20 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
         applied = session.applied[index]
         if applied.action.kind in private_actions(session.game) and viewer != applied.action.player:
             continue  # a secret action is corrected on its player's own view
-        line = _Line(
-            _shape(session, index, viewer), applied.seq, _still_legal(session, index, viewer)
-        )
+        line = _Line(session, index, viewer)
         # a line is listed (``more: true``) only when some correction under it is legal: the
         # action in the log may not be one the tree offers (a scan, the camera's five cards at
         # once, a move whose player the rules do not read, a table corrected since), and when
         # no other choice keeps every later action legal the line would open on nothing
         # (choices.md: "a node listed with more: true has children at ?at=")
-        if not line.any_leaf(line.tree, ()):
+        if not line.listed():
             continue
         found.append(
             Choice(
                 f"seq-{applied.seq}",
                 msg("#{seq} {line}", seq=applied.seq, line=describe(session, applied.action)),
                 applied.action.player,
-                children=line.rewrap(line.tree, ()),
+                children=line.rewrap(None, ()),
             )
         )
     return tuple(found)
@@ -264,7 +321,10 @@ def _still_legal(
     that left such corrections out would tell the table about it (choices.md: "a correction's options do not change with
     another player's hidden hand or pending secret choice"); such a correction is offered,
     and if the secret move no longer holds the engine refuses it, telling why only to that
-    move's player (companion.core.privacy)."""
+    move's player (companion.core.privacy).
+
+    This is the definition (each call replays from the start); the listing answers the same
+    with what it kept from earlier entries (:class:`_Replays`)."""
     later = [a.action for a in session.applied[index + 1 :]]
     game = session.game
     before = session.states[index]
@@ -290,35 +350,189 @@ def _still_legal(
     return check
 
 
+_FAILED, _SAME, _OPEN = "failed", "same", "open"
+
+
+REPLAYS_KEPT = 256
+"""The replays still going kept for one line (each keeps a table state; the others keep none)."""
+
+
+class _Replays:
+    """What replacing one line's action by another did to the later actions, kept across the
+    table's entries: each new entry lists the same older lines again with one more later
+    action, so a replacement whose replay was still going (``open``: the state after the
+    later actions replayed so far) costs one apply more, one that failed at a later action
+    (``failed``, at its index) or came back to the table as it was (``same``) costs nothing.
+
+    Valid for later actions that extend (or are a part of) the ones it was kept for, the same
+    objects in the same order (a correction or an undo after the line starts anew), and the
+    same secret kinds (they are passed over while the game is on)."""
+
+    def __init__(self, later: tuple[Action, ...], secret: frozenset[str]) -> None:
+        self.later = later
+        self.secret = secret
+        self.outcomes: dict[str, tuple[str, int, Any]] = {}
+        self.states = 0  # replays kept going (each keeps a table state)
+
+    def fits(self, later: tuple[Action, ...], secret: frozenset[str]) -> bool:
+        n = min(len(later), len(self.later))
+        return secret == self.secret and all(
+            a is b for a, b in zip(later[:n], self.later[:n], strict=True)
+        )
+
+
+class _Check:
+    """:func:`_still_legal` for one line of one table, answered with what :class:`_Replays`
+    kept (and keeping what it finds)."""
+
+    def __init__(self, session: TableSession, index: int, viewer: int | None, shape: _Shape):
+        self.game = session.game
+        self.before = session.states[index]
+        self.logged = session.states[index + 1 :]
+        self.later = tuple(a.action for a in session.applied[index + 1 :])
+        self.viewer = viewer
+        secret = frozenset() if self.game.is_over(session.state) else private_actions(self.game)
+        self.replays = shape.replays_for(self.later, secret)
+        self.secret = secret
+
+    def __call__(self, action: Action, key: str) -> bool:
+        later = self.later
+        known = self.replays.outcomes.get(key)
+        if known is not None:
+            how, at, state = known
+            if how == _SAME or at >= len(later):
+                return True  # (a failure past these later actions: they all replayed)
+            if how == _FAILED:
+                return False
+        else:
+            try:
+                state = self.game.apply(self.before, action)
+            except TracksideError:
+                self.replays.outcomes[key] = (_FAILED, -1, None)
+                return False
+            at = 0
+        outcome = self._replay(state, at)
+        replays = self.replays
+        if outcome[0] != _OPEN:
+            replays.outcomes[key] = outcome
+        elif outcome[1] >= len(replays.later):  # (an older table's shorter one is not kept)
+            if key in replays.outcomes:
+                replays.outcomes[key] = outcome  # further on, in place of the one kept
+            elif replays.states < REPLAYS_KEPT:  # nor more states than this
+                replays.states += 1
+                replays.outcomes[key] = outcome
+        return outcome[0] != _FAILED
+
+    def _replay(self, state: Any, at: int) -> tuple[str, int, Any]:
+        game, later, secret = self.game, self.later, self.secret
+        for step in range(at, len(later)):
+            if state == self.logged[step]:
+                # back on the table as it was: the rest replays as it did
+                return (_SAME, step, None)
+            a = later[step]
+            if a.kind in secret and a.player != self.viewer:
+                with contextlib.suppress(TracksideError):  # not read: see _still_legal
+                    state = game.apply(state, a)
+                continue
+            try:
+                state = game.apply(state, a)
+            except TracksideError:
+                return (_FAILED, step, None)
+        return (_OPEN, len(later), state)
+
+
 Path = tuple[str, ...]
+
+LEAVES_TRIED: int | None = 24
+"""How many leaves under a node are tried for one that keeps every later action legal before
+the node is left out (issue 48: no node over 50 ms). The order: the action in the log, under
+the nodes on its way; at each step the first leaves the game names (``Choice.first``); then
+depth first in the tree's own order. A correction offered is always one the
+engine accepts, and a node offered always opens on something; what this bounds is how hard a
+correction is looked for: one only found after more tries than this is not offered (the table
+can undo back to it and enter the move again). ``None``: no bound (the definition; tests)."""
+
+ORIGINAL_SEARCH_NODES = 4000
+ORIGINAL_SEARCH_BUILDS = 120
+"""How many nodes the search for the action in the log may visit, and how many it may build
+(most alike first; each build is the game's work: a Trains & Stations delivery's next step
+tries its payouts), before it gives up: a logged action the tree does not offer (a scan, a
+task card in another player's view) is not looked for in the whole tree. Not found, the line's
+nodes are searched as any other (:data:`LEAVES_TRIED`)."""
+
+
+class _SearchSpentError(Exception):
+    """The search for the action in the log built as many nodes as it may."""
 
 
 class _Shape:
     """A line's tree as the game offered it before the action in the log, and what is known of
-    it that does not depend on the later actions: the nodes built so far (by path), each node's
-    first leaf, and how much it looks like the action in the log. Kept across the table's
-    entries (:data:`_SHAPES`), since each new entry lists the same older lines again with one
-    more later action to replay."""
+    it that does not depend on the later actions: the nodes built so far (by path) and the path
+    to the action in the log (found most alike first); and what replays of the later actions
+    found (:class:`_Replays`). Kept across the table's entries (:data:`_SHAPES`), since each
+    new entry lists the same older lines again with one more later action to replay."""
 
-    def __init__(self, tree: tuple[Choice, ...], original: Action) -> None:
-        self.tree = tree
+    def __init__(
+        self,
+        build: Callable[[], tuple[Choice, ...]],
+        original: Action,
+        offered: list[tuple[Path, bool]],
+    ) -> None:
+        self._build: Callable[[], tuple[Choice, ...]] | None = build
+        self._tree: tuple[Choice, ...] = ()
         self.original = original
         data = original.to_json()
         self.goal = _features(data)
         # a key that names the action's own words (its kind's parts, a city, a route) is tried
         # before any likeness is worked out (which builds that node's first leaf)
-        self.words = set(original.kind.split("_")) | {
-            w.replace(":", "-") for w in _strings(data.get("args", {}))
-        }
+        texts = [w.replace(":", "-") for w in _strings(data.get("args", {}))]
+        self.words = set(original.kind.split("_")) | set(texts)
+        self.words |= {part for w in texts for part in w.split("-") if len(part) > 2}
         self.below: dict[Path, tuple[Choice, ...]] = {}
         self.first: dict[Path, Choice | None] = {}
         self.likeness: dict[Path, int] = {}
+        # False: not looked for yet; the live tree's path (this very view's; another view's is
+        # walked to be sure) is taken without a search
+        own = [path for path, mine in offered if mine]
+        self._original: Path | bool | None = own[0] if own else False
+        self.offered = [path for path, mine in offered if not mine]
+        self.replays: _Replays | None = None
+        self.lock = threading.Lock()
+        self._builds_left: int | None = None
+        self._locating: int | None = None  # the thread looking for it (the others build freely)
+
+    def replays_for(self, later: tuple[Action, ...], secret: frozenset[str]) -> _Replays:
+        with self.lock:
+            replays = self.replays
+            if replays is None or not replays.fits(later, secret):
+                replays = self.replays = _Replays(later, secret)
+            elif len(later) > len(replays.later):
+                replays.later = later
+            return replays
 
     def children(self, node: Choice, path: Path) -> tuple[Choice, ...]:
         known = self.below.get(path)
         if known is None:
+            if self._builds_left is not None and self._locating == threading.get_ident():
+                if self._builds_left <= 0:
+                    raise _SearchSpentError
+                self._builds_left -= 1
             known = self.below[path] = node.expand()
         return known
+
+    @property
+    def tree(self) -> tuple[Choice, ...]:
+        """The game's tree before the line's action (built when first needed: a line whose
+        action's path is known is listed without it)."""
+        build = self._build
+        if build is not None:
+            self._tree = build()
+            self._build = None
+        return self._tree
+
+    def looked_for(self) -> bool:
+        """Whether the action in the log was looked for already (found or not)."""
+        return self._original is not False
 
     def first_leaf(self, node: Choice, path: Path) -> Choice | None:
         if path in self.first:
@@ -338,15 +552,88 @@ class _Shape:
         known = self.likeness.get(path)
         if known is not None:
             return known
-        leaf = self.first_leaf(node, path)
-        if leaf is None or leaf.action is None:
+        if node.first is not None and path not in self.below:
+            action: Action | None = node.first  # named by the game: nothing to build
+        else:
+            leaf = self.first_leaf(node, path)
+            action = None if leaf is None else leaf.action
+        if action is None:
             known = 1 << 30
-        elif leaf.action == self.original:
+        elif action == self.original:
             known = -1
         else:
-            known = _distance(self.goal, _features(leaf.action.to_json()))
+            known = _distance(self.goal, _features(action.to_json()))
         self.likeness[path] = known
         return known
+
+    def ranked(self, nodes: tuple[Choice, ...], parent: Path) -> Iterator[tuple[Choice, Path]]:
+        """``nodes`` with their paths, a node whose key names the action's own words first, then
+        by the likeness of their first leaves (worked out only when the search gets there)."""
+        paths = [(*parent, node.key) for node in nodes]
+        named = [i for i, node in enumerate(nodes) if node.key in self.words]
+        for i in named:
+            yield nodes[i], paths[i]
+        rest = [i for i in range(len(nodes)) if nodes[i].key not in self.words]
+        rest.sort(key=lambda i: (self.distance(nodes[i], paths[i]), i))
+        for i in rest:
+            yield nodes[i], paths[i]
+
+    def original_path(self) -> Path | None:
+        """The path to the leaf that is the action in the log, or ``None`` (not offered, or
+        not found within :data:`ORIGINAL_SEARCH_NODES`). Depth first, the children most like
+        it first; first following only that order, then leaving it at one step of the way,
+        then at two (limited discrepancy search): a child that only looked most alike (by its
+        first leaf) does not cost a whole search of its subtree first."""
+        with self.lock:
+            if self._original is False:
+                self._original = next((p for p in self.offered if self._leads_to(p)), False)
+            if self._original is False:
+                budget = [ORIGINAL_SEARCH_NODES]
+                found = None
+                self._builds_left = ORIGINAL_SEARCH_BUILDS
+                self._locating = threading.get_ident()
+                try:
+                    for allowed in DISCREPANCIES:
+                        found = self._locate(self.tree, (), allowed, budget)
+                        if found is not None or budget[0] <= 0:
+                            break
+                except _SearchSpentError:
+                    found = None
+                finally:
+                    self._builds_left = self._locating = None
+                self._original = found
+            return self._original if isinstance(self._original, tuple) else None
+
+    def _leads_to(self, path: Path) -> bool:
+        """Whether ``path`` names the action in the log in this tree."""
+        nodes = self.tree
+        for depth, key in enumerate(path):
+            node = next((n for n in nodes if n.key == key), None)
+            if node is None:
+                return False
+            if depth == len(path) - 1:
+                return node.action == self.original
+            if node.is_leaf:
+                return False
+            nodes = self.children(node, path[: depth + 1])
+        return False
+
+    def _locate(
+        self, nodes: tuple[Choice, ...], parent: Path, allowed: int, budget: list[int]
+    ) -> Path | None:
+        for rank, (node, path) in enumerate(self.ranked(nodes, parent)):
+            left = allowed if rank == 0 else allowed - 1
+            if left < 0 or budget[0] <= 0:
+                return None
+            budget[0] -= 1
+            if node.is_leaf:
+                if node.action == self.original:
+                    return path
+                continue
+            found = self._locate(self.children(node, path), path, left, budget)
+            if found is not None:
+                return found
+        return None
 
 
 _SHAPES: dict[tuple[int, int | None], tuple[Any, _Shape]] = {}
@@ -365,35 +652,69 @@ def _shape(session: TableSession, index: int, viewer: int | None) -> _Shape:
         if cached is not None and cached[0] is before and cached[1].original == original:
             shape = cached[1]
         else:
-            shape = _Shape(game_tree(session, before, viewer), original)
+            offered = offered_paths(before, viewer, original)
+            shape = _Shape(_tree_builder(session, before, viewer), original, offered)
         _SHAPES[key] = (before, shape)  # the most recent last
         while len(_SHAPES) > _SHAPES_KEPT:
             del _SHAPES[next(iter(_SHAPES))]
     return shape
 
 
+def _tree_builder(
+    session: TableSession, state: Any, viewer: int | None
+) -> Callable[[], tuple[Choice, ...]]:
+    game = session.game
+    return lambda: tuple(game.choices(state, viewer)) if has_choices(game) else ()
+
+
 class _Line:
     """One line of the log under ``table-correct``: the game's nodes before that action, with
     each leaf turned into a ``correct`` command and only the nodes kept that have a leaf under
-    them passing ``check`` (every later action still legal).
+    them passing :func:`_still_legal` (every later action still legal).
 
-    What is offered is exactly that; how fast it is found is this class's business. Whether a
-    node has a passing leaf is searched with the nodes most like the action in the
-    log first (best first over the subtree): a node whose key names the action's own words,
-    then by the likeness of its first leaf (arguments counted as features, see :func:`_features`). The action in the log
-    itself passes without a replay, and a correction like it is the likeliest to keep the later
-    actions legal. Every answer is kept (by path and by action), so each step deeper searches
-    only what is new; what does not depend on the later actions is kept across entries
-    (:class:`_Shape`)."""
+    What is offered is exactly that; how fast it is found is this class's business. The nodes
+    on the way to the action in the log pass at once (the action itself passes: the table as
+    it was); any other node is searched depth first, in the tree's own order, until a leaf
+    passes. Every answer is kept (by path and by action), so each step deeper searches only
+    what is new; what does not depend on the later actions, and the replays of earlier
+    entries, are kept across entries (:class:`_Shape`, :class:`_Replays`)."""
 
-    def __init__(self, shape: _Shape, target: int, check: Callable[[Action], bool]) -> None:
-        self.shape = shape
-        self.tree = shape.tree
-        self.target = target
-        self.check = check
+    def __init__(self, session: TableSession, index: int, viewer: int | None) -> None:
+        self.shape = shape = _shape(session, index, viewer)
+        self.target = session.applied[index].seq
+        self.check = _Check(session, index, viewer, shape)
         self.original = shape.original
-        self.passed: dict[str, bool] = {}
+        self.tried = LEAVES_TRIED if LEAVES_TRIED is not None else 1 << 62
         self.found: dict[Path, bool] = {}
+        self.leaf_ok: dict[Path, bool] = {}
+        self.on_the_way: set[Path] = set()
+        self.located = False
+
+    def locate(self) -> None:
+        """The nodes on the way to the action in the log pass (found once per line and kept
+        across entries, :meth:`_Shape.original_path`); known before any other node is searched."""
+        if self.located:
+            return
+        self.located = True
+        original = self.shape.original_path()
+        if original is not None:
+            for depth in range(len(original) + 1):
+                self.on_the_way.add(original[:depth])
+                self.found[original[:depth]] = True
+
+    def listed(self) -> bool:
+        """Whether the line has a correction under it. One leaf is tried (the first of the
+        order :meth:`_first_pass` takes) before the action in the log is looked for (which may
+        open many nodes): most later actions do not depend on the one corrected. (The line,
+        opened, finds that leaf again among the first tries of the node it is in.) A move entered through the tree is known where it is: the line is
+        listed without building the tree (a Russian Railroads turn's top level tries every
+        space's payments)."""
+        if self.shape.looked_for():
+            self.locate()
+        elif () not in self.found and self._first_pass(self.shape.tree, (), [1]) is True:
+            self.found[()] = True  # the first try, in the order every node of the line takes
+        known = self.found.get(())
+        return known if known is not None else self.any_leaf(self.shape.tree, ())
 
     def children(self, node: Choice, path: Path) -> tuple[Choice, ...]:
         return self.shape.children(node, path)
@@ -401,83 +722,79 @@ class _Line:
     def passes(self, action: Action) -> bool:
         if action == self.original:
             return True  # the action in the log: the table as it was
-        key = json.dumps(action.to_json(), sort_keys=True)
-        known = self.passed.get(key)
-        if known is None:
-            known = self.passed[key] = self.check(action)
-        return known
-
-    # -- the search ------------------------------------------------------------------------
-    def has_leaf(self, node: Choice, path: Path) -> bool:
-        """Whether some leaf under ``node`` (at ``path``; itself, for a leaf) passes ``check``."""
-        if node.is_leaf:
-            return bool(self._search(node, path, None))
-        return self.any_leaf(self.children(node, path), path)
+        return self.check(action, json.dumps(action.to_json(), sort_keys=True))
 
     def any_leaf(self, nodes: tuple[Choice, ...], parent: Path) -> bool:
-        """Whether some leaf under ``nodes`` (the children of ``parent``) passes ``check``.
-
-        Depth first, the children most like the action in the log first; first following only
-        that order (no discrepancy), then leaving it at one step of the way, then everywhere
-        (limited discrepancy search): a child that only looked most alike (by its first leaf)
-        does not cost a whole search of its subtree before the path to the action in the log is
-        tried. Only the last round decides that nothing passes."""
+        """Whether one of the first :data:`LEAVES_TRIED` leaves under ``nodes`` (the children
+        of ``parent``), the action in the log first, passes."""
         known = self.found.get(parent)
-        if known is not None:
-            return known
-        for allowed in (*DISCREPANCIES, None):
-            found = self._among(nodes, parent, allowed)
-            if found is not None:
-                self.found[parent] = found
-                return found
-        raise AssertionError("the last round always decides")  # pragma: no cover
+        if known is None:
+            self.locate()
+            known = self.found.get(parent)
+        if known is None:
+            known = self.found[parent] = self._first_pass(nodes, parent, [self.tried]) is True
+        return known
 
-    def _among(self, nodes: tuple[Choice, ...], parent: Path, allowed: int | None) -> bool | None:
-        unknown = False
-        for rank, (node, path) in enumerate(self.ranked(nodes, parent)):
-            left = allowed if rank == 0 or allowed is None else allowed - 1
-            if left is not None and left < 0:
-                unknown = True
-                break
-            found = self._search(node, path, left)
-            if found:
-                return True
-            unknown = unknown or found is None
-        return None if unknown else False
-
-    def ranked(self, nodes: tuple[Choice, ...], parent: Path) -> Iterator[tuple[Choice, Path]]:
-        """``nodes`` with their paths, a node whose key names the action's own words first, then
-        by the likeness of their first leaves (worked out only when the search gets there)."""
-        paths = [(*parent, node.key) for node in nodes]
-        words = self.shape.words
-        named = [i for i, node in enumerate(nodes) if node.key in words]
-        for i in named:
-            yield nodes[i], paths[i]
-        rest = [i for i in range(len(nodes)) if nodes[i].key not in words]
-        rest.sort(key=lambda i: (self.shape.distance(nodes[i], paths[i]), i))
-        for i in rest:
-            yield nodes[i], paths[i]
-
-    def _search(self, node: Choice, path: Path, allowed: int | None) -> bool | None:
-        """Whether a leaf under ``node`` passes; ``None`` when the search left undecided what
-        it was not allowed to try."""
+    def has_leaf(self, node: Choice, path: Path) -> bool:
+        """Whether one of the first :data:`LEAVES_TRIED` leaves under ``node`` (at ``path``;
+        itself, for a leaf), the action in the log first, passes."""
         known = self.found.get(path)
-        if known is not None:
-            return known
-        if node.is_leaf:
-            ok = node.action is not None and self.passes(node.action)
-            self.found[path] = ok
-            return ok
-        found = self._among(self.children(node, path), path, allowed)
-        if found is not None:
-            self.found[path] = found
-        return found
+        if known is None:
+            self.locate()
+            known = self.found.get(path)
+        if known is None:
+            if node.is_leaf:
+                known = self._leaf(node, path)
+            else:
+                # itself among its siblings: the first leaf it names, then its children
+                known = self._first_pass((node,), path[:-1], [self.tried]) is True
+            self.found[path] = known
+        return known
 
-    def rewrap(self, nodes: tuple[Choice, ...], parent: Path) -> Callable[[], tuple[Choice, ...]]:
-        """The game's nodes with each leaf turned into a ``correct`` command for the line."""
+    def _first_pass(self, nodes: tuple[Choice, ...], parent: Path, left: list[int]) -> bool | None:
+        """``True`` at the first leaf that passes, ``False`` when none does, ``None`` when
+        ``left`` (leaves still to try, shared down the search) ran out first. The order: the
+        first leaves the game names (``Choice.first``: a route's first payment, tried without
+        building the payments), then depth first in the tree's order. (A leaf that passes is
+        so among the first tries of every node on its way too: a node offered opens on
+        something.)"""
+        for node in nodes:
+            if (*parent, node.key) in self.on_the_way:
+                return True  # the action in the log is under it: tried first
+        for node in nodes:
+            if node.first is not None and not node.is_leaf:
+                if left[0] <= 0:
+                    return None
+                left[0] -= 1
+                if self.passes(node.first):
+                    return True
+        for node in nodes:
+            path = (*parent, node.key)
+            if node.is_leaf:
+                if left[0] <= 0:
+                    return None
+                left[0] -= 1
+                if self._leaf(node, path):
+                    return True
+                continue
+            below = self._first_pass(self.children(node, path), path, left)
+            if below is not False:
+                return below
+        return False
+
+    def _leaf(self, node: Choice, path: Path) -> bool:
+        known = self.leaf_ok.get(path)
+        if known is None:
+            known = self.leaf_ok[path] = node.action is not None and self.passes(node.action)
+        return known
+
+    def rewrap(self, above: Choice | None, parent: Path) -> Callable[[], tuple[Choice, ...]]:
+        """The game's nodes under ``above`` (``None``: the top) with each leaf turned into a
+        ``correct`` command for the line (built when opened: a node listed is not opened)."""
 
         def build() -> tuple[Choice, ...]:
             found: list[Choice] = []
+            nodes = self.shape.tree if above is None else self.children(above, parent)
             for node in nodes:
                 path = (*parent, node.key)
                 if not self.has_leaf(node, path):
@@ -498,7 +815,7 @@ class _Line:
                         )
                     )
                 else:
-                    below = self.rewrap(self.children(node, path), path)
+                    below = self.rewrap(node, path)
                     found.append(
                         Choice(
                             node.key,

@@ -17,12 +17,14 @@ from collections.abc import Callable
 import pytest
 
 from companion.core.actions import Action
-from companion.core.choices import Choice
+from companion.core.choices import Choice, first_leaf, node_at
+from companion.core.errors import IllegalActionError
 from companion.core.events import ActionApplied, ActionCorrected, GameStarted, LogEntry
 from companion.core.game import PlayerSpec
 from companion.core.privacy import private_actions
 from companion.core.session import TableSession
 from companion.games import find_game
+from companion.service import table_choices
 from companion.service.table_choices import _still_legal, game_tree, table_tree
 
 TTR = "ticket-to-ride-europe"
@@ -112,7 +114,18 @@ def table_playout(
             target = pick.command["target_seq"]
             assert isinstance(target, int)
             event = ActionCorrected(target, Action.from_json(pick.command["action"]))
-        session = session.append(LogEntry(session.next_seq, event))
+        try:
+            session = session.append(LogEntry(session.next_seq, event))
+        except IllegalActionError:
+            # offered by design (table_choices._still_legal): a later secret move of another
+            # player than the viewer no longer holds; the engine refuses, the table is as it was
+            assert isinstance(event, ActionCorrected), f"seed {seed} step {step}: {path}"
+            index = next(i for i, a in enumerate(session.applied) if a.seq == event.target_seq)
+            secret = private_actions(game)
+            assert any(
+                a.action.kind in secret and a.action.player != viewer
+                for a in session.applied[index + 1 :]
+            ), f"seed {seed} step {step}: {'/'.join(path)} refused"
     assert steps < 5000, f"seed {seed}: no end"
     return steps
 
@@ -159,13 +172,17 @@ def tree_playout(name: str, seed: int, steps: int) -> list[TableSession]:
 @pytest.mark.timeout(600)  # a hang guard
 @pytest.mark.parametrize(("name", "seed", "steps"), [(TTR, 1, 40), ("trains-and-stations", 1, 30)])
 def test_the_fast_listing_offers_exactly_what_the_definition_does(
-    name: str, seed: int, steps: int
+    name: str, seed: int, steps: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The listing searches the leaves most like the action in the log first and keeps what it
-    found (issue 48: a node took 40–300 ms, a listing at a speculation minutes); what it offers
-    is unchanged: the lines, and at every step down (random paths) the nodes with a leaf under
+    """With no bound on the leaves tried (``LEAVES_TRIED = None``), the listing, which finds
+    the action in the log first and keeps what it found (the replays of earlier entries too;
+    issue 48: a node took 40–300 ms, a listing at a speculation minutes), offers exactly the
+    definition: the lines, and at every step down (random paths) the nodes with a leaf under
     them that keeps every later action legal, in the game's order (after the listings of the
-    entries before it, whose searches it partly reuses)."""
+    entries before it, whose searches and replays it partly reuses)."""
+    monkeypatch.setattr(table_choices, "LEAVES_TRIED", None)
+    table_choices._LISTED.clear()
+    table_choices._SHAPES.clear()
     rng = random.Random(seed)
     sessions = tree_playout(name, seed, steps)
     session = sessions[-1]
@@ -199,3 +216,137 @@ def test_the_fast_listing_offers_exactly_what_the_definition_does(
                         break
                     own = next(c for c in own if c.key == pick.key).expand()
                     offered = pick.expand()
+
+
+def walk_offered(line: Choice, check: Callable[[Action], bool], rng: random.Random) -> list[str]:
+    """A random path down a listed line: every node opens on something and the leaf at its
+    end keeps every later action legal (the definition); the keys taken."""
+    keys = [line.key]
+    nodes = line.expand()
+    while True:
+        assert nodes, f"{'/'.join(keys)} is listed but opens on nothing"
+        pick = rng.choice(nodes)
+        keys.append(pick.key)
+        if pick.is_leaf:
+            assert pick.command is not None
+            assert check(Action.from_json(pick.command["action"])), "/".join(keys)
+            return keys
+        nodes = pick.expand()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # a hang guard
+@pytest.mark.parametrize(("name", "seed", "steps"), [(TTR, 2, 60), ("trains-and-stations", 2, 60)])
+def test_the_bounded_listing_offers_only_corrections_the_engine_accepts(
+    name: str, seed: int, steps: int
+) -> None:
+    """With the bound on the leaves tried (``LEAVES_TRIED``, issue 48: no node over 50 ms), a
+    correction found only after more tries is left out, never one the engine refuses: every
+    line and every node under it opens on something, and every leaf keeps every later action
+    legal (random paths down every line, twice)."""
+    assert table_choices.LEAVES_TRIED is not None
+    rng = random.Random(seed)
+    session = tree_playout(name, seed, steps)[-1]
+    for viewer in (None, 1):
+        lines = correction_lines(session, viewer)
+        assert lines
+        seqs = {a.seq: i for i, a in enumerate(session.applied)}
+        for line in lines:
+            check = _still_legal(session, seqs[int(line.key.removeprefix("seq-"))], viewer)
+            for _ in range(2):
+                walk_offered(line, check, rng)
+
+
+def test_a_bound_of_one_leaf_offers_a_part_of_what_the_definition_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Player 0 took the red face-up card, the table turned a yellow one into its slot, and
+    player 0 drew blind (their second card). Correcting the take: a claim, a station or tickets
+    end the turn (rulebook: a turn is one of the three actions; two cards a turn), so the blind
+    draw would not stand and nothing under them passes; a blind first draw leaves no slot for
+    the yellow card. With no bound the listing proves it by trying every claim and station;
+    with a bound of one leaf it tries one under each and leaves them out all the same, and
+    offers no more than the definition."""
+    session = start(TTR, 2)
+    session = enter(
+        session,
+        Action("reveal_face_up", None, {"cards": ["red", "blue", "green", "white", "black"]}),
+    )
+    for player, tickets in enumerate(
+        (("paris-wien", "edinburgh-athina"), ("berlin-roma", "brest-petrograd"))
+    ):
+        for ticket in tickets:
+            session = enter(session, Action("keep_ticket", player, {"ticket": ticket}))
+        session = enter(session, Action("done_tickets", player))
+    session = enter(session, Action("take_face_up", 0, {"card": "red"}))
+    session = enter(session, Action("reveal_face_up", None, {"cards": ["yellow"]}))
+    session = enter(session, Action("draw_blind", 0))
+    target = f"seq-{session.applied[-3].seq}"
+
+    def offered(tried: int | None) -> dict[str, tuple[str, ...]]:
+        monkeypatch.setattr(table_choices, "LEAVES_TRIED", tried)
+        table_choices._LISTED.clear()
+        table_choices._SHAPES.clear()
+        line = next(c for c in correction_lines(session, None) if c.key == target)
+        return {c.key: tuple(d.key for d in c.expand()) for c in line.expand()}
+
+    exact, bounded = offered(None), offered(1)
+    assert exact == {"draw": ("red", "blue", "green", "white", "black")}
+    assert bounded == exact
+
+
+def test_a_node_names_its_first_leaf_as_its_children_have_it() -> None:
+    """``Choice.first`` (a route's or a station's first payment the engine accepts, named
+    without building the payments; the claim's and the station's, their first route's or
+    city's) is the first leaf under the node, as the correction listing takes it: for every
+    claimable route and station of a random Ticket to Ride game."""
+    named = 0
+    for session in tree_playout(TTR, 3, 120)[::6]:
+        game = session.game
+        for viewer in (None, *game.status(session.state).active_players):
+            for top in game_tree(session, session.state, viewer):
+                if top.key not in ("claim", "station") or top.is_leaf:
+                    continue
+                for node in (top, *top.expand()):
+                    below = node.expand() if not node.is_leaf and node is not top else ()
+                    for inner in (node, *below):
+                        if inner.first is None:
+                            continue
+                        leaf = first_leaf(inner.expand())
+                        assert leaf is not None and leaf.action == inner.first, inner.key
+                        named += 1
+    assert named > 100
+
+
+def test_a_move_entered_through_the_tree_is_known_where_it_was_offered() -> None:
+    """Each leaf the live tree offers is recorded with its path as its step is opened
+    (``table_choices._OFFERED``), so a correction of a move entered through the tree knows where
+    the move is without searching the tree for it (issue 48: the search built many of the
+    game's nodes, a Trains & Stations delivery's or a Mini Express demand's). Every recorded
+    path names that move in that view's own tree."""
+    rng = random.Random(5)
+    for name in (TTR, "trains-and-stations", "mini-express"):
+        game = find_game(name)
+        session = start(name, 3)
+        for _ in range(40):
+            active = game.status(session.state).active_players
+            viewer = rng.choice(active) if active else None
+            nodes = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
+            path: list[str] = []
+            while True:
+                pick = rng.choice(nodes)
+                path.append(pick.key)
+                if pick.is_leaf:
+                    break
+                nodes = pick.expand()
+            assert pick.action is not None
+            known = table_choices.offered_paths(session.state, viewer, pick.action)
+            assert (tuple(path), True) in known, f"{name}: {'/'.join(path)}"
+            own = game.choices(session.state, viewer)
+            for where, mine in known:
+                if mine:
+                    assert node_at(own, "/".join(where)).action == pick.action
+            before = session
+            session = enter(session, pick.action)
+            index = len(before.applied)
+            assert table_choices._shape(session, index, viewer).looked_for()

@@ -425,7 +425,8 @@ def _turn(state: TtrState) -> tuple[Choice, ...]:
         found.append(Choice("draw", label, p, children=draw))
     if state.cards_drawn:
         return tuple(found)
-    if _claimable(state, p, first_only=True):
+    claimable = _claimable(state, p, first_only=True)
+    if claimable:
         found.append(
             Choice(
                 "claim",
@@ -433,6 +434,8 @@ def _turn(state: TtrState) -> tuple[Choice, ...]:
                 p,
                 children=lambda: _claim_by_city(state, p),
                 by_name=True,
+                # the first city is the first route's first city, its first route that route
+                first=claimable[0][1].first,
             )
         )
     tickets = Action("draw_tickets", p)
@@ -445,7 +448,8 @@ def _turn(state: TtrState) -> tuple[Choice, ...]:
                 action=tickets,
             )
         )
-    if _stations(state, p, first_only=True):
+    stations = _stations(state, p, first_only=True)
+    if stations:
         found.append(
             Choice(
                 "station",
@@ -453,6 +457,7 @@ def _turn(state: TtrState) -> tuple[Choice, ...]:
                 p,
                 children=lambda: tuple(_stations(state, p, first_only=False)),
                 by_name=True,  # cities: listed in the reader's collation, looked up by name
+                first=stations[0].first,
             )
         )
     if not draw and not state.tickets_deck:
@@ -524,11 +529,9 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[tuple[Route
             continue  # claimed, a double route's partner, too few trains: no card helps
         # the hand first (cheap), then the engine itself for each payment the hand allows
         pays = payments(route.colour, route.length, route.ferry_locomotives)
-        options = [
-            Action("claim_route", p, {"route": ref, "cards": pay})
-            for pay in _held(state, p, pays, unseen)
-        ]
-        first = next((a for a in options if _ok(state, a)), None)
+        held = _held(state, p, pays, unseen)
+        claim = _claim_maker(p, ref)  # the actions made when needed: some ninety routes
+        first = next((a for pay in held if _ok(state, a := claim(pay))), None)
         if first is None:
             continue
         seen_refs.add(ref)
@@ -539,8 +542,9 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[tuple[Route
                     ref.replace(":", "-"),
                     route_label(route),
                     p,
-                    children=_payment_children(state, p, options),
+                    children=_payment_children(state, p, held, claim),
                     swatches=(swatch(route.colour),),
+                    first=first,
                 ),
             )
         )
@@ -549,14 +553,19 @@ def _claimable(state: TtrState, p: int, *, first_only: bool) -> list[tuple[Route
     return found
 
 
+def _claim_maker(p: int, ref: str) -> Callable[[dict[str, int]], Action]:
+    return lambda pay: Action("claim_route", p, {"route": ref, "cards": pay})
+
+
 def _payment_children(
-    state: TtrState, p: int, options: list[Action]
+    state: TtrState, p: int, pays: list[dict[str, int]], make: Callable[[dict[str, int]], Action]
 ) -> Callable[[], tuple[Choice, ...]]:
-    """The payments of ``options`` (each one the hand could hold) that the engine accepts."""
+    """The payments of ``pays`` (each one the hand could hold) that the engine accepts, each
+    ``make``'s action."""
 
     def build() -> tuple[Choice, ...]:
         found = []
-        for action in options:
+        for action in map(make, pays):
             if _ok(state, action):
                 cards = dict(action.arg("cards"))
                 found.append(
@@ -569,6 +578,10 @@ def _payment_children(
     return build
 
 
+def _station_maker(p: int, city: str) -> Callable[[dict[str, int]], Action]:
+    return lambda pay: Action("build_station", p, {"city": city, "cards": pay})
+
+
 def _stations(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
     built = len(state.players[p].stations)
     if built >= STATIONS_PER_PLAYER:
@@ -579,15 +592,17 @@ def _stations(state: TtrState, p: int, *, first_only: bool) -> list[Choice]:
         return []
     found: list[Choice] = []
     for c in sorted(CITIES, key=lambda c: c.name):
-        options = [Action("build_station", p, {"city": c.id, "cards": pay}) for pay in held]
-        if not any(_ok(state, a) for a in options):
+        station = _station_maker(p, c.id)
+        first = next((a for pay in held if _ok(state, a := station(pay))), None)
+        if first is None:
             continue
         found.append(
             Choice(
                 c.id,
                 msg("Station in {city}", city=city_name(c.id)),
                 p,
-                children=_payment_children(state, p, options),
+                children=_payment_children(state, p, held, _station_maker(p, c.id)),
+                first=first,
             )
         )
         if first_only:
