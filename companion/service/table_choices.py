@@ -114,13 +114,21 @@ def _recorded_below(
     return lambda: _recording(node.expand(), state, viewer, path)
 
 
+def same_in_every_view(game: object) -> bool:
+    """Whether ``game``'s tree is the same in every view: it says so (``choices_by_viewer =
+    False``: nothing it offers is hidden from anyone) and keeps no action private. Its
+    correction lines are then built, searched and kept once for every view."""
+    return getattr(game, "choices_by_viewer", True) is False and not private_actions(game)
+
+
 def offered_paths(
-    state: Any, viewer: int | None, action: Action
+    state: Any, viewer: int | None, action: Action, *, every_view: bool = False
 ) -> list[tuple[tuple[str, ...], bool]]:
     """Where the live trees of ``state`` offered ``action``, if they were opened down to it
     (:data:`_OFFERED`), each with whether it was ``viewer``'s own view: that first, then the
     other views' (the same step may be elsewhere in another player's view: their private steps
-    are among the table's)."""
+    are among the table's). ``every_view``: the trees are the same in every view
+    (:func:`same_in_every_view`), each view's path is as good as ``viewer``'s own."""
     with _OFFERED_LOCK:
         views = [
             (view, list(known.items()))
@@ -129,7 +137,10 @@ def offered_paths(
         ]
     views.sort(key=lambda v: v[0] != viewer)
     return [
-        (path, view == viewer) for view, known in views for path, leaf in known if leaf == action
+        (path, every_view or view == viewer)
+        for view, known in views
+        for path, leaf in known
+        if leaf == action
     ]
 
 
@@ -646,13 +657,16 @@ _SHAPES_LOCK = threading.Lock()
 def _shape(session: TableSession, index: int, viewer: int | None) -> _Shape:
     before = session.states[index]
     original = session.applied[index].action
+    every_view = same_in_every_view(session.game)
+    if every_view:
+        viewer = None  # one shape for every view (a move entered in its player's view)
     key = (id(before), viewer)
     with _SHAPES_LOCK:  # the web answers from several threads
         cached = _SHAPES.pop(key, None)
         if cached is not None and cached[0] is before and cached[1].original == original:
             shape = cached[1]
         else:
-            offered = offered_paths(before, viewer, original)
+            offered = offered_paths(before, viewer, original, every_view=every_view)
             shape = _Shape(_tree_builder(session, before, viewer), original, offered)
         _SHAPES[key] = (before, shape)  # the most recent last
         while len(_SHAPES) > _SHAPES_KEPT:

@@ -350,3 +350,36 @@ def test_a_move_entered_through_the_tree_is_known_where_it_was_offered() -> None
             session = enter(session, pick.action)
             index = len(before.applied)
             assert table_choices._shape(session, index, viewer).looked_for()
+
+
+def test_a_tree_the_same_in_every_view_is_searched_once_for_every_view() -> None:
+    """Russian Railroads hides nothing (``choices_by_viewer = False``): its tree is the same in
+    every view, so a move entered in its player's view is known where it is in another view's
+    correction line too (issue 48: each line of a listing built the turn's top level, which
+    tries every space's payments, only to find the move again)."""
+    name = "russian-railroads"
+    game = find_game(name)
+    assert table_choices.same_in_every_view(game)
+    assert not table_choices.same_in_every_view(find_game(TTR))
+    rng = random.Random(7)
+    session = start(name, 3)
+    for _ in range(24):
+        active = game.status(session.state).active_players
+        viewer = rng.choice(active) if active else None
+        views = [game.choices(session.state, v) for v in (None, 0, 1, 2)]
+        for tree in views[1:]:  # the same nodes, and the same steps under them
+            assert tree == views[0]
+            assert [n.expand() for n in tree if not n.is_leaf] == [
+                n.expand() for n in views[0] if not n.is_leaf
+            ]
+        nodes = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
+        while True:
+            pick = rng.choice(nodes)
+            if pick.is_leaf:
+                break
+            nodes = pick.expand()
+        assert pick.action is not None
+        before = session
+        session = enter(session, pick.action)
+        other = None if viewer is not None else 0
+        assert table_choices._shape(session, len(before.applied), other).looked_for()

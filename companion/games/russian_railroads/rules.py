@@ -205,6 +205,9 @@ class RussianRailroads:
     min_players = 2
     max_players = 4
     hidden = False
+    choices_by_viewer = False
+    """The choices tree is the same in every view (nothing in Russian Railroads is hidden):
+    ``companion.service.table_choices`` builds a correction line once for every view."""
     components: tuple[Component, ...] = COMPONENTS
 
     # -- setup ------------------------------------------------------------------------------
