@@ -309,7 +309,9 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
         # once, a move whose player the rules do not read, a table corrected since), and when
         # no other choice keeps every later action legal the line would open on nothing
         # (choices.md: "a node listed with more: true has children at ?at=")
-        if not line.listed():
+        listed = line.listed()
+        line.check.forget_meetings()
+        if not listed:
             continue
         found.append(
             Choice(
@@ -405,6 +407,7 @@ class _Check:
         secret = frozenset() if self.game.is_over(session.state) else private_actions(self.game)
         self.replays = shape.replays_for(self.later, secret)
         self.secret = secret
+        self.meetings: dict[tuple[int, Any], tuple[str, int, Any]] | None = {}
 
     def __call__(self, action: Action, key: str) -> bool:
         later = self.later
@@ -434,13 +437,38 @@ class _Check:
                 replays.outcomes[key] = outcome
         return outcome[0] != _FAILED
 
+    def forget_meetings(self) -> None:
+        if self.meetings:
+            self.meetings = {}
+
     def _replay(self, state: Any, at: int) -> tuple[str, int, Any]:
-        game, later, secret = self.game, self.later, self.secret
-        for step in range(at, len(later)):
+        """How replaying the later actions from ``at`` on ``state`` ends. Replays of siblings
+        meet (two payments leave the same table; the later actions overwrite what differed):
+        each state met on the way is kept with the outcome (:data:`MEETINGS_KEPT`), and a
+        replay that meets one ends there (apply is a function of the state)."""
+        game, later, secret, meetings = self.game, self.later, self.secret, self.meetings
+        met: list[tuple[int, Any]] = []
+        outcome: tuple[str, int, Any] | None = None
+        step = at
+        while outcome is None and step < len(later):
             if state == self.logged[step]:
                 # back on the table as it was: the rest replays as it did
-                return (_SAME, step, None)
+                outcome = (_SAME, step, None)
+                break
+            if meetings is not None:
+                try:
+                    known = meetings.get((step, state))
+                except TypeError:  # a state that cannot be hashed: nothing is kept
+                    known = meetings = self.meetings = None
+                if known is not None:
+                    if known[0] != _OPEN or known[1] >= len(later):
+                        outcome = known
+                        break
+                    step, state = known[1], known[2]  # (an earlier entry's): on from there
+                    continue
+                met.append((step, state))
             a = later[step]
+            step += 1
             if a.kind in secret and a.player != self.viewer:
                 with contextlib.suppress(TracksideError):  # not read: see _still_legal
                     state = game.apply(state, a)
@@ -448,8 +476,22 @@ class _Check:
             try:
                 state = game.apply(state, a)
             except TracksideError:
-                return (_FAILED, step, None)
-        return (_OPEN, len(later), state)
+                outcome = (_FAILED, step - 1, None)
+        if outcome is None:
+            outcome = (_OPEN, len(later), state)
+        if meetings is not None:
+            if len(meetings) + len(met) > MEETINGS_KEPT:
+                meetings.clear()  # the siblings searched now meet, not those searched before
+            for key in met:
+                meetings[key] = outcome
+        return outcome
+
+
+MEETINGS_KEPT = 4000
+"""The states met by one line's replays kept with their outcome (:meth:`_Check._replay`), at
+most this many, while one node of the line is opened (the siblings searched then meet): each
+keeps a table state alive, and a bigger heap costs every request a longer full garbage
+collection."""
 
 
 Path = tuple[str, ...]
@@ -807,6 +849,12 @@ class _Line:
         ``correct`` command for the line (built when opened: a node listed is not opened)."""
 
         def build() -> tuple[Choice, ...]:
+            try:
+                return opened()
+            finally:
+                self.check.forget_meetings()  # (each keeps a table state)
+
+        def opened() -> tuple[Choice, ...]:
             found: list[Choice] = []
             nodes = self.shape.tree if above is None else self.children(above, parent)
             for node in nodes:
