@@ -35,7 +35,12 @@ class IllegalActionError(TracksideError, ValueError):
         self.message = message
         self.rule = rule
         self.section = section
-        super().__init__(self.render())
+        # the English text is made when asked for: a tree's builder and the correction
+        # listing try many moves the rules refuse and read none of their reasons
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.render()
 
     @property
     def text(self) -> Message:

@@ -1,74 +1,59 @@
-"""Observations, actions, errors and score sheets."""
+"""``evolve``: ``dataclasses.replace`` without ``__init__`` for the games' slotted records."""
 
 from __future__ import annotations
 
+import dataclasses
+import random
+
 import pytest
 
-from companion.core import (
-    Action,
-    IllegalActionError,
-    Observation,
-    ObservationKind,
-    PlayerScore,
-    ScoreLine,
-    SnapshotError,
-    highest,
-)
-from companion.core.snapshot import Field
+from companion.core.records import evolve
+from companion.games import find_game
+from tests.service.test_correction_listing import tree_playout
 
 
-def test_observation_round_trip_and_tag() -> None:
-    obs = Observation("red-seat", ObservationKind.TAG_PRESENT, {"uid": "04A1"}, seat=1, ref="x#1")  # type: ignore[arg-type]
-    again = Observation.from_json(obs.to_json())
-    assert again == obs and again.tag == "04A1"
+@dataclasses.dataclass(frozen=True, slots=True)
+class Plain:
+    a: int
+    b: tuple[int, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Checked:
+    a: int
+
+    def __post_init__(self) -> None:
+        if self.a < 0:
+            raise ValueError("negative")
+
+
+def test_evolve_is_replace_for_a_slotted_record() -> None:
+    record = Plain(1, (2, 3))
+    assert evolve(record, b=(4,)) == dataclasses.replace(record, b=(4,)) == Plain(1, (4,))
+    assert evolve(record) == record and evolve(record) is not record
+    with pytest.raises(TypeError, match="'c'"):
+        evolve(record, c=1)
+
+
+def test_a_record_with_its_own_checks_goes_through_them() -> None:
+    assert evolve(Checked(1), a=2) == Checked(2)
+    with pytest.raises(ValueError, match="negative"):
+        evolve(Checked(1), a=-1)
 
 
 @pytest.mark.parametrize(
-    ("data", "path"),
-    [
-        ({"source": "r", "kind": "bogus"}, "observation.kind"),
-        ({"source": "", "kind": "text"}, "observation.source"),
-        ({"source": "r", "kind": "text", "seat": 0}, "observation.seat"),
-        ({"source": "r", "kind": "text", "payload": []}, "observation.payload"),
-    ],
+    "name", ["ticket-to-ride-europe", "trains-and-stations", "russian-railroads"]
 )
-def test_bad_observation_names_the_field(data: object, path: str) -> None:
-    with pytest.raises(SnapshotError) as info:
-        Observation.from_json(data)
-    assert info.value.path == path
-
-
-def test_action_is_frozen_data() -> None:
-    action = Action("claim", 1, {"cards": ["red", "red"]})
-    assert action.args["cards"] == ("red", "red")
-    with pytest.raises(TypeError):
-        action.args["cards"] = ()  # type: ignore[index]
-    assert Action.from_json(action.to_json()) == action
-    with pytest.raises(SnapshotError, match=r"action\.extra: unknown field"):
-        Action.from_json({"kind": "x", "extra": 1})
-
-
-def test_illegal_action_names_rule_and_section() -> None:
-    err = IllegalActionError(
-        "Kiev white rail", rule="Kiev allows black, grey, brown", section="PRŮBĚH HRY"
-    )
-    assert isinstance(err, ValueError)
-    assert "rule: Kiev allows black, grey, brown" in str(err) and "rulebook: PRŮBĚH HRY" in str(err)
-
-
-def test_score_total_is_sum_of_lines_and_ties_share() -> None:
-    a = PlayerScore("A", (ScoreLine("x", 3), ScoreLine("y", 4)))
-    b = PlayerScore("B", (ScoreLine("x", 7),))
-    assert a.total == 7 and a.points("x") == 3
-    assert highest([(a.name, (a.total,)), (b.name, (b.total,))]) == ("A", "B")
-    assert highest([(a.name, (a.total, 1)), (b.name, (b.total, 0))]) == ("A",)
-
-
-def test_field_paths() -> None:
-    doc = Field({"players": [{"rails": {"kiev": {"white": 3}}}]})
-    white = doc.get("players").list()[0].get("rails").get("kiev").get("white")
-    assert white.path == "players[0].rails.kiev.white"
-    with pytest.raises(
-        SnapshotError, match=r"players\[0\]\.rails\.kiev\.white: 3 is above the maximum 2"
-    ):
-        white.int(hi=2)
+def test_every_state_of_a_playout_evolves_as_replace_makes_it(name: str) -> None:
+    """The games' states (and the records in them) copied field by field equal what
+    ``dataclasses.replace`` makes, along a random playout."""
+    rng = random.Random(3)
+    game = find_game(name)
+    for session in tree_playout(name, 3, 30):
+        state = session.state
+        field = rng.choice(dataclasses.fields(state))
+        value = getattr(state, field.name)
+        assert evolve(state, **{field.name: value}) == dataclasses.replace(
+            state, **{field.name: value}
+        )
+        assert game.to_json(evolve(state)) == game.to_json(state)

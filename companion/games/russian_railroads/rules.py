@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import fields, replace
+from dataclasses import fields
 from typing import Any, Final
 
 from companion.core.actions import Action, Prompt
@@ -26,6 +26,7 @@ from companion.core.jsonvalue import JsonObject, thaw
 from companion.core.messages import Message, Text, join_texts, msg, plural, text_json
 from companion.core.problems import Problem
 from companion.core.public import PublicView
+from companion.core.records import evolve
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet, highest
 from companion.core.snapshot import Field
 from companion.games.russian_railroads import action_board
@@ -421,8 +422,8 @@ class RussianRailroads:
                 S_TURN,
             )
         if kind == "pass":
-            return replace(state, current=p, acted=False)
-        return replace(state, current=p, acted=True)
+            return evolve(state, current=p, acted=False)
+        return evolve(state, current=p, acted=True)
 
     # -- effects ----------------------------------------------------------------------------
     def _board(
@@ -430,7 +431,7 @@ class RussianRailroads:
     ) -> RussianRailroadsState:
         boards = list(state.players)
         boards[p] = outcome.board
-        return replace(
+        return evolve(
             state,
             players=tuple(boards),
             pending=outcome.pending + state.pending,
@@ -488,7 +489,7 @@ class RussianRailroads:
     def _take_supply(self, state: RussianRailroadsState, level: int) -> RussianRailroadsState:
         supply = list(state.locomotive_supply)
         supply[level - 1] -= 1
-        return replace(state, locomotive_supply=tuple(supply))
+        return evolve(state, locomotive_supply=tuple(supply))
 
     def _do_take_locomotive(
         self, state: RussianRailroadsState, p: int, args: Field
@@ -553,7 +554,7 @@ class RussianRailroads:
                 )
             returned = list(state.returned_factories)
             returned.remove(level)
-            state = replace(state, returned_factories=tuple(returned))
+            state = evolve(state, returned_factories=tuple(returned))
         return self._board(state, p, br.add_factory(state.players[p], level, slot))
 
     def _do_industry(
@@ -598,14 +599,14 @@ class RussianRailroads:
         board = state.players[p]
         placed = br.add_doublers(board, min(count, state.doubler_supply), up_to=up_to)
         used = placed.doublers - board.doublers
-        state = replace(state, doubler_supply=state.doubler_supply - used)
+        state = evolve(state, doubler_supply=state.doubler_supply - used)
         return self._board(state, p, br.Outcome(placed))
 
     def _add_points(
         self, state: RussianRailroadsState, p: int, category: str, points: int, why: Text
     ) -> RussianRailroadsState:
         board = state.players[p]
-        board = replace(board, points=(*board.points, (category, points, why)))
+        board = evolve(board, points=(*board.points, (category, points, why)))
         return self._board(state, p, br.Outcome(board))
 
     def _hire(
@@ -619,7 +620,7 @@ class RussianRailroads:
                 S_ENGINEERS,
             )
         board = state.players[p]
-        board = replace(board, engineers=(*board.engineers, Engineer(number, ability)))
+        board = evolve(board, engineers=(*board.engineers, Engineer(number, ability)))
         return self._board(state, p, br.Outcome(board))
 
     def _engineer_number(self, state: RussianRailroadsState, ability: str, args: Field) -> int:
@@ -687,7 +688,7 @@ class RussianRailroads:
             )
         self._check_unseen(state, ability)
         row[index] = ability
-        return replace(state, engineer_row=tuple(row))
+        return evolve(state, engineer_row=tuple(row))
 
     def _do_engineer_tile(
         self, state: RussianRailroadsState, p: int, args: Field
@@ -747,7 +748,7 @@ class RussianRailroads:
         else:
             state = self._name_tile(state, "hiring", ability)
         number = self._engineer_number(state, ability, args)
-        return replace(self._hire(state, p, number, ability), engineer_hired=True)
+        return evolve(self._hire(state, p, number, ability), engineer_hired=True)
 
     def _claim_turn_order(
         self, state: RussianRailroadsState, p: int, space: int
@@ -795,7 +796,7 @@ class RussianRailroads:
             )
         claims = list(state.turn_order_claims)
         claims[space - 1] = p
-        return replace(state, turn_order_claims=tuple(claims))
+        return evolve(state, turn_order_claims=tuple(claims))
 
     # -- action spaces ----------------------------------------------------------------------
     def space_for(
@@ -921,7 +922,7 @@ class RussianRailroads:
         ):
             return space
         value = state.board.figure(key).value
-        return space if value is None else replace(space, workers=value)
+        return space if value is None else evolve(space, workers=value)
 
     def _do_take_space(
         self, state: RussianRailroadsState, p: int, args: Field
@@ -987,7 +988,7 @@ class RussianRailroads:
                 self._check_doable(state, p, space)
             rest = list(first.grants)
             rest.remove("repeat")
-            state = replace(state, pending=(replace(first, grants=tuple(rest)), *state.pending[1:]))
+            state = evolve(state, pending=(evolve(first, grants=tuple(rest)), *state.pending[1:]))
             state = self._drop_spent(state)
             # Seed 000, "DESTIČKY INŽENÝRŮ" footnote: repeating an action first done with the
             # black worker may give the extra black step again.
@@ -1028,8 +1029,8 @@ class RussianRailroads:
             # ... and when it is, it is the black worker whether the entry says so or not
             black = board.black_worker_space.startswith("turn_order_")
             if black:
-                board = replace(board, black_worker_space=space.key)
-            state = replace(state, pending=state.pending[1:])
+                board = evolve(board, black_worker_space=space.key)
+            state = evolve(state, pending=state.pending[1:])
         else:
             need = space.workers + space.coins
             if coins < space.coins or workers + temporary + coins != need:
@@ -1100,7 +1101,7 @@ class RussianRailroads:
                     msg("the black worker comes from its “?” card and is one of the own workers"),
                     S_BLACK_WORKER,
                 )
-            board = replace(
+            board = evolve(
                 board,
                 workers_used=board.workers_used + workers,
                 temporary_used=board.temporary_used + temporary,
@@ -1115,15 +1116,15 @@ class RussianRailroads:
             and space.key != "temporary"
             and not space.key.startswith("turn_order")
         ):
-            board = replace(board, used_spaces=(*board.used_spaces, space.key))
+            board = evolve(board, used_spaces=(*board.used_spaces, space.key))
         state = self._board(state, p, br.Outcome(board))
         figure = self._worker_figure(state, p, space.key)
         used = state.board.figures.get(f"space_workers_{figure}")
         two_player_side = len(state.players) == 2 and figure in TWO_PLAYER_SIDE_KNOWN
         if used is not None and not used.confirmed and not two_player_side:
-            state = replace(state, figures_used=state.figures_used | {used.key})
+            state = evolve(state, figures_used=state.figures_used | {used.key})
         if not space.reusable:
-            state = replace(state, occupied=(*state.occupied, space.key))
+            state = evolve(state, occupied=(*state.occupied, space.key))
         return self._grant(state, p, space.key, space.grants, black and _black_steps(space))
 
     @staticmethod
@@ -1258,12 +1259,12 @@ class RussianRailroads:
                 case "doublers":
                     state = self._place_doublers(state, p, grant.count, up_to=True)
                 case "coins":
-                    board = replace(board, coins=board.coins + grant.count)
+                    board = evolve(board, coins=board.coins + grant.count)
                     state = self._board(state, p, br.Outcome(board))
                 case "temporary":
-                    board = replace(board, temporary=board.temporary + 2)
+                    board = evolve(board, temporary=board.temporary + 2)
                     state = self._board(state, p, br.Outcome(board))
-                    state = replace(state, temporary_taken=True)
+                    state = evolve(state, temporary_taken=True)
                 case "points":
                     state = self._add_points(
                         state, p, "actions", grant.count, _in_round(state, source_message(source))
@@ -1272,12 +1273,12 @@ class RussianRailroads:
                     state = self._claim_turn_order(state, p, grant.count)
         if later:
             pending = Pending("space", p, source, grants=tuple(later), extra_black=extra_black)
-            state = replace(state, pending=(pending, *state.pending))
+            state = evolve(state, pending=(pending, *state.pending))
         return state
 
     def _drop_spent(self, state: RussianRailroadsState) -> RussianRailroadsState:
         if state.pending and state.pending[0].kind == "space" and not state.pending[0].grants:
-            return replace(state, pending=state.pending[1:])
+            return evolve(state, pending=state.pending[1:])
         return state
 
     def _spend(
@@ -1294,8 +1295,8 @@ class RussianRailroads:
             extra_used = fit
             left = _left_of(parse_grant(g), g, kind, args) if not extra_used else None
             rest = first.grants[:i] + ((left,) if left else ()) + first.grants[i + 1 :]
-            spent = replace(first, grants=rest, extra_black=first.extra_black and not extra_used)
-            return self._drop_spent(replace(state, pending=(spent, *state.pending[1:])))
+            spent = evolve(first, grants=rest, extra_black=first.extra_black and not extra_used)
+            return self._drop_spent(evolve(state, pending=(spent, *state.pending[1:])))
         raise refuse(
             msg(
                 "{player}: {what} is more than or other than what {source} gives: {gives}",
@@ -1355,12 +1356,12 @@ class RussianRailroads:
         worker's extra action."""
         args.only()
         if state.pending and state.pending[0].kind == "turn_order_move":
-            return replace(state, pending=state.pending[1:])
+            return evolve(state, pending=state.pending[1:])
         position = state.position(p)
         figure = state.board.figure(f"pass_points_{position}")
         if not figure.confirmed:
-            state = replace(state, figures_used=state.figures_used | {figure.key})
-        state = replace(state, passed=state.passed | {p})
+            state = evolve(state, figures_used=state.figures_used | {figure.key})
+        state = evolve(state, passed=state.passed | {p})
         if figure.value:
             state = self._add_points(
                 state,
@@ -1370,7 +1371,7 @@ class RussianRailroads:
                 _in_round(state, msg("passed from position {n}", n=position)),
             )
         following = next_active(state, p)
-        return replace(state, current=following, acted=False)
+        return evolve(state, current=following, acted=False)
 
     def _after(self, state: RussianRailroadsState) -> RussianRailroadsState:
         """Move the game along once nothing is owed: the draft ends; all passed → the new turn
@@ -1378,7 +1379,7 @@ class RussianRailroads:
         that stopped at a factory goes on by itself once that factory has acted."""
         while state.pending and state.pending[0].kind == "industry_rest":
             rest = state.pending[0]
-            state = replace(state, pending=state.pending[1:])
+            state = evolve(state, pending=state.pending[1:])
             # as far as the board allows: where the factory's action did not build the next
             # factory, the steps beyond the empty slot are lost
             for count in range(rest.level, 0, -1):
@@ -1398,7 +1399,7 @@ class RussianRailroads:
         if state.pending:
             return state
         if state.phase == "draft":
-            return replace(state, phase="play", current=state.turn_order[0])
+            return evolve(state, phase="play", current=state.turn_order[0])
         if state.phase == "play" and len(state.passed) == len(state.players):
             order = new_turn_order(state)
             moves = tuple(
@@ -1409,7 +1410,7 @@ class RussianRailroads:
                 )
                 if claimant is not None
             )
-            state = replace(state, turn_order=order, phase="after_round", pending=moves)
+            state = evolve(state, turn_order=order, phase="after_round", pending=moves)
             if moves:
                 return state
         if state.phase == "after_round":
@@ -1426,7 +1427,7 @@ class RussianRailroads:
             points = board.points + tuple(
                 (line.category, line.points, _in_round(state, line.note)) for line in lines
             )
-            boards.append(replace(board, points=points))
+            boards.append(evolve(board, points=points))
         used = state.figures_used | _figure_keys(use)
         if state.round == state.rounds:
             inputs = [b.scoring_input() for b in boards]
@@ -1438,12 +1439,12 @@ class RussianRailroads:
                     ("bonus_cards", card.points, msg("final scoring: {what}", what=card.note)),
                     ("engineers", eng.points, msg("final scoring: {what}", what=eng.note)),
                 )
-                final.append(replace(board, points=board.points + extra))
-            return replace(
+                final.append(evolve(board, points=board.points + extra))
+            return evolve(
                 state, players=tuple(final), phase="over", current=None, figures_used=used
             )
         fresh = tuple(
-            replace(
+            evolve(
                 b,
                 workers_used=0,
                 temporary=0,
@@ -1454,7 +1455,7 @@ class RussianRailroads:
             )
             for b in boards
         )
-        return replace(
+        return evolve(
             state,
             players=fresh,
             round=state.round + 1,
@@ -1483,7 +1484,7 @@ class RussianRailroads:
         token = args.get("token").str(frozenset(TOKENS))
         board = state.players[p]
         if state.pending and state.pending[0].kind == "token":
-            state = replace(state, pending=state.pending[1:])
+            state = evolve(state, pending=state.pending[1:])
         else:
             # The industry token space is not public: the table declares it fired.
             if args.get("space", "").value != TOKEN_SPACE_INDUSTRY:
@@ -1499,7 +1500,7 @@ class RussianRailroads:
                     msg("each token space is used once"),
                     S_SPECIAL,
                 )
-            board = replace(board, token_spaces=(*board.token_spaces, TOKEN_SPACE_INDUSTRY))
+            board = evolve(board, token_spaces=(*board.token_spaces, TOKEN_SPACE_INDUSTRY))
             state = self._board(state, p, br.Outcome(board))
         if token in board.tokens_used:
             raise refuse(
@@ -1511,15 +1512,15 @@ class RussianRailroads:
                 msg("each token can be used once a game"),
                 S_TOKENS,
             )
-        board = replace(board, tokens_used=(*board.tokens_used, token))
+        board = evolve(board, tokens_used=(*board.tokens_used, token))
         state = self._board(state, p, br.Outcome(board))
         match token:
             case "three_doublers":
                 return self._place_doublers(state, p, 3, up_to=True)
             case "revaluation":
-                return self._board(state, p, br.Outcome(replace(board, revaluation=True)))
+                return self._board(state, p, br.Outcome(evolve(board, revaluation=True)))
             case "kiev_medal":
-                return self._board(state, p, br.Outcome(replace(board, kiev_medal=True)))
+                return self._board(state, p, br.Outcome(evolve(board, kiev_medal=True)))
             case "second_industry_marker":
                 if 0 in board.industry:
                     raise refuse(
@@ -1528,10 +1529,10 @@ class RussianRailroads:
                         S_SECOND_MARKER,
                     )
                 return self._board(
-                    state, p, br.Outcome(replace(board, industry=(*board.industry, 0)))
+                    state, p, br.Outcome(evolve(board, industry=(*board.industry, 0)))
                 )
             case "question_card":
-                return replace(state, pending=(Pending("question_card", p, token), *state.pending))
+                return evolve(state, pending=(Pending("question_card", p, token), *state.pending))
         # four_steps, industry_five: the steps follow as the token's action ("up to").
         return self._grant(state, p, f"token {token}", TOKEN_GRANTS[token], False)
 
@@ -1573,7 +1574,7 @@ class RussianRailroads:
                     msg("an action is done in full, never partly"),
                     S_WORKERS,
                 )
-        return replace(state, pending=state.pending[1:])
+        return evolve(state, pending=state.pending[1:])
 
     def _do_question_card(
         self, state: RussianRailroadsState, p: int, args: Field
@@ -1587,7 +1588,7 @@ class RussianRailroads:
                 msg("each “?” card is taken once"),
                 S_CARDS,
             )
-        state = replace(
+        state = evolve(
             state,
             question_cards=tuple(c for c in state.question_cards if c != card),
             pending=(Pending("bonus_card", p, "question_card"), *state.pending[1:]),
@@ -1602,9 +1603,9 @@ class RussianRailroads:
                 number = self._engineer_number(state, ability, args)
                 state = self._hire(state, p, number, ability)
                 board = state.players[p]
-                return self._board(state, p, br.Outcome(replace(board, coins=board.coins + 1)))
+                return self._board(state, p, br.Outcome(evolve(board, coins=board.coins + 1)))
             case "black_worker":
-                board = replace(board, black_worker=True, extra_workers=board.extra_workers + 1)
+                board = evolve(board, black_worker=True, extra_workers=board.extra_workers + 1)
                 return self._board(state, p, br.Outcome(board))
             case "locomotive_9":
                 outcome = br.place_locomotive(
@@ -1620,7 +1621,7 @@ class RussianRailroads:
         """A final bonus card from the deck, or 10 points instead (seed 000, "KARTY CÍLOVÝCH
         BONUSŮ")."""
         args.only("card", "points_instead")
-        state = replace(state, pending=state.pending[1:])
+        state = evolve(state, pending=state.pending[1:])
         if args.get("points_instead", False).bool():
             return self._add_points(
                 state,
@@ -1644,9 +1645,9 @@ class RussianRailroads:
         if state.bonus_deck == 0:
             raise refuse(msg("the bonus deck is empty"), msg("cards come from the deck"), S_BONUS)
         board = state.players[p]
-        state = replace(state, bonus_deck=state.bonus_deck - 1)
+        state = evolve(state, bonus_deck=state.bonus_deck - 1)
         return self._board(
-            state, p, br.Outcome(replace(board, bonus_cards=(*board.bonus_cards, card)))
+            state, p, br.Outcome(evolve(board, bonus_cards=(*board.bonus_cards, card)))
         )
 
     def _do_factory_function(
@@ -1671,10 +1672,10 @@ class RussianRailroads:
                 S_FACTORIES,
             )
         if known is None:
-            state = replace(
+            state = evolve(
                 state, factory_functions=(*state.factory_functions, (first.level, function))
             )
-        state = replace(state, pending=state.pending[1:])
+        state = evolve(state, pending=state.pending[1:])
         board = state.players[p]
         level = first.level or 0
         match function:
@@ -1705,9 +1706,9 @@ class RussianRailroads:
                     return state  # "Není-li to možné, akce propadá" — the function is lost
                 return self._board(state, p, outcome)
             case "bonus_card_or_10":
-                return replace(state, pending=(Pending("bonus_card", p, "factory"), *state.pending))
+                return evolve(state, pending=(Pending("bonus_card", p, "factory"), *state.pending))
             case "coin":
-                return self._board(state, p, br.Outcome(replace(board, coins=board.coins + 1)))
+                return self._board(state, p, br.Outcome(evolve(board, coins=board.coins + 1)))
             case "two_doublers":
                 return self._place_doublers(state, p, 2, up_to=True)
             case "best_two_locomotives_points":
@@ -1739,7 +1740,7 @@ class RussianRailroads:
                 msg("each card is taken once"),
                 S_START,
             )
-        state = replace(
+        state = evolve(
             state,
             starting_bonus_cards=tuple(c for c in state.starting_bonus_cards if c != card),
             pending=state.pending[1:],
@@ -1756,7 +1757,7 @@ class RussianRailroads:
                 )
             case "doubler":
                 return self._place_doublers(state, p, 1, up_to=False)
-        return self._board(state, p, br.Outcome(replace(board, coins=board.coins + 1)))
+        return self._board(state, p, br.Outcome(evolve(board, coins=board.coins + 1)))
 
     # -- views ------------------------------------------------------------------------------
     def is_over(self, state: RussianRailroadsState) -> bool:

@@ -12,7 +12,7 @@ tunnel, cards taken face-up) is tracked exactly.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -24,6 +24,7 @@ from companion.core.jsonvalue import JsonObject, JsonValue, thaw
 from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.problems import Problem
 from companion.core.public import PublicView
+from companion.core.records import evolve
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
 from companion.core.snapshot import Field
 from companion.games.ticket_to_ride_europe import cards as tc
@@ -343,9 +344,7 @@ def _reshuffle_if_empty(state: TtrState) -> TtrState:
     stay in the discards; and before a draw, for a deck that ran out while the discards were
     empty (they are shuffled once there are some)."""
     if state.deck == 0 and tc.total(state.discard):
-        return replace(
-            state, deck=tc.total(state.discard), deck_pool=state.discard, discard=tc.NONE
-        )
+        return evolve(state, deck=tc.total(state.discard), deck_pool=state.discard, discard=tc.NONE)
     return state
 
 
@@ -371,7 +370,7 @@ def _turn_card(state: TtrState, kind: str, why: Message) -> TtrState:
             )
         pool = list(state.deck_pool)
         pool[i] -= 1
-        return _reshuffle_if_empty(replace(state, deck=state.deck - 1, deck_pool=tuple(pool)))
+        return _reshuffle_if_empty(evolve(state, deck=state.deck - 1, deck_pool=tuple(pool)))
     if seen_cards(state)[i] >= tc.FULL_DECK[i]:
         raise _refuse(
             msg(
@@ -383,7 +382,7 @@ def _turn_card(state: TtrState, kind: str, why: Message) -> TtrState:
             S_DRAW,
         )
 
-    return _reshuffle_if_empty(replace(state, deck=state.deck - 1))
+    return _reshuffle_if_empty(evolve(state, deck=state.deck - 1))
 
 
 def _cards_left(state: TtrState) -> int:
@@ -392,7 +391,7 @@ def _cards_left(state: TtrState) -> int:
 
 def _refill_due(state: TtrState) -> TtrState:
     empty = sum(1 for c in state.face_up if c is None)
-    return replace(state, face_up_due=min(empty, _cards_left(state)))
+    return evolve(state, face_up_due=min(empty, _cards_left(state)))
 
 
 def _check_three_locomotives(state: TtrState) -> TtrState:
@@ -422,14 +421,14 @@ def _check_three_locomotives(state: TtrState) -> TtrState:
     )
     if others < FACE_UP_SLOTS - FACE_UP_LOCOMOTIVE_LIMIT + 1:
         return state
-    state = replace(state, face_up=(None,) * FACE_UP_SLOTS, discard=tc.add(state.discard, shown))
+    state = evolve(state, face_up=(None,) * FACE_UP_SLOTS, discard=tc.add(state.discard, shown))
     return _refill_due(state)
 
 
 def _update_player(state: TtrState, index: int, **changes: Any) -> TtrState:
     players = list(state.players)
-    players[index] = replace(players[index], **changes)
-    return replace(state, players=tuple(players))
+    players[index] = evolve(players[index], **changes)
+    return evolve(state, players=tuple(players))
 
 
 def _route_owner(state: TtrState, route_id: str) -> int | None:
@@ -536,7 +535,7 @@ class TicketToRideEurope:
             )
         args = Field(thaw(action.args), "args")
         if action.kind in _TURN_STARTS and state.tunnel_verdict is not None:
-            state = replace(state, tunnel_verdict=None)  # announced: the next turn is on
+            state = evolve(state, tunnel_verdict=None)  # announced: the next turn is on
         return handler(state, action.player, args)
 
     # -- scans ----------------------------------------------------------------------------
@@ -1119,7 +1118,7 @@ def _end_turn(state: TtrState) -> TtrState:
     """The turn ends: tunnel cards go to the discards, the last round is counted."""
     if state.tunnel is not None:
         t = state.tunnel
-        state = replace(
+        state = evolve(
             state,
             discard=tc.add(state.discard, tc.cards_of(t.revealed)),
             tunnel=None,
@@ -1134,7 +1133,7 @@ def _end_turn(state: TtrState) -> TtrState:
     else:
         final -= 1
     phase = "over" if final == 0 else state.phase
-    state = replace(
+    state = evolve(
         state,
         turn=(state.turn + 1) % len(state.players),
         cards_drawn=0,
@@ -1232,10 +1231,10 @@ def _reveal_face_up(state: TtrState, player: int | None, args: Field) -> TtrStat
     for kind in kinds:
         state = _turn_card(state, kind, msg("the face-up cards"))
         slots[slots.index(None)] = kind
-        state = replace(state, face_up=tuple(slots), face_up_due=state.face_up_due - 1)
+        state = evolve(state, face_up=tuple(slots), face_up_due=state.face_up_due - 1)
     state = _check_three_locomotives(state)
     if state.phase == "setup" and not state.face_up_due and all(p.ready for p in state.players):
-        state = replace(state, phase="play")
+        state = evolve(state, phase="play")
     if state.phase == "play" and state.cards_drawn and not _can_draw_second(state):
         # "LÍZNUTÍ KARET VAGÓNŮ": with the deck drawn and no discards "hráč nemá možnost
         # líznout si další karty vagonů" — the player cannot draw more train cards; the card
@@ -1262,7 +1261,7 @@ def _draw_blind(state: TtrState, player: int | None, args: Field) -> TtrState:
             S_DRAW,
         )
     # a blind locomotive counts as one card ("LOKOMOTIVY"); the card stays unknown to the table
-    state = _reshuffle_if_empty(replace(state, deck=state.deck - 1))
+    state = _reshuffle_if_empty(evolve(state, deck=state.deck - 1))
     state = _update_player(state, p, hand=state.players[p].hand + 1)
     return _after_card(state)
 
@@ -1270,7 +1269,7 @@ def _draw_blind(state: TtrState, player: int | None, args: Field) -> TtrState:
 def _after_card(state: TtrState) -> TtrState:
     if state.cards_drawn or not _can_draw_second(state):
         return _end_turn(state)
-    return replace(state, cards_drawn=1)
+    return evolve(state, cards_drawn=1)
 
 
 def _can_draw_second(state: TtrState) -> bool:
@@ -1304,7 +1303,7 @@ def _take_face_up(state: TtrState, player: int | None, args: Field) -> TtrState:
 
     slots = list(state.face_up)
     slots[slots.index(kind)] = None
-    state = replace(state, face_up=tuple(slots))
+    state = evolve(state, face_up=tuple(slots))
     me = state.players[p]
     state = _update_player(state, p, hand=me.hand + 1, known=tc.add(me.known, tc.cards_of([kind])))
     state = _refill_due(state)
@@ -1624,7 +1623,7 @@ def _claim_route(state: TtrState, player: int | None, args: Field) -> TtrState:
     if route.tunnel:
         reveal = min(tc.TUNNEL_REVEAL, _cards_left(state))
         tunnel = Tunnel(p, route.id, played, reveal, ())
-        state = replace(state, tunnel=tunnel)
+        state = evolve(state, tunnel=tunnel)
         if reveal == 0:
             # "TUNELY": no card left to turn → the tunnel is claimed without risk
             return _complete_claim(state, p, route, played)
@@ -1697,16 +1696,16 @@ def _declare_hand(state: TtrState, player: int | None, args: Field) -> TtrState:
         raise _refuse(_not_your_tunnel(state, t), _R_TUNNEL_DRAW, S_TUNNEL)
     declared = tc.parse_cards(args.get("cards"))
     _check_declared(state, t.player, declared, args.get("cards"), seen_cards(state))
-    return replace(state, tunnel=replace(t, declared=declared))
+    return evolve(state, tunnel=evolve(t, declared=declared))
 
 
 def _complete_claim(state: TtrState, p: int, route: RouteSpec, cards: tc.Cards) -> TtrState:
     me = state.players[p]
     state = _update_player(state, p, routes=(*me.routes, route.id))
     state = _canonical_twins(state, route)
-    state = replace(state, discard=tc.add(state.discard, cards))
+    state = evolve(state, discard=tc.add(state.discard, cards))
     if state.tunnel is not None:
-        state = replace(state, tunnel=replace(state.tunnel, played=tc.NONE))
+        state = evolve(state, tunnel=evolve(state.tunnel, played=tc.NONE))
     return _end_turn(state)
 
 
@@ -1725,9 +1724,9 @@ def _canonical_twins(state: TtrState, route: RouteSpec) -> TtrState:
         return state
     swap = {first: second, second: first}
     players = tuple(
-        replace(p, routes=tuple(swap.get(r, r) for r in p.routes)) for p in state.players
+        evolve(p, routes=tuple(swap.get(r, r) for r in p.routes)) for p in state.players
     )
-    return replace(state, players=players)
+    return evolve(state, players=players)
 
 
 def _reveal_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState:
@@ -1753,16 +1752,14 @@ def _reveal_tunnel(state: TtrState, player: int | None, args: Field) -> TtrState
     for kind in kinds:
         state = _turn_card(state, kind, msg("the tunnel"))
         assert state.tunnel is not None
-        state = replace(
-            state, tunnel=replace(state.tunnel, revealed=(*state.tunnel.revealed, kind))
-        )
+        state = evolve(state, tunnel=evolve(state.tunnel, revealed=(*state.tunnel.revealed, kind)))
     t = state.tunnel
     assert t is not None
     if len(t.revealed) < t.reveal:
         return state
     # "TUNELY": every card turned, the verdict is known: the public view announces it
     number = state.tunnels + 1
-    state = replace(
+    state = evolve(
         state, tunnels=number, tunnel_verdict=TunnelVerdict(t.player, t.route, t.extra, number)
     )
     if t.extra == 0:
@@ -1828,7 +1825,7 @@ def _draw_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
             S_TICKETS,
         )
     offered = min(TICKETS_PER_DRAW, state.tickets_deck)
-    return replace(
+    return evolve(
         state, tickets_deck=state.tickets_deck - offered, ticket_draw=TicketDraw(p, offered)
     )
 
@@ -1911,7 +1908,7 @@ def _keep_ticket(state: TtrState, player: int | None, args: Field) -> TtrState:
             S_TICKETS,
         )
     state = _update_player(state, player, tickets=(*me.tickets, kept.id))
-    return replace(state, ticket_draw=replace(draw, kept=(*draw.kept, kept.id)))
+    return evolve(state, ticket_draw=evolve(draw, kept=(*draw.kept, kept.id)))
 
 
 def _done_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
@@ -1940,7 +1937,7 @@ def _done_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
             )
         state = _update_player(state, player, ready=True)
         if all(p.ready for p in state.players) and not state.face_up_due:
-            state = replace(state, phase="play")
+            state = evolve(state, phase="play")
         return state
     draw = state.ticket_draw
     if draw is None or draw.player != player:
@@ -1954,7 +1951,7 @@ def _done_tickets(state: TtrState, player: int | None, args: Field) -> TtrState:
             msg("Keep at least one ticket."), msg("keep at least one of the three"), S_TICKETS
         )
     # the tickets not kept go under the ticket deck
-    state = replace(state, tickets_deck=state.tickets_deck + draw.offered - len(draw.kept))
+    state = evolve(state, tickets_deck=state.tickets_deck + draw.offered - len(draw.kept))
     return _end_turn(state)
 
 
@@ -2006,7 +2003,7 @@ def _build_station(state: TtrState, player: int | None, args: Field) -> TtrState
         hand=me.hand - cost,
         known=tc.sub(me.known, played),
     )
-    state = replace(state, discard=tc.add(state.discard, played))
+    state = evolve(state, discard=tc.add(state.discard, played))
     return _end_turn(state)
 
 
@@ -2133,9 +2130,9 @@ def _pass_turn(state: TtrState, player: int | None, args: Field) -> TtrState:
             S_DRAW,
         )
     passes = state.passes + 1
-    state = replace(_end_turn(state), passes=passes)
+    state = evolve(_end_turn(state), passes=passes)
     if passes >= len(state.players) and state.phase != "over":
-        state = replace(state, phase="over")
+        state = evolve(state, phase="over")
     return state
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from companion.core.actions import Action, Prompt
@@ -27,6 +26,7 @@ from companion.core.messages import Message, Text, join_texts, msg, plural
 from companion.core.privacy import PrivateRefusalError
 from companion.core.problems import Problem
 from companion.core.public import PublicView
+from companion.core.records import evolve
 from companion.core.scoring import PlayerScore, ScoreLine, ScoreSheet
 from companion.core.snapshot import Field
 from companion.games.trains_and_stations.data import (
@@ -362,8 +362,8 @@ class TrainsAndStations:
                 ),
                 S_WITHDRAW,
             )
-        state = state.with_player(player, replace(p, dice_on_board=0))
-        return replace(state, turn=replace(state.turn, phase="end"))
+        state = state.with_player(player, evolve(p, dice_on_board=0))
+        return evolve(state, turn=evolve(state.turn, phase="end"))
 
     # step 2 ---------------------------------------------------------------------------------
     def _roll(self, state: TSState, player: int, args: Field) -> TSState:
@@ -412,8 +412,8 @@ class TrainsAndStations:
                 msg("when the common bonus dice supply is empty, roll all your bonus dice"),
                 section,
             )
-        state = state.with_player(player, replace(p, dice_kept=()))
-        state = replace(state, turn=replace(state.turn, phase="rolled", dice=dice, bonus=bonus))
+        state = state.with_player(player, evolve(p, dice_kept=()))
+        state = evolve(state, turn=evolve(state.turn, phase="rolled", dice=dice, bonus=bonus))
         return self._strike_check(state, player)
 
     def _reroll(self, state: TSState, player: int, args: Field) -> TSState:
@@ -453,8 +453,8 @@ class TrainsAndStations:
                     msg("locked trains cannot be rerolled"),
                     section,
                 )
-        state = state.with_player(player, replace(p, coins=p.coins - REROLL_COST))
-        state = replace(state, turn=replace(t, dice=dice, bonus=bonus))
+        state = state.with_player(player, evolve(p, coins=p.coins - REROLL_COST))
+        state = evolve(state, turn=evolve(t, dice=dice, bonus=bonus))
         return self._strike_check(state, player)
 
     def _strike_check(self, state: TSState, player: int) -> TSState:
@@ -464,9 +464,9 @@ class TrainsAndStations:
             return state
         p = state.players[player]
         loss = min(STRIKE_LOSS, p.vp)
-        state = state.with_player(player, replace(p, vp=p.vp - loss))
+        state = state.with_player(player, evolve(p, vp=p.vp - loss))
         supply = state.vp_supply + (loss if state.options.strike_vp == "supply" else 0)
-        return replace(state, vp_supply=supply, turn=replace(t, struck=True))
+        return evolve(state, vp_supply=supply, turn=evolve(t, struck=True))
 
     # step 3 ---------------------------------------------------------------------------------
     def _resolve(self, state: TSState, player: int, args: Field) -> TSState:
@@ -512,7 +512,7 @@ class TrainsAndStations:
         # Trains (mandatory): every own and bonus train / locked train goes on the board.
         own_trains = sum(own[f] for f in TRAIN_FACES)
         bonus_trains = sum(bonus[f] for f in TRAIN_FACES)
-        p = replace(
+        p = evolve(
             p,
             dice_on_board=p.dice_on_board + own_trains,
             dice_kept=keep,
@@ -520,13 +520,13 @@ class TrainsAndStations:
             bonus_dice=p.bonus_dice - len(t.bonus),
         )
         state = state.with_player(player, p)
-        state = replace(state, bonus_on_board=state.bonus_on_board + bonus_trains)
+        state = evolve(state, bonus_on_board=state.bonus_on_board + bonus_trains)
         for b in builds:
             state = self._build(state, player, b)
         # what this turn placed: only it can fill a route now (Krok 4: Doručení!)
-        return replace(
+        return evolve(
             state,
-            turn=replace(
+            turn=evolve(
                 state.turn,
                 phase="deliver",
                 dice=(),
@@ -614,12 +614,12 @@ class TrainsAndStations:
                     msg("build evenly: every station needs a building before any gets a second"),
                     S_BUILD_LEVEL,
                 )
-        built = replace(station, buildings=(*station.buildings, (player, building)))
+        built = evolve(station, buildings=(*station.buildings, (player, building)))
         stations = tuple(built if s.name == name else s for s in state.stations)
         if state.station(name) is None:
             stations = (*stations, built)
-        p = replace(p, buildings_left=bump(p.buildings_left, building, -1))
-        return replace(state.with_player(player, p), stations=stations)
+        p = evolve(p, buildings_left=bump(p.buildings_left, building, -1))
+        return evolve(state.with_player(player, p), stations=stations)
 
     # step 4 ---------------------------------------------------------------------------------
     def _gain_vp(self, state: TSState, player: int, vp: int) -> TSState:
@@ -628,9 +628,9 @@ class TrainsAndStations:
         if vp <= 0:
             return state
         p = state.players[player]
-        state = state.with_player(player, replace(p, vp=p.vp + vp))
+        state = state.with_player(player, evolve(p, vp=p.vp + vp))
         supply = max(0, state.vp_supply - vp)
-        return replace(state, vp_supply=supply, final_round=state.final_round or supply == 0)
+        return evolve(state, vp_supply=supply, final_round=state.final_round or supply == 0)
 
     def _deliver(self, state: TSState, player: int, args: Field) -> TSState:
         """Rulebook, Krok 4: Doručení! as the table reports it: the cities joined with their printed
@@ -724,15 +724,15 @@ class TrainsAndStations:
 
         # 5) the dice on the route go back to their owners, bonus dice to the supply.
         players = tuple(
-            replace(p, dice_on_board=p.dice_on_board - d)
+            evolve(p, dice_on_board=p.dice_on_board - d)
             for p, d in zip(state.players, dice, strict=True)
         )
-        turn = replace(
+        turn = evolve(
             state.turn,
             deliveries=(*state.turn.deliveries, tuple(c for c, _ in cities)),
             placed=placed,
         )
-        return replace(
+        return evolve(
             state, players=players, bonus_on_board=state.bonus_on_board - bonus_dice, turn=turn
         )
 
@@ -745,11 +745,11 @@ class TrainsAndStations:
         if kind == "special":
             if state.special_deck == 0:
                 return state
-            state = state.with_player(player, replace(p, special_cards=p.special_cards + 1))
-            return replace(state, special_deck=state.special_deck - 1)
+            state = state.with_player(player, evolve(p, special_cards=p.special_cards + 1))
+            return evolve(state, special_deck=state.special_deck - 1)
         if state.bonus_supply == 0:
             return state
-        return state.with_player(player, replace(p, bonus_dice=p.bonus_dice + 1))
+        return state.with_player(player, evolve(p, bonus_dice=p.bonus_dice + 1))
 
     def _pick_up_goods(self, state: TSState, cities: list[str], order_f: Field) -> TSState:
         """Rulebook, Vyzvednutí zboží (Krok 4, 3)."""
@@ -790,8 +790,8 @@ class TrainsAndStations:
                     state = self._gain_vp(state, owner, 1)
                     continue
                 p = state.players[owner]
-                state = state.with_player(owner, replace(p, goods=bump(p.goods, good, 1)))
-                state = replace(state, goods_left=bump(state.goods_left, good, -1))
+                state = state.with_player(owner, evolve(p, goods=bump(p.goods, good, 1)))
+                state = evolve(state, goods_left=bump(state.goods_left, good, -1))
         return state
 
     def _complete_task(self, state: TSState, player: int, args: Field) -> TSState:
@@ -831,9 +831,9 @@ class TrainsAndStations:
                 msg("with two identical task cards only one is laid per delivery"),
                 section,
             )
-        p = replace(p, special_cards=p.special_cards - 1, tasks=(*p.tasks, Task((a, b), points)))
+        p = evolve(p, special_cards=p.special_cards - 1, tasks=(*p.tasks, Task((a, b), points)))
         state = state.with_player(player, p)
-        return replace(state, turn=replace(t, tasks_done=(*t.tasks_done, (player, (a, b)))))
+        return evolve(state, turn=evolve(t, tasks_done=(*t.tasks_done, (player, (a, b)))))
 
     def _report_special_goods(self, state: TSState, player: int, args: Field) -> TSState:
         """The owner's private report of which special cards in hand show two goods
@@ -852,7 +852,7 @@ class TrainsAndStations:
             args.get("cards").fail(
                 f"{p.name} holds {p.special_cards} special cards, not {len(pairs)}"
             )
-        return state.with_player(player, replace(p, special_goods=tuple(pairs)))
+        return state.with_player(player, evolve(p, special_goods=tuple(pairs)))
 
     # step 5 ---------------------------------------------------------------------------------
     def _end_turn(self, state: TSState, player: int, args: Field) -> TSState:
@@ -886,7 +886,7 @@ class TrainsAndStations:
         if new is None:
             return self._next_turn(state)
         offers: tuple[Offer | None, ...] = (None,) * len(state.players)
-        return replace(state, speculation=Speculation(new, offers))
+        return evolve(state, speculation=Speculation(new, offers))
 
     def _upgrade(self, state: TSState, building: str, args: Field) -> tuple[TSState, str | None]:
         """The next goods of the scheme under the building; a level already used elsewhere is
@@ -914,7 +914,7 @@ class TrainsAndStations:
                     printed_f.fail(f"this table reported {options.mine_next!r} before")
                 mine_next = options.mine_next or printed
                 assert mine_next is not None
-                state = replace(state, options=replace(options, mine_next=mine_next))
+                state = evolve(state, options=evolve(options, mine_next=mine_next))
                 second = (mine_next,)
             elif printed_f.value is not None:
                 printed_f.fail(f"the {building}'s scheme is known")
@@ -941,7 +941,7 @@ class TrainsAndStations:
                 new = None
         decks = tuple((b, new if b == building else g) for b, g in state.decks)
         in_play = state.goods_in_play if new is None else (*state.goods_in_play, new)
-        return replace(state, decks=decks, goods_in_play=in_play), new
+        return evolve(state, decks=decks, goods_in_play=in_play), new
 
     def _next_turn(self, state: TSState) -> TSState:
         """Rulebook, Konec hry: once the VP supply is out, players up to the conductor play one last
@@ -949,7 +949,7 @@ class TrainsAndStations:
         n = len(state.players)
         nxt = (state.turn.player + 1) % n
         over = state.final_round and nxt == state.conductor
-        return replace(state, turn=Turn(player=nxt), over=over, speculation=None)
+        return evolve(state, turn=Turn(player=nxt), over=over, speculation=None)
 
     # speculation ----------------------------------------------------------------------------
     def _speculate(self, state: TSState, player: int, args: Field) -> TSState:
@@ -992,7 +992,7 @@ class TrainsAndStations:
         if offer.cards % 2:
             args.fail(f"{offer.cards} cards: the trade is 2 for 1")
         offers = tuple(offer if i == player else o for i, o in enumerate(spec.offers))
-        state = replace(state, speculation=replace(spec, offers=offers))
+        state = evolve(state, speculation=evolve(spec, offers=offers))
         if any(o is None for o in offers):
             return state
         wanted = [o.cards // 2 for o in offers if o is not None]
@@ -1039,7 +1039,7 @@ class TrainsAndStations:
         assert spec is not None
         wanted = given if wanted is None else wanted
         # "Takto směněné zboží otočte lícem vzhůru tak, aby jej ostatní hráči viděli"
-        state = replace(state, traded=spec)
+        state = evolve(state, traded=spec)
         for i, offer in enumerate(spec.offers):
             assert offer is not None
             p = state.players[i]
@@ -1055,7 +1055,7 @@ class TrainsAndStations:
                     kept_list.append(pair)
                     left_count[pair] -= 1
             kept = tuple(kept_list)
-            p = replace(
+            p = evolve(
                 p,
                 goods=goods,
                 special_goods=kept,
@@ -1065,7 +1065,7 @@ class TrainsAndStations:
             removed = state.goods_removed
             for g, k in offer.goods:
                 removed = bump(removed, g, k)
-            state = replace(
+            state = evolve(
                 state,
                 goods_removed=removed,
                 special_removed=state.special_removed + len(offer.special_goods),

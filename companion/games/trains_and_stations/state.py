@@ -11,10 +11,11 @@ player's own hidden holdings for their PIN-protected view. :func:`full_json` (th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from companion.core.jsonvalue import JsonObject, JsonValue
+from companion.core.records import evolve
 from companion.core.snapshot import Field
 from companion.games.trains_and_stations.data import (
     BONUS_DICE,
@@ -200,7 +201,7 @@ class TSState:
     def with_player(self, index: int, player: PlayerState) -> TSState:
         players = list(self.players)
         players[index] = player
-        return replace(self, players=tuple(players))
+        return evolve(self, players=tuple(players))
 
 
 # -- JSON --------------------------------------------------------------------------------------
