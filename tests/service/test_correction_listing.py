@@ -383,3 +383,31 @@ def test_a_tree_the_same_in_every_view_is_searched_once_for_every_view() -> None
         session = enter(session, pick.action)
         other = None if viewer is not None else 0
         assert table_choices._shape(session, len(before.applied), other).looked_for()
+
+
+def test_a_line_that_let_go_of_its_nodes_offers_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the lines built last keep the game's nodes they built (``BUILT_KEPT``: a full
+    garbage collection walks every object kept); a line that let go of them builds them again
+    and offers the same nodes at every step (what it found out is kept by path)."""
+
+    def offered(session: TableSession, *, forget: bool) -> list[list[str]]:
+        table_choices._LISTED.clear()
+        table_choices._SHAPES.clear()
+        rng = random.Random(4)
+        seen = []
+        for line in correction_lines(session, None):
+            nodes = line.expand()
+            while nodes:
+                seen.append([c.key for c in nodes])
+                pick = rng.choice(nodes)
+                if forget:  # every line lets go of its nodes before each step
+                    for shape in list(table_choices._BUILT.values()):
+                        shape.forget_built()
+                nodes = () if pick.is_leaf else pick.expand()
+        return seen
+
+    session = tree_playout("mini-express", 2, 30)[-1]
+    kept = offered(session, forget=False)
+    assert len(kept) > 60
+    monkeypatch.setattr(table_choices, "BUILT_KEPT", 1)
+    assert offered(session, forget=True) == kept
