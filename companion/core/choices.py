@@ -26,12 +26,13 @@ See ``../shared/contracts/choices.md`` for the HTTP surface (``GET /api/choices`
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from companion.core.actions import Action
 from companion.core.errors import TracksideError
@@ -44,6 +45,7 @@ Children = tuple["Choice", ...] | Callable[[], tuple["Choice", ...]]
 PATH_SEPARATOR = "/"
 
 S = TypeVar("S")
+T = TypeVar("T")
 
 
 class ChoicePathError(TracksideError, LookupError):
@@ -232,16 +234,38 @@ def _keys(path: str) -> list[str]:
     return [k for k in path.split(PATH_SEPARATOR) if k] if path else []
 
 
+_ACCEPTED: dict[tuple[int, int], tuple[object, Action, object]] = {}
+"""The tables :func:`accepts` made last, by the state and the action (the very objects: a
+tree's leaf carries the action it accepted), for :func:`applied`."""
+_ACCEPTED_KEPT = 512
+
+
 def accepts(apply: Callable[[S, Action], object], state: S, action: Action) -> bool:
     """Whether ``apply`` takes ``action`` on ``state`` (a refusal is a ``TracksideError``).
 
     A tree's leaves are checked with the game's own ``apply``, so the tree never offers what the
     rules refuse, and no rule is written twice (once to check, once to offer)."""
     try:
-        apply(state, action)
+        after = apply(state, action)
     except TracksideError:
         return False
+    key = (id(state), id(action))
+    _ACCEPTED.pop(key, None)
+    _ACCEPTED[key] = (state, action, after)  # (keeps both: their ids name no other object)
+    while len(_ACCEPTED) > _ACCEPTED_KEPT:
+        with contextlib.suppress(KeyError, RuntimeError, StopIteration):  # another thread's
+            del _ACCEPTED[next(iter(_ACCEPTED))]
     return True
+
+
+def applied(apply: Callable[[S, Action], T], state: S, action: Action) -> T:
+    """``apply(state, action)``: the table :func:`accepts` made when the tree tried this very
+    action on this very state (apply is a function of the state; the correction listing
+    replays the leaves the tree offered), else applied now."""
+    known = _ACCEPTED.get((id(state), id(action)))
+    if known is not None and known[0] is state and known[1] is action:
+        return cast("T", known[2])
+    return apply(state, action)
 
 
 def first_leaf(nodes: Sequence[Choice]) -> Choice | None:

@@ -34,7 +34,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from companion.core.actions import Action, Prompt
-from companion.core.choices import Choice, accepts
+from companion.core.choices import Choice, accepts, applied
 from companion.core.errors import TracksideError
 from companion.core.jsonvalue import JsonObject
 from companion.core.messages import Message, Text, msg
@@ -420,7 +420,7 @@ class _Check:
                 return False
         else:
             try:
-                state = self.game.apply(self.before, action)
+                state = applied(self.game.apply, self.before, action)
             except TracksideError:
                 self.replays.outcomes[key] = (_FAILED, -1, None)
                 return False
