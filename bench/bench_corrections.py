@@ -46,6 +46,37 @@ times vary by up to 2x from run to run), median / p99 / max ms, before (9b7c0c8)
 (A Russian Railroads listing builds, for each new line, the turn's top level, which tries every
 space's payments, ~10 ms: here each move is entered in its player's own view and listed in
 another's, whose tree is then needed to be sure of the move's place in it.)
+
+Run of 2026-11-29 13:55 (same settings, two runs side by side on the 2-core machine, load 0.5-1),
+median / p99 / max ms, main 653a754 → h48d; in brackets the max without the garbage
+collector's time (printed since h48d):
+
+    Ticket to Ride    list  31 / 68 / 68         → 24 / 37 / 37     (36)
+                      line  0.20 / 20 / 128      → 0.41 / 16 / 35   (20)
+                      look  0.96 / 72 / 149      → 0.80 / 67 / 87   (82)
+                      deep  0.07 / 5.8 / 23      → 0.07 / 5.1 / 21  (21)
+    Trains & Stations list  30 / 96 / 96         → 25 / 90 / 90     (82)
+                      line  0.20 / 18 / 79       → 0.54 / 9 / 20    (19)
+                      look  1.5 / 46 / 105       → 1.8 / 30 / 52    (28)
+                      deep  0.11 / 22 / 180      → 0.09 / 14 / 57   (26)
+    Mini Express      list  50 / 69 / 69         → 49 / 63 / 63     (58)
+                      line  17 / 148 / 148       → 16 / 38 / 38     (37)
+                      look  15 / 68 / 68         → 15 / 97 / 97     (65)
+                      deep  0.29 / 125 / 246     → 0.27 / 92 / 138  (95)
+    Russian Railroads list  80 / 133 / 133       → 2.7 / 5.3 / 5.3  (5.3)
+                      line  1.0 / 15 / 49        → 3.3 / 11 / 13    (12)
+                      look  0.01 / 28 / 90       → 0.08 / 22 / 50   (49)
+                      deep  0.06 / 0.5 / 14      → 0.06 / 0.8 / 13  (13)
+
+Before, most maxima over 100 ms were a full garbage collection (120-230 ms: every line kept
+the game's nodes it built, ~350k objects in a Mini Express game) landing on that request;
+now only the lines built last keep them (``table_choices.BUILT_KEPT``; a line opened again
+builds its nodes again: the medians of ``line`` rose by a few tenths of a ms, RR's by 2 ms).
+What is left over 50 ms is the work the definition asks for: a Ticket to Ride claim corrected
+after a tunnel's reveals tries every route's payments (each route is left out only after its
+first 24 leaves fail), Mini Express build steps whose ~20 siblings each try up to 24 leaves
+with ~30 later actions to replay, and a Trains & Stations listing that looks for moves
+entered in another player's view (its views differ: private moves).
 """
 
 from __future__ import annotations
