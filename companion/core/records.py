@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
-_FIELDS: dict[type, tuple[tuple[str, ...], frozenset[str]] | None] = {}
-"""Per class: its fields when :func:`evolve` may copy them itself, else ``None``."""
+_Copy = Callable[[Any], Any]
+
+_COPIES: dict[type, tuple[_Copy, frozenset[str]] | None] = {}
+"""Per class: a function that copies a record field by field (made for the class, one line
+per field), and its fields; ``None`` when :func:`evolve` must leave the class to ``replace``."""
 
 
-def _fields(cls: type) -> tuple[tuple[str, ...], frozenset[str]] | None:
-    if cls not in _FIELDS:
+def copier(cls: type) -> tuple[_Copy, frozenset[str]] | None:
+    """How :func:`evolve` copies a ``cls`` record itself, or ``None`` (it leaves it to
+    ``dataclasses.replace``)."""
+    if cls not in _COPIES:
         slots: Any = getattr(cls, "__slots__", None)
         fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
         plain = (
@@ -21,9 +27,17 @@ def _fields(cls: type) -> tuple[tuple[str, ...], frozenset[str]] | None:
             and not hasattr(cls, "__post_init__")
             and all(f.init for f in fields)
             and tuple(slots) == tuple(f.name for f in fields)
+            and all(name.isidentifier() for name in slots)
         )
-        _FIELDS[cls] = (tuple(slots), frozenset(slots)) if plain else None
-    return _FIELDS[cls]
+        if not plain:
+            _COPIES[cls] = None
+        else:
+            body = "".join(f"    put(new, {name!r}, obj.{name})\n" for name in slots)
+            code = f"def copy(obj):\n    new = make(cls)\n{body}    return new\n"
+            scope: dict[str, Any] = {"make": object.__new__, "put": object.__setattr__, "cls": cls}
+            exec(code, scope)  # (made here from the class's own field names)
+            _COPIES[cls] = (scope["copy"], frozenset(slots))
+    return _COPIES[cls]
 
 
 def evolve(obj: T, /, **changes: Any) -> T:
@@ -32,17 +46,16 @@ def evolve(obj: T, /, **changes: Any) -> T:
     and the correction listing's hot path: every leaf offered is applied, and every correction
     replays the later actions); any other record goes through ``replace``. A name that is not
     a field is refused, as ``replace`` refuses it."""
-    cls = type(obj)
-    known = _fields(cls)
+    known = copier(type(obj))
     if known is None:
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
-    slots, names = known
-    new = object.__new__(cls)
-    for name in slots:
-        object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
+    copy, names = known
     if not changes.keys() <= names:
         unknown = sorted(set(changes) - names)
         raise TypeError(
-            f"{cls.__name__}.__init__() got an unexpected keyword argument {unknown[0]!r}"
+            f"{type(obj).__name__}.__init__() got an unexpected keyword argument {unknown[0]!r}"
         )
-    return new
+    new = copy(obj)
+    for name, value in changes.items():
+        object.__setattr__(new, name, value)
+    return cast("T", new)
