@@ -68,6 +68,10 @@ collector's time (printed since h48d):
                       look  0.01 / 28 / 90       → 0.08 / 22 / 50   (49)
                       deep  0.06 / 0.5 / 14      → 0.06 / 0.8 / 13  (13)
 
+A rerun three minutes later (with the faster ``evolve``, 8554814) gave maxima TTR look 129
+(121), ME look 108 (65) / deep 141 (111), T&S list 94 (84), RR look 43: single slowest nodes
+vary by up to 50% from run to run here; the same TTR look timed 5 times alone: 79-89 ms.
+
 Before, most maxima over 100 ms were a full garbage collection (120-230 ms: every line kept
 the game's nodes it built, ~350k objects in a Mini Express game) landing on that request;
 now only the lines built last keep them (``table_choices.BUILT_KEPT``; a line opened again
