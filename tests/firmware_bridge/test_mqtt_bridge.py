@@ -456,6 +456,7 @@ def test_home_assistant_discovers_the_table_and_a_score_per_player(
         assert event is not None and json.loads(event.payload)["event_types"] == [
             "round_end",
             "tunnel",
+            "last_round",
             "game_over",
         ]
         assert tag is not None and json.loads(tag.payload)["topic"] == "trackside/table-1/ha/tag"
