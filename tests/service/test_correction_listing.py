@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from companion.core.actions import Action
-from companion.core.choices import Choice, first_leaf, node_at
+from companion.core.choices import Choice, first_leaf, node_at, random_leaf
 from companion.core.errors import IllegalActionError
 from companion.core.events import ActionApplied, ActionCorrected, GameStarted, LogEntry
 from companion.core.game import PlayerSpec
@@ -53,12 +53,9 @@ def assert_every_line_opens(session: TableSession, viewer: int | None) -> None:
             assert node.is_leaf or node.expand(), f"table-correct/{line.key}/{node.key} is empty"
 
 
-def test_a_line_no_correction_can_replace_is_not_listed() -> None:
-    """The camera turned the five face-up cards at once ("PŘÍPRAVA HRY"); the tree turns them
-    one at a time, and one card instead of five leaves four to turn, so the later face-up take
-    could not stand: line #2 has no correction under it. It used to be listed and to open on
-    nothing."""
-    game = find_game(TTR)
+def ttr_in_play() -> TableSession:
+    """A 2-player Ticket to Ride past its set-up: the camera turned the five face-up cards at
+    once ("PŘÍPRAVA HRY"), each player kept two tickets."""
     session = start(TTR, 2)
     session = enter(
         session,
@@ -70,6 +67,16 @@ def test_a_line_no_correction_can_replace_is_not_listed() -> None:
         for ticket in tickets:
             session = enter(session, Action("keep_ticket", player, {"ticket": ticket}))
         session = enter(session, Action("done_tickets", player))
+    return session
+
+
+def test_a_line_no_correction_can_replace_is_not_listed() -> None:
+    """The camera turned the five face-up cards at once ("PŘÍPRAVA HRY"); the tree turns them
+    one at a time, and one card instead of five leaves four to turn, so the later face-up take
+    could not stand: line #2 has no correction under it. It used to be listed and to open on
+    nothing."""
+    game = find_game(TTR)
+    session = ttr_in_play()
     assert game.is_over(session.state) is False and session.state.phase == "play"
     session = enter(session, Action("take_face_up", 0, {"card": "red"}))
     lines = {line.key for line in correction_lines(session, None)}
@@ -267,17 +274,7 @@ def test_a_bound_of_one_leaf_offers_a_part_of_what_the_definition_does(
     the yellow card. With no bound the listing proves it by trying every claim and station;
     with a bound of one leaf it tries one under each and leaves them out all the same, and
     offers no more than the definition."""
-    session = start(TTR, 2)
-    session = enter(
-        session,
-        Action("reveal_face_up", None, {"cards": ["red", "blue", "green", "white", "black"]}),
-    )
-    for player, tickets in enumerate(
-        (("paris-wien", "edinburgh-athina"), ("berlin-roma", "brest-petrograd"))
-    ):
-        for ticket in tickets:
-            session = enter(session, Action("keep_ticket", player, {"ticket": ticket}))
-        session = enter(session, Action("done_tickets", player))
+    session = ttr_in_play()
     session = enter(session, Action("take_face_up", 0, {"card": "red"}))
     session = enter(session, Action("reveal_face_up", None, {"cards": ["yellow"]}))
     session = enter(session, Action("draw_blind", 0))
@@ -332,13 +329,9 @@ def test_a_move_entered_through_the_tree_is_known_where_it_was_offered() -> None
             active = game.status(session.state).active_players
             viewer = rng.choice(active) if active else None
             nodes = tuple(c for c in table_tree(session, viewer) if not c.key.startswith("table-"))
-            path: list[str] = []
-            while True:
-                pick = rng.choice(nodes)
-                path.append(pick.key)
-                if pick.is_leaf:
-                    break
-                nodes = pick.expand()
+            walked = random_leaf(nodes, rng)
+            assert walked is not None
+            path, pick = walked[0].split("/"), walked[1]
             assert pick.action is not None
             known = table_choices.offered_paths(session.state, viewer, pick.action)
             assert (tuple(path), True) in known, f"{name}: {'/'.join(path)}"
