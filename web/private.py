@@ -136,17 +136,24 @@ class Seat:
     colour: str
 
 
-def _running_game(snapshot: Mapping[str, Any]) -> tuple[int, Any] | None:
-    """(game id, game) of the game on the table when it is running and has private views."""
+def _table_game(snapshot: Mapping[str, Any]) -> tuple[int, Any] | None:
+    """(game id, game) of the game on the table when it has private views, running or not."""
     game_id = snapshot.get("game_id")
-    status = snapshot.get("status") or {}
-    if not isinstance(game_id, int) or game_id not in (status.get("unfinished_games") or []):
+    if not isinstance(game_id, int):
         return None
     try:
         game = find_game(str(snapshot.get("game")))
     except TracksideError:
         return None
     return (game_id, game) if has_private_view(game) else None
+
+
+def _running_game(snapshot: Mapping[str, Any]) -> tuple[int, Any] | None:
+    """(game id, game) of the game on the table when it is running and has private views."""
+    status = snapshot.get("status") or {}
+    if snapshot.get("game_id") not in (status.get("unfinished_games") or []):
+        return None
+    return _table_game(snapshot)
 
 
 def _seat_game(snapshot: Mapping[str, Any]) -> tuple[int, Any] | None:
@@ -156,12 +163,7 @@ def _seat_game(snapshot: Mapping[str, Any]) -> tuple[int, Any] | None:
     running = _running_game(snapshot)
     if running is not None or snapshot.get("over") is not True:
         return running
-    game_id = snapshot.get("game_id")
-    try:
-        game = find_game(str(snapshot.get("game")))
-    except TracksideError:
-        return None
-    return (game_id, game) if isinstance(game_id, int) and has_private_view(game) else None
+    return _table_game(snapshot)
 
 
 def _players(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -196,15 +196,12 @@ def standings(snapshot: Mapping[str, Any], render: Any = _text) -> list[Standing
         if index not in seated
     ]
     rows = []
+    by_player = _counts(snapshot)
     for position, p in enumerate(players):
         index = int(p.get("index", position))
         mine = shown.get(index, {})
         total = _int(mine.get("total")) if "total" in mine else _int(p.get("total"))
-        counts = tuple(
-            (str(c[0]), _int(c[1]))
-            for c in mine.get("counts") or []
-            if isinstance(c, list | tuple) and len(c) == 2
-        )
+        counts = tuple(by_player.get(index, {}).items())
         lines = _breakdown(view, index, render)
         if lines is None:
             lines = tuple(score_line(line, render) for line in p.get("lines") or [])

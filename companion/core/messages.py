@@ -64,15 +64,8 @@ class Message:
             return self._template(_NULL).format(**values)
 
     def _template(self, tr: gettext.NullTranslations) -> str:
-        if self.plural:
-            n = self.param(self.count)
-            number = n if isinstance(n, int) else 0
-            if self.context:
-                return tr.npgettext(self.context, self.msgid, self.plural, number)
-            return tr.ngettext(self.msgid, self.plural, number)
-        if self.context:
-            return tr.pgettext(self.context, self.msgid)
-        return tr.gettext(self.msgid)
+        n = self.param(self.count) if self.plural else None
+        return _template(tr, self.msgid, self.plural, n, self.context)
 
     def __str__(self) -> str:
         return self.render()
@@ -247,18 +240,22 @@ def _fast_text(data: dict[str, Any], tr: gettext.NullTranslations) -> str | None
     context = data.get("context", "")
     if type(plural_id) is not str or type(context) is not str or type(counter) is not str:
         return None
-
-    def template(t: gettext.NullTranslations) -> str:
-        if plural_id:
-            number = count if type(count) is int else 0
-            if context:
-                return t.npgettext(context, msgid, plural_id, number)
-            return t.ngettext(msgid, plural_id, number)
-        if context:
-            return t.pgettext(context, msgid)
-        return t.gettext(msgid)
-
     try:
-        return template(tr).format(**values)
-    except (KeyError, IndexError, ValueError):
-        return template(_NULL).format(**values)  # as Message.render falls back
+        return _template(tr, msgid, plural_id, count, context).format(**values)
+    except (KeyError, IndexError, ValueError):  # as Message.render falls back
+        return _template(_NULL, msgid, plural_id, count, context).format(**values)
+
+
+def _template(
+    tr: gettext.NullTranslations, msgid: str, plural_id: str, count: Any, context: str
+) -> str:
+    """The catalogue's text for a message: its plural form for ``count`` (0 when it is not a
+    whole number), in its ``context``."""
+    if plural_id:
+        number = count if isinstance(count, int) else 0
+        if context:
+            return tr.npgettext(context, msgid, plural_id, number)
+        return tr.ngettext(msgid, plural_id, number)
+    if context:
+        return tr.pgettext(context, msgid)
+    return tr.gettext(msgid)
