@@ -121,14 +121,32 @@ def same_in_every_view(game: object) -> bool:
     return getattr(game, "choices_by_viewer", True) is False and not private_actions(game)
 
 
+def own_view_choices(game: object) -> frozenset[str] | None:
+    """The top-level keys of the nodes a view adds for its own player (a player's tickets, their
+    secret speculation): every other node is the same in every view. ``None``: the game does not
+    say (any node may differ); empty: the tree is the same in every view (``choices_by_viewer =
+    False``). A game says so with ``own_view_choices``; ``tests/games/test_choices_views.py``
+    checks it on random states."""
+    if getattr(game, "choices_by_viewer", True) is False:
+        return frozenset()
+    keys = getattr(game, "own_view_choices", None)
+    return None if keys is None else frozenset(k for k in keys if isinstance(k, str))
+
+
 def offered_paths(
-    state: Any, viewer: int | None, action: Action, *, every_view: bool = False
+    state: Any,
+    viewer: int | None,
+    action: Action,
+    *,
+    every_view: bool = False,
+    own_keys: frozenset[str] | None = None,
 ) -> list[tuple[tuple[str, ...], bool]]:
     """Where the live trees of ``state`` offered ``action``, if they were opened down to it
-    (:data:`_OFFERED`), each with whether it was ``viewer``'s own view: that first, then the
-    other views' (the same step may be elsewhere in another player's view: their private steps
-    are among the table's). ``every_view``: the trees are the same in every view
-    (:func:`same_in_every_view`), each view's path is as good as ``viewer``'s own."""
+    (:data:`_OFFERED`), each with whether it is as good as ``viewer``'s own view's: that view
+    first, then the other views' (the same step may be elsewhere in another player's view: their
+    private steps are among the table's). ``every_view``: the trees are the same in every view
+    (:func:`same_in_every_view`), each view's path is as good as ``viewer``'s own; ``own_keys``
+    (:func:`own_view_choices`): so is another view's path outside these top-level nodes."""
     with _OFFERED_LOCK:
         views = [
             (view, list(known.items()))
@@ -137,7 +155,7 @@ def offered_paths(
         ]
     views.sort(key=lambda v: v[0] != viewer)
     return [
-        (path, every_view or view == viewer)
+        (path, every_view or view == viewer or (own_keys is not None and path[0] not in own_keys))
         for view, known in views
         for path, leaf in known
         if leaf == action
@@ -530,6 +548,7 @@ class _Shape:
         build: Callable[[], tuple[Choice, ...]],
         original: Action,
         offered: list[tuple[Path, bool]],
+        own_keys: frozenset[str] = frozenset(),
     ) -> None:
         self._build = build
         self._tree: tuple[Choice, ...] | None = None
@@ -548,6 +567,10 @@ class _Shape:
         # walked to be sure) is taken without a search
         own = [path for path, mine in offered if mine]
         self._original: Path | bool | None = own[0] if own else False
+        if not own and offered and all(path[0] in own_keys for path, _ in offered):
+            # only under another player's own nodes (their task card, their ticket): nowhere
+            # in this view, which adds only its own player's (no search for it)
+            self._original = None
         self.offered = [path for path, mine in offered if not mine]
         self.replays: _Replays | None = None
         self.lock = threading.Lock()
@@ -734,8 +757,15 @@ def _shape(session: TableSession, index: int, viewer: int | None) -> _Shape:
         if cached is not None and cached[0] is before and cached[1].original == original:
             shape = cached[1]
         else:
-            offered = offered_paths(before, viewer, original, every_view=every_view)
-            shape = _Shape(_tree_builder(session, before, viewer), original, offered)
+            own_keys = own_view_choices(session.game)
+            offered = offered_paths(
+                before, viewer, original, every_view=every_view, own_keys=own_keys
+            )
+            if viewer is not None and original.player == viewer:
+                own_keys = frozenset()  # (its own nodes may offer it here too)
+            shape = _Shape(
+                _tree_builder(session, before, viewer), original, offered, own_keys or frozenset()
+            )
         _SHAPES[key] = (before, shape)  # the most recent last
         while len(_SHAPES) > _SHAPES_KEPT:
             del _SHAPES[next(iter(_SHAPES))]

@@ -102,6 +102,9 @@ class MiniExpress:
     min_players = 1
     max_players = 5
     hidden = False
+    choices_by_viewer = False
+    """The choices tree is the same in every view (nothing in Mini Express is hidden):
+    ``companion.service.table_choices`` builds a correction line once for every view."""
     components = tuple(
         Component(f"share-{c}", f"{c.capitalize()} share", "share") for c in COMPANIES
     )

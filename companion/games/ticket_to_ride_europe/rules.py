@@ -481,6 +481,9 @@ class TicketToRideEurope:
     max_players = 5
     hidden = False
     components = _components()
+    own_view_choices = frozenset({"keep", "declare"})
+    """The top-level nodes a player's own view adds (tickets kept, the hand told for a tunnel's
+    odds); every other node is the same in every view (``companion.service.table_choices``)."""
     private_actions = frozenset({"keep_ticket", "declare_hand"})
     """ "LÍZNUTÍ KARET CÍLOVÝCH STANIC": "Karty cílových stanic hráči neukazují ostatním až do
     závěrečného sčítání bodů" — which tickets a player keeps is their secret until the final

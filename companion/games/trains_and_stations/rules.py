@@ -172,6 +172,10 @@ class TrainsAndStations:
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     hidden = False
+    own_view_choices = frozenset({"task", "speculate", "special-goods"})
+    """The top-level nodes a player's own view adds (their task cards, their secret speculation
+    and special cards); every other node is the same in every view (the table's corrections
+    trust a move's place in another player's view: ``companion.service.table_choices``)."""
     private_actions = frozenset({"speculate", "report_special_goods"})
     """Actions whose arguments are the player's secret: the speculation is made "tajně"
     (secretly) and the goods and special cards are face down ("Veřejná informace"; "Spekulace
