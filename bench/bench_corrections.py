@@ -11,15 +11,16 @@ speculation), as ``GET /api/choices?at=…`` answers a fresh request:
 
 - ``list``: ``table-correct`` opened on a table just changed (the listing is built anew);
 - ``line``: each listed line opened (``table-correct/seq-N``);
-- ``look``: what the table page does next with a line it shows (web/app.py ``_only_option``,
-  the one-option look-ahead): every step under it opened (not a list to look a name up in),
-  when at most 12 are steps (the whole work of showing the line is ``line`` + ``look``);
+- (``look``, until issue 48's last pass: the table page looked into each step under a line for
+  one with a single option, web/app.py ``_only_option``; it no longer does under
+  ``table-correct``, so a line is shown with ``line``'s work alone);
 - ``deep``: ``--paths`` random walks from each line down to a leaf, every node on the way.
 
 Each figure is the CPU time (``time.process_time``) of ``children_at(table_tree(...), path)``,
 the work one request does, in ms; printed: count, median, p99 and max per kind, and the slowest
 node with its path; each listing as it is measured (a long run shows its progress). The machine
-may be shared: CPU time, not wall time. Interrupted (``timeout -s INT``), a game's figures so
+may be shared: CPU time, not wall time. The heap is settled after start-up as ``trackside run``
+settles it (``companion.service.cli.settle_heap``). Interrupted (``timeout -s INT``), a game's figures so
 far are printed and the next game is played.
 
 Run of 2026-11-29 (seed 1, ``--every 20``, 3 players; shared 2-core machine, load 3-13: CPU
@@ -98,11 +99,10 @@ from companion.core.game import PlayerSpec
 from companion.core.session import TableSession
 from companion.games import find_game
 from companion.service import table_choices
+from companion.service.cli import settle_heap
 from companion.service.table_choices import table_tree
 
 PLAYERS = ("Ann", "Ben", "Cat")
-ONE_OPTION_SIBLINGS = 12
-"""web/app.py: the page looks into the steps it shows when there are at most this many."""
 
 
 class Collections:
@@ -188,14 +188,6 @@ def measure(
         ms, below, collected = timed(session, viewer, path)
         figures.add("line", ms, f"{where} {path}", collected)
         assert below, f"{where} {path}: listed but empty"
-        steps = [c for c in below if not c.is_leaf]
-        if len(steps) <= ONE_OPTION_SIBLINGS:
-            start, collected = time.process_time(), COLLECTIONS.ms
-            for c in steps:
-                if not c.by_name:  # a list to look a name up in is never looked into
-                    assert c.expand(), f"{where} {path}/{c.key}: listed but empty"
-            ms = (time.process_time() - start) * 1000
-            figures.add("look", ms, f"{where} {path} (look)", COLLECTIONS.ms - collected)
         for _ in range(paths):
             nodes, walk = below, path
             while nodes:
@@ -248,6 +240,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--paths", type=int, default=3)
     args = parser.parse_args()
+    settle_heap()  # as the service, once started
     for name in args.games.split(","):
         figures = Figures()
         lengths = []

@@ -523,6 +523,19 @@ engine accepts, and a node offered always opens on something; what this bounds i
 correction is looked for: one only found after more tries than this is not offered (the table
 can undo back to it and enter the move again). ``None``: no bound (the definition; tests)."""
 
+NODE_LEAVES_TRIED = 96
+"""How many leaves one node's children may try between them (each at most
+:data:`LEAVES_TRIED`, at least one): a Mini Express build step lists ~25 places, each of which
+tried up to 24 leaves (~340 replays, 75 ms here). A leaf that passes makes every node on its
+way pass too (found from above), so a node offered still opens on something."""
+
+
+def _tries(siblings: int) -> int:
+    """The leaves tried under one of ``siblings`` nodes (:data:`NODE_LEAVES_TRIED`)."""
+    most = LEAVES_TRIED if LEAVES_TRIED is not None else 1 << 62
+    return max(1, min(most, NODE_LEAVES_TRIED // max(1, siblings)))
+
+
 ORIGINAL_SEARCH_NODES = 4000
 ORIGINAL_SEARCH_BUILDS = 120
 """How many nodes the search for the action in the log may visit, and how many it may build
@@ -847,9 +860,11 @@ class _Line:
             known = self.found[parent] = self._first_pass(nodes, parent, [self.tried]) is True
         return known
 
-    def has_leaf(self, node: Choice, path: Path) -> bool:
-        """Whether one of the first :data:`LEAVES_TRIED` leaves under ``node`` (at ``path``;
-        itself, for a leaf), the action in the log first, passes."""
+    def has_leaf(self, node: Choice, path: Path, siblings: int = 1) -> bool:
+        """Whether one of the first leaves under ``node`` (at ``path``; itself, for a leaf), the
+        action in the log first, passes: :data:`LEAVES_TRIED`, fewer when it is one of many
+        ``siblings`` (:data:`NODE_LEAVES_TRIED`), and any node on the way to a leaf that passed
+        already (found under a node above it)."""
         known = self.found.get(path)
         if known is None:
             self.locate()
@@ -859,7 +874,8 @@ class _Line:
                 known = self._leaf(node, path)
             else:
                 # itself among its siblings: the first leaf it names, then its children
-                known = self._first_pass((node,), path[:-1], [self.tried]) is True
+                tried = self.tried if LEAVES_TRIED is None else _tries(siblings)
+                known = self._first_pass((node,), path[:-1], [tried]) is True
             self.found[path] = known
         return known
 
@@ -867,9 +883,8 @@ class _Line:
         """``True`` at the first leaf that passes, ``False`` when none does, ``None`` when
         ``left`` (leaves still to try, shared down the search) ran out first. The order: the
         first leaves the game names (``Choice.first``: a route's first payment, tried without
-        building the payments), then depth first in the tree's order. (A leaf that passes is
-        so among the first tries of every node on its way too: a node offered opens on
-        something.)"""
+        building the payments), then depth first in the tree's order. A leaf that passes makes
+        every node on its way pass (found from above: a node offered opens on something)."""
         for node in nodes:
             if (*parent, node.key) in self.on_the_way:
                 return True  # the action in the log is under it: tried first
@@ -879,6 +894,9 @@ class _Line:
                     return None
                 left[0] -= 1
                 if self.passes(node.first):
+                    path = (*parent, node.key)
+                    for depth in range(len(path) + 1):  # (its first child names it first)
+                        self.found.setdefault(path[:depth], True)
                     return True
         for node in nodes:
             path = (*parent, node.key)
@@ -887,6 +905,8 @@ class _Line:
                     return None
                 left[0] -= 1
                 if self._leaf(node, path):
+                    for depth in range(len(path)):  # every node on its way opens on it
+                        self.found.setdefault(path[:depth], True)
                     return True
                 continue
             below = self._first_pass(self.children(node, path), path, left)
@@ -915,7 +935,7 @@ class _Line:
             nodes = self.shape.tree if above is None else self.children(above, parent)
             for node in nodes:
                 path = (*parent, node.key)
-                if not self.has_leaf(node, path):
+                if not self.has_leaf(node, path, len(nodes)):
                     continue
                 if node.action is not None:
                     command: JsonObject = {

@@ -180,3 +180,27 @@ def test_human_lines_follow_lang_and_json_does_not(tmp_path: Path) -> None:
         env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert "hráči" in games.stdout
+
+
+def test_a_serving_process_freezes_what_it_loaded_to_start() -> None:
+    """``trackside run`` (and the hub, the demo) settles its heap once started: what it loaded
+    is kept out of the garbage collector's full collections (issue 48: a full collection over
+    it landed on a tap). Run in a subprocess: a frozen heap stays frozen."""
+    script = (
+        "import gc, threading, signal\n"
+        "from companion.service import cli\n"
+        "class Service:\n"
+        "    stopped = False\n"
+        "    def stop(self):\n"
+        "        Service.stopped = True\n"
+        "done = threading.Event(); done.set()\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "assert cli._serve(Service(), until=done) == 0\n"
+        "assert Service.stopped\n"
+        "print(gc.get_freeze_count())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout) > 10_000
