@@ -732,7 +732,7 @@ class _Shape:
         return None
 
 
-BUILT_KEPT = 12
+BUILT_KEPT = 4
 """How many lines keep the game's nodes they built (the most recently built ones). A game's
 nodes keep what is built under them (Mini Express' steps build once and keep), so each line
 searched keeps thousands of objects alive, and a full garbage collection walks them all on

@@ -96,6 +96,34 @@ def kind_words(kind: str) -> Text:
     return KIND_WORDS.get(kind, msg("this move"))
 
 
+_PARSED: dict[int, tuple[Action, Field, BuildReport | None]] = {}
+"""The arguments of the actions applied lately, read once (by the action's identity; the action
+is kept with them): the correction listing replays the same later actions of the log for every
+correction it tries (issue 48), and reading a build's report was half of each apply."""
+_PARSED_KEPT = 4096
+
+
+def _args(action: Action) -> Field:
+    known = _PARSED.get(id(action))
+    if known is not None and known[0] is action:
+        return known[1]
+    args = Field(thaw(action.args), "args")  # (never changed: read only)
+    if len(_PARSED) >= _PARSED_KEPT:
+        _PARSED.clear()
+    _PARSED[id(action)] = (action, args, None)
+    return args
+
+
+def _build_report(action: Action, args: Field) -> BuildReport:
+    known = _PARSED.get(id(action))
+    if known is not None and known[0] is action and known[2] is not None:
+        return known[2]
+    report = BuildReport.parse(args)  # (a refusal is not kept: it is raised again)
+    if known is not None and known[0] is action:
+        _PARSED[id(action)] = (action, args, report)
+    return report
+
+
 class MiniExpress:
     name = NAME
     title = "Mini Express"
@@ -136,7 +164,7 @@ class MiniExpress:
                 rule=msg("no move after the end of the game"),
                 section=SOLO_END if state.variant == SOLO else GAME_END,
             )
-        args = Field(thaw(action.args), "args")
+        args = _args(action)
         try:
             if state.phase == DRAFT:
                 return self._draft(state, action, args)
@@ -274,7 +302,7 @@ class MiniExpress:
             args.only()
             return self._no_second_action(state, who)
         else:
-            report_ = BuildReport.parse(args)
+            report_ = _build_report(action, args)
             company = report_.company
             self._check_two_experienced_company(state, company)
             after = build(state, who, report_)

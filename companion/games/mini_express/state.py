@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
+from companion.core.records import evolve
 from companion.games.mini_express.board_table import ShareValueTable
 from companion.games.mini_express.data import (
     AUTOMA_TOKENS_REFRESH,
@@ -13,18 +13,6 @@ from companion.games.mini_express.data import (
     LEVELS,
     TRAINS_PER_COMPANY,
 )
-
-T = TypeVar("T")
-
-
-def evolve(obj: T, **changes: Any) -> T:
-    """``dataclasses.replace`` for these frozen, slotted records without its checks (the
-    choices tree applies every leaf it offers, so this is on a hot path)."""
-    new = object.__new__(type(obj))
-    for name in type(obj).__slots__:  # type: ignore[attr-defined]
-        object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
-    return new
-
 
 # phases
 DRAFT = "draft"  # setup step 9: the starting share draft
