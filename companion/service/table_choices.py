@@ -11,7 +11,8 @@ is, in order:
 - ``table-correct``: pick a line of the log ("Anna: claim route …"), then the same guided choices
   the game offered before that action; the leaf is a ``correct`` command. Only corrections
   under which every later action is still legal are offered, and a step only when such a
-  correction is found among its first :data:`LEAVES_TRIED` tries (no node over 50 ms, issue 48).
+  correction is found among its first :data:`LEAVES_TRIED` tries, fewer when it is one of many
+  siblings (:data:`NODE_LEAVES_TRIED`; no node over 50 ms, issue 48).
 - ``table-end``: end the game, as ``finished`` (final scoring; offered only when the rules say
   the game is over) or ``abandoned`` (no winner); each label says what happens.
 - ``table-reopen``: the only choice once the game on show has ended: take it up again (a
