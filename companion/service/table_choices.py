@@ -385,8 +385,12 @@ def _still_legal(
 _FAILED, _SAME, _OPEN = "failed", "same", "open"
 
 
-REPLAYS_KEPT = 256
-"""The replays still going kept for one line (each keeps a table state; the others keep none)."""
+REPLAYS_KEPT = 16
+"""The replays still going kept for one line (each keeps a table state; the others keep none).
+Each state kept is walked by every full garbage collection, whichever request it lands on: with
+256 a line (and 4000 :data:`MEETINGS_KEPT`), one took 50-58 ms in a Mini Express game, with 16
+(and 1000) 12-20 ms; the replays kept saved next to nothing (issue 48,
+``bench/bench_corrections.py``)."""
 
 
 class _Replays:
@@ -506,7 +510,7 @@ class _Check:
         return outcome
 
 
-MEETINGS_KEPT = 4000
+MEETINGS_KEPT = 1000
 """The states met by one line's replays kept with their outcome (:meth:`_Check._replay`), at
 most this many, while one node of the line is opened (the siblings searched then meet): each
 keeps a table state alive, and a bigger heap costs every request a longer full garbage
