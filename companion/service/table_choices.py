@@ -26,6 +26,7 @@ game.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import logging
 import threading
@@ -308,7 +309,8 @@ def _corrections(session: TableSession, viewer: int | None) -> tuple[Choice, ...
     cached = _LISTED.get(key)
     if cached is not None and cached[0] is session:
         return cached[1]
-    listed = _list_corrections(session, viewer)
+    with no_collection():
+        listed = _list_corrections(session, viewer)
     if len(_LISTED) >= _LISTED_KEPT:
         _LISTED.clear()
     _LISTED[key] = (session, listed)
@@ -341,6 +343,35 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
             )
         )
     return tuple(found)
+
+
+_COLLECTING = threading.Lock()
+_SEARCHES = [0, False]
+"""How many searches run now, and whether the collector was on when the first began."""
+
+
+@contextlib.contextmanager
+def no_collection() -> Iterator[None]:
+    """No garbage collection while a correction is searched for (issue 48: no node over 50 ms).
+    A search replays the later entries for every correction it tries: thousands of table states
+    made and let go of at once, freed by reference counting (states hold no cycles). A
+    collection set off in the middle walked every one still held and every state the listing
+    keeps: 20-90 ms of one Mini Express request, of which the search itself took 10-30. Once no
+    search is running it is on again (if it was), and the next collection finds the heap as the
+    listing left it (3.5 ms here). Several searches at once (the web's threads): on again when
+    the last ends."""
+    with _COLLECTING:
+        if _SEARCHES[0] == 0:
+            _SEARCHES[1] = gc.isenabled()
+            gc.disable()
+        _SEARCHES[0] += 1
+    try:
+        yield
+    finally:
+        with _COLLECTING:
+            _SEARCHES[0] -= 1
+            if _SEARCHES[0] == 0 and _SEARCHES[1]:
+                gc.enable()
 
 
 def _still_legal(
@@ -931,7 +962,8 @@ class _Line:
 
         def build() -> tuple[Choice, ...]:
             try:
-                return opened()
+                with no_collection():
+                    return opened()
             finally:
                 self.check.forget_meetings()  # (each keeps a table state)
 

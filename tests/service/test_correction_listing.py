@@ -11,7 +11,10 @@ line has nothing under it and is not listed.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import random
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -404,3 +407,61 @@ def test_a_line_that_let_go_of_its_nodes_offers_the_same(monkeypatch: pytest.Mon
     assert len(kept) > 60
     monkeypatch.setattr(table_choices, "BUILT_KEPT", 1)
     assert offered(session, forget=True) == kept
+
+
+def test_no_garbage_collection_while_a_correction_is_searched_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The collector is off while a correction is searched for (issue 48: a collection in the
+    middle of a search walked thousands of its table states) and on again once no search runs:
+    after two at once (the web's threads), when the last ends; never turned on when it was off
+    before (a test, a profiler)."""
+    assert gc.isenabled()
+    with table_choices.no_collection():
+        assert not gc.isenabled()
+        with table_choices.no_collection():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(ValueError, match="a search that fails"), table_choices.no_collection():
+        raise ValueError("a search that fails")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with table_choices.no_collection():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    session = tree_playout(TTR, 1, 40)[-1]
+    assert searched_in_a_collection(session) == 0
+    with monkeypatch.context() as patched:  # the same without it: collections do land there
+        patched.setattr(table_choices, "no_collection", contextlib.nullcontext)
+        assert searched_in_a_collection(session) > 0
+
+
+def searched_in_a_collection(session: TableSession) -> int:
+    """How many garbage collections were set off inside a correction search (by its frames)
+    while every line and every step under it is opened."""
+    table_choices._LISTED.clear()
+    table_choices._SHAPES.clear()
+    correct = next(c for c in table_tree(session, None) if c.key == "table-correct")
+    inside = [0]
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_name in ("_replay", "_first_pass", "_list_corrections"):
+                inside[0] += phase == "start"
+                return
+            frame = frame.f_back
+
+    gc.callbacks.append(note)
+    try:
+        for line in correct.expand():
+            for node in line.expand():
+                if not node.is_leaf:
+                    assert node.expand()
+    finally:
+        gc.callbacks.remove(note)
+    return inside[0]
