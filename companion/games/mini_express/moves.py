@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from companion.core.errors import IllegalActionError
 from companion.core.messages import Text, join_texts, msg, plural
+from companion.core.records import evolve
 from companion.core.snapshot import Field
 from companion.games.mini_express.data import (
     COMPANIES,
@@ -28,7 +29,7 @@ from companion.games.mini_express.names import (
     company_name,
     point,
 )
-from companion.games.mini_express.state import Company, MiniExpressState, evolve
+from companion.games.mini_express.state import Company, MiniExpressState
 
 WILD = "wild"
 _DEMAND_TOKENS = msg(

@@ -14,6 +14,7 @@ from companion.core.jsonvalue import JsonObject, thaw
 from companion.core.messages import Message, Text, join_texts, msg
 from companion.core.problems import Problem
 from companion.core.public import PublicView
+from companion.core.records import evolve
 from companion.core.scoring import ScoreSheet
 from companion.core.snapshot import Field
 from companion.games.mini_express import notation
@@ -53,7 +54,7 @@ from companion.games.mini_express.setup import (
     next_drafter,
 )
 from companion.games.mini_express.setup import setup as setup_state
-from companion.games.mini_express.state import AUTOMA_SETUP, DRAFT, OVER, MiniExpressState, evolve
+from companion.games.mini_express.state import AUTOMA_SETUP, DRAFT, OVER, MiniExpressState
 from companion.games.mini_express.state import PLAY as PLAY_PHASE
 
 
