@@ -115,6 +115,9 @@ def _serve(service: Any, *, until: threading.Event | None = None) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    warm_up = getattr(service, "warm_up", None)
+    if callable(warm_up):
+        warm_up()
     settle_heap()
     try:
         stop.wait()
