@@ -100,6 +100,7 @@ from companion.core.session import TableSession
 from companion.games import find_game
 from companion.service import table_choices
 from companion.service.cli import settle_heap
+from companion.service.collector import IdleCollector
 from companion.service.table_choices import table_tree
 
 PLAYERS = ("Ann", "Ben", "Cat")
@@ -123,6 +124,11 @@ class Collections:
 
 
 COLLECTIONS = Collections()
+IDLE = IdleCollector(quiet_s=0.0)
+"""As the service collects garbage (``trackside run``: companion/service/collector.py): the
+automatic collector off, the same collections run between requests (a table is idle between
+taps); ``--automatic-gc``: CPython's own, in whichever request allocates."""
+AUTOMATIC = [False]
 
 
 @dataclass
@@ -132,6 +138,8 @@ class Figures:
     """The same without the garbage collector's time in it."""
     slowest: tuple[float, float, str] = (0.0, 0.0, "")
     slowest_own: tuple[float, str] = (0.0, "")
+    between: list[float] = field(default_factory=list)
+    """The idle collector's work after each request (not in any request)."""
 
     def add(self, kind: str, ms: float, where: str, collected: float = 0.0) -> None:
         self.samples.setdefault(kind, []).append(ms)
@@ -154,6 +162,12 @@ class Figures:
         ms, collected, where = self.slowest
         print(f"  slowest {ms:.1f} ms ({collected:.1f} of it collecting garbage) at {where}")
         print(f"  slowest without it {self.slowest_own[0]:.1f} ms at {self.slowest_own[1]}")
+        if self.between:
+            ran = [ms for ms in self.between if ms > 0]
+            print(
+                f"  collected between requests: {len(ran)} times, median "
+                f"{statistics.median(ran) if ran else 0:.2f}, max {max(ran, default=0):.2f} ms"
+            )
 
 
 def line(kind: str, values: list[float]) -> str:
@@ -171,8 +185,19 @@ def timed(
     """The CPU ms of one request, its nodes, and the garbage collector's ms in it."""
     collected = COLLECTIONS.ms
     start = time.process_time()
-    nodes = children_at(table_tree(session, viewer), path)
+    with IDLE.busy():
+        nodes = children_at(table_tree(session, viewer), path)
     return (time.process_time() - start) * 1000, nodes, COLLECTIONS.ms - collected
+
+
+def between(figures: Figures) -> None:
+    """What the idle collector does once a request is answered (every collection due)."""
+    if AUTOMATIC[0]:
+        return
+    start = time.process_time()
+    while IDLE.step() is not None:
+        pass
+    figures.between.append((time.process_time() - start) * 1000)
 
 
 def measure(
@@ -181,11 +206,13 @@ def measure(
 ) -> None:  # fmt: skip
     table_choices._LISTED.clear()  # a table just changed: nothing listed yet
     ms, lines, collected = timed(session, viewer, "table-correct")
+    between(figures)
     figures.add("list", ms, f"{where} table-correct", collected)
     print(f"  {where}: table-correct {ms:.1f} ms, {len(lines)} lines", flush=True)
     for node in lines:
         path = f"table-correct/{node.key}"
         ms, below, collected = timed(session, viewer, path)
+        between(figures)
         figures.add("line", ms, f"{where} {path}", collected)
         assert below, f"{where} {path}: listed but empty"
         for _ in range(paths):
@@ -196,6 +223,7 @@ def measure(
                     break
                 walk = f"{walk}/{pick.key}"
                 ms, nodes, collected = timed(session, viewer, walk)
+                between(figures)
                 figures.add("deep", ms, f"{where} {walk}", collected)
                 assert nodes, f"{where} {walk}: listed but empty"
 
@@ -227,6 +255,7 @@ def play(name: str, seed: int, every: int, paths: int, figures: Figures) -> int:
             nodes = pick.expand()
         assert pick is not None and pick.action is not None, f"{name} seed {seed}: empty tree"
         session = session.append(LogEntry(session.next_seq, ActionApplied(pick.action)))
+        between(figures)  # (the tap entered: the table is idle until the next)
     return steps
 
 
@@ -239,8 +268,14 @@ def main() -> None:
     parser.add_argument("--seeds", default="1,2")
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--paths", type=int, default=3)
+    parser.add_argument(
+        "--automatic-gc", action="store_true", help="CPython's own collector, not the service's"
+    )
     args = parser.parse_args()
     settle_heap()  # as the service, once started
+    AUTOMATIC[0] = args.automatic_gc
+    if not args.automatic_gc:
+        gc.disable()  # (IdleCollector.start, without its thread: ``between`` runs its steps)
     for name in args.games.split(","):
         figures = Figures()
         lengths = []

@@ -19,6 +19,7 @@ from companion.core.errors import IllegalActionError, TracksideError
 from companion.core.i18n import language_from_environment, translations
 from companion.core.messages import Text, msg, render_text
 from companion.games import all_games, find_game
+from companion.service.collector import IdleCollector
 
 if TYPE_CHECKING:
     from companion.service.config import Settings
@@ -102,7 +103,7 @@ def settle_heap() -> None:
     is kept for good: frozen out of the garbage collector's full collections, which otherwise
     walk it again every time one lands on a request (8 ms here, ~30 ms on a Pi 4; issue 48: no
     tap over 50 ms). Garbage is collected first; what the running service makes and lets go
-    of is collected as before."""
+    of is collected between requests (:class:`companion.service.collector.IdleCollector`)."""
     gc.collect()
     gc.freeze()
 
@@ -119,9 +120,15 @@ def _serve(service: Any, *, until: threading.Event | None = None) -> int:
     if callable(warm_up):
         warm_up()
     settle_heap()
+    collector = IdleCollector()  # garbage collected between requests, not in them
+    app = getattr(service, "app", None)
+    if app is not None:
+        app.wsgi_app = collector.wrap(app.wsgi_app)
+    collector.start()
     try:
         stop.wait()
     finally:
+        collector.stop()
         service.stop()
     return 0
 

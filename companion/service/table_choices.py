@@ -26,7 +26,6 @@ game.
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import logging
 import threading
@@ -42,6 +41,7 @@ from companion.core.jsonvalue import JsonObject
 from companion.core.messages import Message, Text, msg
 from companion.core.privacy import private_actions
 from companion.core.session import TableSession
+from companion.service.collector import no_collection
 
 log = logging.getLogger(__name__)
 
@@ -343,35 +343,6 @@ def _list_corrections(session: TableSession, viewer: int | None) -> tuple[Choice
             )
         )
     return tuple(found)
-
-
-_COLLECTING = threading.Lock()
-_SEARCHES = [0, False]
-"""How many searches run now, and whether the collector was on when the first began."""
-
-
-@contextlib.contextmanager
-def no_collection() -> Iterator[None]:
-    """No garbage collection while a correction is searched for (issue 48: no node over 50 ms).
-    A search replays the later entries for every correction it tries: thousands of table states
-    made and let go of at once, freed by reference counting (states hold no cycles). A
-    collection set off in the middle walked every one still held and every state the listing
-    keeps: 20-90 ms of one Mini Express request, of which the search itself took 10-30. Once no
-    search is running it is on again (if it was), and the next collection finds the heap as the
-    listing left it (3.5 ms here). Several searches at once (the web's threads): on again when
-    the last ends."""
-    with _COLLECTING:
-        if _SEARCHES[0] == 0:
-            _SEARCHES[1] = gc.isenabled()
-            gc.disable()
-        _SEARCHES[0] += 1
-    try:
-        yield
-    finally:
-        with _COLLECTING:
-            _SEARCHES[0] -= 1
-            if _SEARCHES[0] == 0 and _SEARCHES[1]:
-                gc.enable()
 
 
 def _still_legal(
@@ -961,11 +932,11 @@ class _Line:
         ``correct`` command for the line (built when opened: a node listed is not opened)."""
 
         def build() -> tuple[Choice, ...]:
-            try:
-                with no_collection():
+            with no_collection():
+                try:
                     return opened()
-            finally:
-                self.check.forget_meetings()  # (each keeps a table state)
+                finally:
+                    self.check.forget_meetings()  # (each keeps a table state)
 
         def opened() -> tuple[Choice, ...]:
             found: list[Choice] = []

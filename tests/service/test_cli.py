@@ -185,7 +185,9 @@ def test_human_lines_follow_lang_and_json_does_not(tmp_path: Path) -> None:
 def test_a_serving_process_freezes_what_it_loaded_to_start() -> None:
     """``trackside run`` (and the hub, the demo) settles its heap once started: what it loaded
     is kept out of the garbage collector's full collections (issue 48: a full collection over
-    it landed on a tap). Run in a subprocess: a frozen heap stays frozen."""
+    it landed on a tap), and garbage is collected between requests by the idle collector
+    (companion/service/collector.py), the automatic one off meanwhile. Run in a subprocess: a
+    frozen heap stays frozen."""
     script = (
         "import gc, threading, signal\n"
         "from companion.service import cli\n"
@@ -193,11 +195,19 @@ def test_a_serving_process_freezes_what_it_loaded_to_start() -> None:
         "    stopped = False\n"
         "    def stop(self):\n"
         "        Service.stopped = True\n"
-        "done = threading.Event(); done.set()\n"
+        "done = threading.Event(); seen = []\n"
+        "def look():\n"
+        "    seen.append((gc.isenabled(), gc.get_freeze_count(),\n"
+        "                 any(t.name == 'idle-collector' for t in threading.enumerate())))\n"
+        "    done.set()\n"
+        "threading.Timer(0.3, look).start()\n"
         "assert gc.get_freeze_count() == 0\n"
         "assert cli._serve(Service(), until=done) == 0\n"
         "assert Service.stopped\n"
-        "print(gc.get_freeze_count())\n"
+        "enabled, frozen, collecting = seen[0]\n"
+        "assert not enabled and collecting, seen  # collected between requests meanwhile\n"
+        "assert gc.isenabled()  # as it was, once stopped\n"
+        "print(frozen)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
