@@ -163,7 +163,7 @@ class Figures:
         print(f"  slowest {ms:.1f} ms ({collected:.1f} of it collecting garbage) at {where}")
         print(f"  slowest without it {self.slowest_own[0]:.1f} ms at {self.slowest_own[1]}")
         if self.between:
-            ran = [ms for ms in self.between if ms > 0]
+            ran = self.between
             print(
                 f"  collected between requests: {len(ran)} times, median "
                 f"{statistics.median(ran) if ran else 0:.2f}, max {max(ran, default=0):.2f} ms"
@@ -194,10 +194,11 @@ def between(figures: Figures) -> None:
     """What the idle collector does once a request is answered (every collection due)."""
     if AUTOMATIC[0]:
         return
-    start = time.process_time()
+    start, ran = time.process_time(), 0
     while IDLE.step() is not None:
-        pass
-    figures.between.append((time.process_time() - start) * 1000)
+        ran += 1
+    if ran:
+        figures.between.append((time.process_time() - start) * 1000)
 
 
 def measure(
