@@ -209,11 +209,17 @@ def test_a_serving_process_freezes_what_it_loaded_to_start() -> None:
         "assert gc.isenabled()  # as it was, once stopped\n"
         "print(frozen)\n"
     )
+    assert int(python(script)) > 10_000
+
+
+def python(script: str) -> str:
+    """What ``script`` prints, run in a fresh Python (a process of its own: what it changes of
+    the garbage collector stays there); it must succeed."""
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.returncode == 0, result.stderr
-    assert int(result.stdout) > 10_000
+    return result.stdout
 
 
 def test_a_started_service_warms_up_what_its_first_pages_need(tmp_path: Path) -> None:
@@ -239,11 +245,7 @@ def test_a_started_service_warms_up_what_its_first_pages_need(tmp_path: Path) ->
         "now = [m for m in sys.modules if m.startswith('companion.games.') and m.count('.') == 2]\n"
         "print(len(names), len(env.cache), len(games), len(now))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
-    )
-    assert result.returncode == 0, result.stderr
-    templates, compiled, games_before, games_after = map(int, result.stdout.split())
+    templates, compiled, games_before, games_after = map(int, python(script).split())
     assert templates > 20
     assert compiled >= templates
     assert games_after > games_before
