@@ -538,9 +538,11 @@ way pass too (found from above), so a node offered still opens on something."""
 
 
 def _tries(siblings: int) -> int:
-    """The leaves tried under one of ``siblings`` nodes (:data:`NODE_LEAVES_TRIED`)."""
-    most = LEAVES_TRIED if LEAVES_TRIED is not None else 1 << 62
-    return max(1, min(most, NODE_LEAVES_TRIED // max(1, siblings)))
+    """The leaves tried under one of ``siblings`` nodes (:data:`NODE_LEAVES_TRIED`; no bound
+    without :data:`LEAVES_TRIED`)."""
+    if LEAVES_TRIED is None:
+        return 1 << 62
+    return max(1, min(LEAVES_TRIED, NODE_LEAVES_TRIED // max(1, siblings)))
 
 
 ORIGINAL_SEARCH_NODES = 4000
@@ -881,8 +883,7 @@ class _Line:
                 known = self._leaf(node, path)
             else:
                 # itself among its siblings: the first leaf it names, then its children
-                tried = self.tried if LEAVES_TRIED is None else _tries(siblings)
-                known = self._first_pass((node,), path[:-1], [tried]) is True
+                known = self._first_pass((node,), path[:-1], [_tries(siblings)]) is True
             self.found[path] = known
         return known
 
