@@ -467,10 +467,7 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
         if last is not None and last.by_name:  # a list people look a name up in
             order = i18n.collation_key()
             nodes = tuple(sorted(nodes, key=lambda c: order(c.label.render(i18n.tr()))))
-        correcting = bool(keys) and keys[0] == "table-correct"
-        items = [
-            _item(c, keys, walked, None if correcting else _only_option(c, nodes)) for c in nodes
-        ]
+        items = [_item(c, keys, walked, _only_option(c, nodes, keys)) for c in nodes]
         secrets: list[dict[str, Any]] = []
         game_name = snapshot.get("game")
         private_view = isinstance(game_name, str) and has_private_view(find_game(game_name))
@@ -497,16 +494,20 @@ def create_app(service: TableService, test_config: Mapping[str, Any] | None = No
             "secrets": secrets,
         }
 
-    def _only_option(choice: Choice, siblings: tuple[Choice, ...]) -> Choice | None:
+    def _only_option(
+        choice: Choice, siblings: tuple[Choice, ...], keys: list[str]
+    ) -> Choice | None:
         """The one option under ``choice`` when there is exactly one and it is a last step: the
         tap on ``choice`` then enters it (a step with one legal option asks nothing). Never for
         the table's own commands (ending a game keeps its confirmation), and only among a few
-        siblings (each is looked into). Not under ``table-correct`` either (the caller): a
-        correction's step has only the options that keep every later entry legal, and finding
+        siblings (each is looked into). Not under ``table-correct`` either (``keys``, the path
+        of the step shown): a correction's step has only the options that keep every later entry legal, and finding
         them replays the log (issue 48: looking into a dozen such steps took up to 70 ms; a
         correction is rare, a tap more there costs less than a slow page every time)."""
         if choice.is_leaf or choice.key.startswith("table-") or choice.by_name:
             return None  # a list to look a name up in is never one option (and costly to build)
+        if keys and keys[0] == "table-correct":
+            return None
         if sum(1 for c in siblings if not c.is_leaf) > ONE_OPTION_SIBLINGS:
             return None
         below = choice.expand()

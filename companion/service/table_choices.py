@@ -120,7 +120,7 @@ def same_in_every_view(game: object) -> bool:
     """Whether ``game``'s tree is the same in every view: it says so (``choices_by_viewer =
     False``: nothing it offers is hidden from anyone) and keeps no action private. Its
     correction lines are then built, searched and kept once for every view."""
-    return getattr(game, "choices_by_viewer", True) is False and not private_actions(game)
+    return own_view_choices(game) == frozenset() and not private_actions(game)
 
 
 def own_view_choices(game: object) -> frozenset[str] | None:
